@@ -1,0 +1,29 @@
+# learned_idx: a disk-based learned index access method for PostgreSQL 15 (PGXS)
+
+EXTENSION = learned_idx
+EXTVERSION = 0.1
+MODULE_big = learned_idx
+OBJS = src/handler.o src/keymap.o src/pla.o src/page.o src/build.o \
+       src/insert.o src/scan.o src/vacuum.o src/inspect.o
+DATA = sql/learned_idx--0.1.sql
+PGFILEDESC = "learned_idx - learned index access method"
+
+REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/learned_idx--%.sql,$(sort $(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
+TAP_TESTS = 1
+
+# The models are stored on disk and re-evaluated on standbys: no FMA contraction.
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+            -Wno-missing-field-initializers -ffp-contract=off
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# No LLVM bitcode: it would need clang at build time and gains nothing here.
+with_llvm = no
+
+# Pure-algorithm unit tests (no server needed).
+.PHONY: unit-test
+unit-test:
+	$(MAKE) -C test/unit run

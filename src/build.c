@@ -1,0 +1,469 @@
+/*
+ * build.c
+ *		CREATE INDEX: scan the heap, sort, write dense leaf pages, fit the
+ *		models, write the directory and the metapage.
+ *
+ * Pages are written through shared buffers with MarkBufferDirty only, and
+ * the whole relation is WAL-logged at the end with log_newpage_range (the
+ * pgvector approach): no page is visible to anybody before the build ends.
+ */
+#include "postgres.h"
+
+#include <sys/time.h>
+
+#include "access/tableam.h"
+#include "access/xloginsert.h"
+#include "catalog/index.h"
+#include "commands/progress.h"
+#include "miscadmin.h"
+#include "storage/smgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "learned.h"
+
+typedef struct BuildEntry
+{
+	uint64		mkey;			/* mapped key */
+	Datum		key;
+	ItemPointerData tid;
+} BuildEntry;
+
+typedef struct BuildState
+{
+	LearnedKeyInfo ki;
+	BuildEntry *entries;
+	Size		nentries;
+	Size		maxentries;
+	ItemPointerData *nulls;
+	Size		nnulls;
+	Size		maxnulls;
+	double		indtuples;
+} BuildState;
+
+/*
+ * Sort by mapped key, then TID.  The mapping of every supported type is
+ * strictly monotone on the opclass's equality classes, so equal mapped keys
+ * are equal keys and the comparator is not needed here; a lossy mapping
+ * would need it as a tie-breaker.
+ */
+static inline int
+build_entry_cmp(const BuildEntry *a, const BuildEntry *b)
+{
+	if (a->mkey != b->mkey)
+		return a->mkey < b->mkey ? -1 : 1;
+	return ItemPointerCompare((ItemPointer) &a->tid, (ItemPointer) &b->tid);
+}
+
+#define ST_SORT sort_build_entries
+#define ST_ELEMENT_TYPE BuildEntry
+#define ST_COMPARE(a, b) build_entry_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+static void
+build_callback(Relation index, ItemPointer tid, Datum *values,
+			   bool *isnull, bool tupleIsAlive, void *state)
+{
+	BuildState *bs = (BuildState *) state;
+
+	if (isnull[0])
+	{
+		if (bs->nnulls >= bs->maxnulls)
+		{
+			bs->maxnulls *= 2;
+			bs->nulls = repalloc_huge(bs->nulls, bs->maxnulls * sizeof(ItemPointerData));
+		}
+		bs->nulls[bs->nnulls++] = *tid;
+	}
+	else
+	{
+		BuildEntry *e;
+
+		if (bs->nentries >= bs->maxentries)
+		{
+			bs->maxentries *= 2;
+			bs->entries = repalloc_huge(bs->entries, bs->maxentries * sizeof(BuildEntry));
+		}
+		e = &bs->entries[bs->nentries++];
+		e->key = values[0];
+		e->mkey = learned_map_datum(values[0], bs->ki.keytype, bs->ki.keytype);
+		e->tid = *tid;
+	}
+	bs->indtuples += 1;
+}
+
+/*
+ * Write npages pages of TIDs/keys from entries (or null TIDs) starting at
+ * the end of the relation.  Returns the first block written.
+ */
+static BlockNumber
+write_leaf_run(Relation index, const LearnedLeafLayout *layout, uint16 type,
+			   const BuildEntry *entries, const ItemPointerData *tids,
+			   Size n, uint32 generation)
+{
+	BlockNumber first = InvalidBlockNumber;
+	Size		done = 0;
+
+	while (done < n)
+	{
+		Buffer		buf = LearnedNewBuffer(index, MAIN_FORKNUM);
+		Page		page = BufferGetPage(buf);
+		int			cnt = (int) Min((Size) layout->capacity, n - done);
+		int			i;
+
+		if (first == InvalidBlockNumber)
+			first = BufferGetBlockNumber(buf);
+		LearnedInitPage(page, type, generation);
+		((PageHeader) page)->pd_lower = layout->end_off;
+		for (i = 0; i < cnt; i++)
+		{
+			if (entries)
+			{
+				learned_store_key(LearnedLeafKeyPtr(page, layout, i),
+								  layout->keylen, entries[done + i].key);
+				*LearnedLeafTid(page, layout, i) = entries[done + i].tid;
+			}
+			else
+				*LearnedLeafTid(page, layout, i) = tids[done + i];
+		}
+		LearnedPageGetOpaque(page)->nitems = cnt;
+		MarkBufferDirty(buf);
+		UnlockReleaseBuffer(buf);
+		done += cnt;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return first;
+}
+
+/*
+ * Fit the models of one segment: points from the mapped keys with
+ * page-aligned intervals (G3), optimal PLA, then measure every piece with
+ * the query-time arithmetic.  Appends to *pieces.
+ */
+static void
+train_segment(const BuildEntry *entries, Size n, int eps, int P,
+			  uint32 segno, LearnedPiece **pieces, Size *npieces,
+			  Size *maxpieces, double *err_sum, int32 *err_max)
+{
+	uint64	   *keys = palloc_extended(sizeof(uint64) * n, MCXT_ALLOC_HUGE);
+	uint64	   *x = palloc_extended(sizeof(uint64) * 2 * n, MCXT_ALLOC_HUGE);
+	int64	   *ylo = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
+	int64	   *yhi = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
+	int64	   *yrank = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
+	PlaPiece   *fit;
+	int64		npoints;
+	int64		nfit;
+	int64		i;
+	int64		p;
+
+	for (i = 0; i < (int64) n; i++)
+		keys[i] = entries[i].mkey;
+	npoints = pla_make_points(keys, n, eps, P, x, ylo, yhi, yrank);
+	fit = palloc_extended(sizeof(PlaPiece) * Max(npoints, 1), MCXT_ALLOC_HUGE);
+	nfit = pla_fit(x, ylo, yhi, npoints, fit);
+	if (nfit < 0)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory while fitting learned index models")));
+
+	/* the target of each point is its true page: reuse ylo/yhi for it */
+	for (i = 0; i < npoints; i++)
+	{
+		ylo[i] = (yrank[i] / P) * P;
+		yhi[i] = ylo[i] + P - 1;
+	}
+
+	for (p = 0; p < nfit; p++)
+	{
+		PlaPiece   *f = &fit[p];
+		LearnedPiece *lp;
+		int64		start = yrank[f->first_point];
+		int64		next = (p + 1 < nfit) ? yrank[fit[p + 1].first_point] : (int64) n;
+		int64		below;
+		int64		above;
+
+		pla_measure(f, x, ylo, yhi, start, next, &below, &above);
+		if (*npieces >= *maxpieces)
+		{
+			*maxpieces *= 2;
+			*pieces = repalloc_huge(*pieces, *maxpieces * sizeof(LearnedPiece));
+		}
+		lp = &(*pieces)[(*npieces)++];
+		memset(lp, 0, sizeof(LearnedPiece));
+		lp->first_key = f->first_key;
+		lp->intercept = f->intercept;
+		lp->slope = f->slope;
+		lp->segment = segno;
+		lp->start_rank = (uint32) start;
+		/* a clipped bound only widens the search, never breaks it */
+		lp->err_below = (uint16) Min(below, PG_UINT16_MAX);
+		lp->err_above = (uint16) Min(above, PG_UINT16_MAX);
+		*err_sum += (double) (below + above) / 2.0;
+		*err_max = Max(*err_max, (int32) Max(below, above));
+	}
+
+	pfree(fit);
+	pfree(yrank);
+	pfree(yhi);
+	pfree(ylo);
+	pfree(x);
+	pfree(keys);
+}
+
+/*
+ * Write the directory (segments then pieces) as a byte stream over
+ * consecutive directory pages.  Returns the first block.
+ */
+static BlockNumber
+write_directory(Relation index, const LearnedSegment *segs, Size nsegs,
+				const LearnedPiece *pieces, Size npieces, uint32 generation,
+				uint32 *npages)
+{
+	Size		segbytes = nsegs * sizeof(LearnedSegment);
+	Size		total = segbytes + npieces * sizeof(LearnedPiece);
+	Size		off = 0;
+	BlockNumber first = InvalidBlockNumber;
+
+	*npages = 0;
+	while (off < total)
+	{
+		Buffer		buf = LearnedNewBuffer(index, MAIN_FORKNUM);
+		Page		page = BufferGetPage(buf);
+		Size		chunk = Min(total - off, LEARNED_DIR_BYTES_PER_PAGE);
+		char	   *dst;
+		Size		k;
+
+		if (first == InvalidBlockNumber)
+			first = BufferGetBlockNumber(buf);
+		LearnedInitPage(page, LEARNED_PAGE_DIR, generation);
+		dst = PageGetContents(page);
+		/* the stream is two arrays: copy from whichever holds each byte */
+		for (k = 0; k < chunk;)
+		{
+			Size		pos = off + k;
+			Size		len;
+
+			if (pos < segbytes)
+			{
+				len = Min(chunk - k, segbytes - pos);
+				memcpy(dst + k, (const char *) segs + pos, len);
+			}
+			else
+			{
+				len = chunk - k;
+				memcpy(dst + k, (const char *) pieces + (pos - segbytes), len);
+			}
+			k += len;
+		}
+		((PageHeader) page)->pd_lower = (dst - (char *) page) + chunk;
+		MarkBufferDirty(buf);
+		UnlockReleaseBuffer(buf);
+		off += chunk;
+		(*npages)++;
+	}
+	return first;
+}
+
+static void
+init_meta(LearnedMetaPage meta, const LearnedKeyInfo *ki, int eps)
+{
+	memset(meta, 0, sizeof(LearnedMetaPageData));
+	meta->magic = LEARNED_MAGIC;
+	meta->version = LEARNED_VERSION;
+	meta->keytype = ki->keytype;
+	meta->keylen = ki->keylen;
+	meta->items_per_page = ki->layout.capacity;
+	meta->error_bound = eps;
+	meta->generation = 1;
+	meta->dir_start = InvalidBlockNumber;
+	meta->nulls_start = InvalidBlockNumber;
+	meta->pending_head = InvalidBlockNumber;
+	meta->pending_tail = InvalidBlockNumber;
+}
+
+static void
+set_meta_lower(Page page)
+{
+	((PageHeader) page)->pd_lower =
+		((char *) LearnedPageGetMeta(page) + sizeof(LearnedMetaPageData)) - (char *) page;
+}
+
+static void
+check_key_type(Relation index)
+{
+	if (IndexRelationGetNumberOfKeyAttributes(index) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("learned indexes support only one key column")));
+	if (!learned_type_supported(index->rd_opcintype[0]))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("learned indexes do not support type %s",
+						format_type_be(index->rd_opcintype[0]))));
+}
+
+IndexBuildResult *
+learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+	IndexBuildResult *result;
+	BuildState	bs;
+	double		reltuples;
+	int			eps;
+	int			P;
+	Buffer		metabuf;
+	Page		metapage;
+	LearnedMetaPage meta;
+	LearnedSegment *segs;
+	Size		nsegs = 0;
+	Size		maxsegs;
+	LearnedPiece *pieces;
+	Size		npieces = 0;
+	Size		maxpieces = 64;
+	double		err_sum = 0;
+	int32		err_max = 0;
+	Size		segcap;
+	Size		done;
+	uint32		dir_npages;
+	BlockNumber dir_start;
+	TimestampTz start_time = GetCurrentTimestamp();
+	MemoryContext buildCxt;
+	MemoryContext oldCxt;
+
+	if (RelationGetNumberOfBlocks(index) != 0)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+	check_key_type(index);
+
+	buildCxt = AllocSetContextCreate(CurrentMemoryContext, "learned build",
+									 ALLOCSET_DEFAULT_SIZES);
+	oldCxt = MemoryContextSwitchTo(buildCxt);
+
+	memset(&bs, 0, sizeof(bs));
+	LearnedKeyInfoInit(index, &bs.ki);
+	eps = learned_get_error_bound(index);
+	P = bs.ki.layout.capacity;
+	bs.maxentries = 1024;
+	bs.entries = palloc_extended(bs.maxentries * sizeof(BuildEntry), MCXT_ALLOC_HUGE);
+	bs.maxnulls = 64;
+	bs.nulls = palloc_extended(bs.maxnulls * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
+
+	/* block 0 is the metapage; written last, once everything else exists */
+	metabuf = LearnedNewBuffer(index, MAIN_FORKNUM);
+	Assert(BufferGetBlockNumber(metabuf) == LEARNED_METAPAGE_BLKNO);
+	metapage = BufferGetPage(metabuf);
+	LearnedInitPage(metapage, LEARNED_PAGE_META, 1);
+	meta = LearnedPageGetMeta(metapage);
+	init_meta(meta, &bs.ki, eps);
+	set_meta_lower(metapage);
+	MarkBufferDirty(metabuf);
+	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_SCAN);
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+									   build_callback, (void *) &bs, NULL);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_SORT);
+	sort_build_entries(bs.entries, bs.nentries);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_LOAD);
+	{
+		const int	index_cols[] = {PROGRESS_CREATEIDX_TUPLES_TOTAL,
+		PROGRESS_CREATEIDX_TUPLES_DONE};
+		const int64 vals[] = {(int64) bs.nentries, 0};
+
+		pgstat_progress_update_multi_param(2, index_cols, vals);
+	}
+
+	/* cut the sorted entries into segments of at most SEGMENT_MAX_PAGES */
+	segcap = (Size) LEARNED_SEGMENT_MAX_PAGES * P;
+	maxsegs = bs.nentries / segcap + 2;
+	segs = palloc0_extended(maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
+	pieces = palloc_extended(maxpieces * sizeof(LearnedPiece), MCXT_ALLOC_HUGE);
+	for (done = 0; done < bs.nentries;)
+	{
+		Size		n = Min(segcap, bs.nentries - done);
+		LearnedSegment *seg = &segs[nsegs];
+
+		seg->start_blk = write_leaf_run(index, &bs.ki.layout, LEARNED_PAGE_LEAF,
+										bs.entries + done, NULL, n, 1);
+		seg->npages = (uint32) ((n + P - 1) / P);
+		seg->nitems = (uint32) n;
+		seg->first_piece = (uint32) npieces;
+
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_TRAIN);
+		train_segment(bs.entries + done, n, eps, P, (uint32) nsegs,
+					  &pieces, &npieces, &maxpieces, &err_sum, &err_max);
+		seg->npieces = (uint32) (npieces - seg->first_piece);
+		nsegs++;
+		done += n;
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) done);
+	}
+
+	/* NULL keys: a run of TID-only pages after the key segments */
+	if (bs.nnulls > 0)
+	{
+		LearnedLeafLayout nl;
+
+		LearnedLeafLayoutInit(&nl, 0);
+		meta->nulls_start = write_leaf_run(index, &nl, LEARNED_PAGE_NULLS, NULL,
+										   bs.nulls, bs.nnulls, 1);
+		meta->nulls_npages = (uint32) ((bs.nnulls + nl.capacity - 1) / nl.capacity);
+	}
+
+	dir_start = write_directory(index, segs, nsegs, pieces, npieces, 1,
+								&dir_npages);
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	meta->nsegments = (uint32) nsegs;
+	meta->npieces = (uint32) npieces;
+	meta->dir_start = dir_start;
+	meta->dir_npages = dir_npages;
+	meta->nstatic = bs.nentries;
+	meta->nnulls = bs.nnulls;
+	meta->mean_error = npieces > 0 ? err_sum / npieces : 0;
+	meta->max_error = err_max;
+	meta->build_time_us = GetCurrentTimestamp() - start_time;
+	MarkBufferDirty(metabuf);
+	UnlockReleaseBuffer(metabuf);
+
+	/* WAL-log every page at once (also covers unlogged-to-logged cases) */
+	if (RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, 0,
+						  RelationGetNumberOfBlocks(index), true);
+
+	MemoryContextSwitchTo(oldCxt);
+	MemoryContextDelete(buildCxt);
+
+	result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
+	result->heap_tuples = reltuples;
+	result->index_tuples = bs.indtuples;
+	return result;
+}
+
+/*
+ * The init fork of an unlogged index: just an empty metapage.  GenericXLog
+ * and log_newpage_range in the main build do not cover this fork, so write
+ * it directly, WAL-log it, and sync it (a checkpoint cannot see it).
+ */
+void
+learnedbuildempty(Relation index)
+{
+	PGAlignedBlock block;
+	Page		page = (Page) block.data;
+	LearnedKeyInfo ki;
+
+	check_key_type(index);
+	LearnedKeyInfoInit(index, &ki);
+	LearnedInitPage(page, LEARNED_PAGE_META, 1);
+	init_meta(LearnedPageGetMeta(page), &ki, learned_get_error_bound(index));
+	set_meta_lower(page);
+
+	PageSetChecksumInplace(page, LEARNED_METAPAGE_BLKNO);
+	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, LEARNED_METAPAGE_BLKNO,
+			  (char *) page, true);
+	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+				LEARNED_METAPAGE_BLKNO, page, true);
+	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
+}

@@ -1,0 +1,320 @@
+/*
+ * handler.c
+ *		The access method handler, reloptions, amvalidate, cost estimation
+ *		and build phase names.
+ */
+#include "postgres.h"
+
+#include "access/amvalidate.h"
+#include "access/htup_details.h"
+#include "access/reloptions.h"
+#include "access/stratnum.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_amproc.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_type_d.h"
+#include "commands/progress.h"
+#include "commands/vacuum.h"
+#include "utils/catcache.h"
+#include "utils/index_selfuncs.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "learned.h"
+
+PG_MODULE_MAGIC;
+
+static relopt_kind learned_relopt_kind;
+
+void		_PG_init(void);
+
+/*
+ * Register the reloptions once per backend.
+ */
+void
+_PG_init(void)
+{
+	learned_relopt_kind = add_reloption_kind();
+
+	add_int_reloption(learned_relopt_kind, "error_bound",
+					  "Maximum model error in entries (epsilon); frozen at build",
+					  LEARNED_DEFAULT_ERROR_BOUND,
+					  LEARNED_MIN_ERROR_BOUND, LEARNED_MAX_ERROR_BOUND,
+					  AccessExclusiveLock);
+	add_real_reloption(learned_relopt_kind, "merge_ratio",
+					   "Merge the pending list when it exceeds static entries / merge_ratio",
+					   LEARNED_DEFAULT_MERGE_RATIO,
+					   LEARNED_MIN_MERGE_RATIO, LEARNED_MAX_MERGE_RATIO,
+					   ShareUpdateExclusiveLock);
+
+	MarkGUCPrefixReserved("learned_idx");
+}
+
+static bytea *
+learnedoptions(Datum reloptions, bool validate)
+{
+	static const relopt_parse_elt tab[] = {
+		{"error_bound", RELOPT_TYPE_INT, offsetof(LearnedOptions, error_bound)},
+		{"merge_ratio", RELOPT_TYPE_REAL, offsetof(LearnedOptions, merge_ratio)},
+	};
+
+	return (bytea *) build_reloptions(reloptions, validate,
+									  learned_relopt_kind,
+									  sizeof(LearnedOptions),
+									  tab, lengthof(tab));
+}
+
+int
+learned_get_error_bound(Relation index)
+{
+	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
+
+	return opts ? opts->error_bound : LEARNED_DEFAULT_ERROR_BOUND;
+}
+
+double
+learned_get_merge_ratio(Relation index)
+{
+	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
+
+	return opts ? opts->merge_ratio : LEARNED_DEFAULT_MERGE_RATIO;
+}
+
+static bool
+learnedcanreturn(Relation index, int attno)
+{
+	return attno == 1;
+}
+
+static char *
+learnedbuildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case LEARNED_PHASE_SCAN:
+			return "scanning table";
+		case LEARNED_PHASE_SORT:
+			return "sorting keys";
+		case LEARNED_PHASE_LOAD:
+			return "writing leaf pages";
+		case LEARNED_PHASE_TRAIN:
+			return "training models";
+		default:
+			return NULL;
+	}
+}
+
+/*
+ * Costs: the learned index answers btree's questions (same strategies, same
+ * selectivities), so btree's estimator applies.  It charges a descent of
+ * log100(pages), and our pages are fewer, so the estimate favours the
+ * smaller index, as it should.
+ */
+static void
+learnedcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
+					Cost *indexStartupCost, Cost *indexTotalCost,
+					Selectivity *indexSelectivity, double *indexCorrelation,
+					double *indexPages)
+{
+	btcostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
+				   indexSelectivity, indexCorrelation, indexPages);
+}
+
+/*
+ * Report an opclass problem at INFO, as the core amvalidate functions do.
+ */
+static void
+validate_report(const char *family, const char *what)
+{
+	ereport(INFO,
+			(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+			 errmsg("operator family \"%s\" of access method %s %s",
+					family, "learned", what)));
+}
+
+/*
+ * Check an operator class and its family: btree strategies 1..5 with
+ * boolean binary operators, support function 1 as a btree comparator
+ * int4(left, right), on a supported key type, and for every type pair that
+ * has operators a complete set of five plus a comparator.
+ */
+static bool
+learnedvalidate(Oid opclassoid)
+{
+	bool		result = true;
+	HeapTuple	classtup;
+	HeapTuple	familytup;
+	Form_pg_opclass classform;
+	Oid			opfamilyoid;
+	Oid			opcintype;
+	char	   *family;
+	CatCList   *oprlist;
+	CatCList   *proclist;
+	List	   *grouplist;
+	ListCell   *lc;
+	bool		found_own = false;
+	int			i;
+
+	classtup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
+	if (!HeapTupleIsValid(classtup))
+		elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
+	classform = (Form_pg_opclass) GETSTRUCT(classtup);
+	opfamilyoid = classform->opcfamily;
+	opcintype = classform->opcintype;
+
+	familytup = SearchSysCache1(OPFAMILYOID, ObjectIdGetDatum(opfamilyoid));
+	if (!HeapTupleIsValid(familytup))
+		elog(ERROR, "cache lookup failed for operator family %u", opfamilyoid);
+	family = pstrdup(NameStr(((Form_pg_opfamily) GETSTRUCT(familytup))->opfname));
+
+	if (!learned_type_supported(opcintype))
+	{
+		validate_report(family, psprintf("has operator class \"%s\" for unsupported type %s",
+										 NameStr(classform->opcname),
+										 format_type_be(opcintype)));
+		result = false;
+	}
+
+	oprlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamilyoid));
+	proclist = SearchSysCacheList1(AMPROCNUM, ObjectIdGetDatum(opfamilyoid));
+
+	for (i = 0; i < proclist->n_members; i++)
+	{
+		Form_pg_amproc proc = (Form_pg_amproc) GETSTRUCT(&proclist->members[i]->tuple);
+
+		if (proc->amprocnum != 1)
+		{
+			validate_report(family, psprintf("contains function %s with invalid support number %d",
+											 format_procedure(proc->amproc),
+											 proc->amprocnum));
+			result = false;
+		}
+		else if (!check_amproc_signature(proc->amproc, INT4OID, true, 2, 2,
+										 proc->amproclefttype,
+										 proc->amprocrighttype))
+		{
+			validate_report(family, psprintf("contains function %s with wrong signature for support number 1",
+											 format_procedure(proc->amproc)));
+			result = false;
+		}
+	}
+
+	for (i = 0; i < oprlist->n_members; i++)
+	{
+		Form_pg_amop op = (Form_pg_amop) GETSTRUCT(&oprlist->members[i]->tuple);
+
+		if (op->amopstrategy < 1 || op->amopstrategy > BTMaxStrategyNumber)
+		{
+			validate_report(family, psprintf("contains operator %s with invalid strategy number %d",
+											 format_operator(op->amopopr),
+											 op->amopstrategy));
+			result = false;
+		}
+		if (op->amoppurpose != AMOP_SEARCH || OidIsValid(op->amopsortfamily))
+		{
+			validate_report(family, psprintf("contains ORDER BY operator %s, which is not supported",
+											 format_operator(op->amopopr)));
+			result = false;
+		}
+		if (!check_amop_signature(op->amopopr, BOOLOID,
+								  op->amoplefttype, op->amoprighttype))
+		{
+			validate_report(family, psprintf("contains operator %s with wrong signature",
+											 format_operator(op->amopopr)));
+			result = false;
+		}
+	}
+
+	/* every type pair: all five strategies and a comparator */
+	grouplist = identify_opfamily_groups(oprlist, proclist);
+	foreach(lc, grouplist)
+	{
+		OpFamilyOpFuncGroup *g = (OpFamilyOpFuncGroup *) lfirst(lc);
+		uint64		all = 0;
+		int			s;
+
+		for (s = 1; s <= BTMaxStrategyNumber; s++)
+			all |= ((uint64) 1) << s;
+		if ((g->operatorset & all) != all || (g->functionset & (((uint64) 1) << 1)) == 0)
+		{
+			validate_report(family, psprintf("is missing operators or support function 1 for types %s and %s",
+											 format_type_be(g->lefttype),
+											 format_type_be(g->righttype)));
+			result = false;
+		}
+		if (g->lefttype == opcintype && g->righttype == opcintype)
+			found_own = true;
+	}
+	if (!found_own)
+	{
+		validate_report(family, psprintf("has operator class \"%s\" without operators for its own type",
+										 NameStr(classform->opcname)));
+		result = false;
+	}
+
+	ReleaseCatCacheList(proclist);
+	ReleaseCatCacheList(oprlist);
+	ReleaseSysCache(familytup);
+	ReleaseSysCache(classtup);
+	return result;
+}
+
+PG_FUNCTION_INFO_V1(learned_handler);
+
+Datum
+learned_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = BTMaxStrategyNumber;
+	amroutine->amsupport = 1;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = true;
+	amroutine->amcanorderbyop = false;
+	/* direction never changes mid-scan; scroll cursors get a Material node */
+	amroutine->amcanbackward = false;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = false;
+	amroutine->amoptionalkey = true;
+	amroutine->amsearcharray = true;
+	amroutine->amsearchnulls = true;
+	amroutine->amstorage = false;
+	/* CLUSTER would scan with SnapshotAny */
+	amroutine->amclusterable = false;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = false;
+	amroutine->amusemaintenanceworkmem = false;
+	amroutine->amparallelvacuumoptions = VACUUM_OPTION_PARALLEL_BULKDEL;
+	amroutine->amkeytype = InvalidOid;
+
+	amroutine->ambuild = learnedbuild;
+	amroutine->ambuildempty = learnedbuildempty;
+	amroutine->aminsert = learnedinsert;
+	amroutine->ambulkdelete = learnedbulkdelete;
+	amroutine->amvacuumcleanup = learnedvacuumcleanup;
+	amroutine->amcanreturn = learnedcanreturn;
+	amroutine->amcostestimate = learnedcostestimate;
+	amroutine->amoptions = learnedoptions;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = learnedbuildphasename;
+	amroutine->amvalidate = learnedvalidate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = learnedbeginscan;
+	amroutine->amrescan = learnedrescan;
+	amroutine->amgettuple = learnedgettuple;
+	amroutine->amgetbitmap = learnedgetbitmap;
+	amroutine->amendscan = learnedendscan;
+	amroutine->ammarkpos = learnedmarkpos;
+	amroutine->amrestrpos = learnedrestrpos;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+
+	PG_RETURN_POINTER(amroutine);
+}

@@ -1,0 +1,335 @@
+/*
+ * learned.h
+ *		On-disk structures, constants and prototypes of the "learned" index AM.
+ *
+ * See docs/architecture.md for the page formats and the locking order.  Any
+ * change to a struct marked ON-DISK below must bump LEARNED_VERSION.
+ */
+#ifndef LEARNED_H
+#define LEARNED_H
+
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "access/generic_xlog.h"
+#include "access/itup.h"
+#include "access/relscan.h"
+#include "fmgr.h"
+#include "nodes/tidbitmap.h"
+#include "storage/bufmgr.h"
+#include "storage/itemptr.h"
+#include "utils/relcache.h"
+
+#include "pla.h"
+
+/* ---------- constants ---------- */
+
+#define LEARNED_MAGIC			0x4C524E44	/* "LRND" */
+#define LEARNED_VERSION			1
+
+#define LEARNED_METAPAGE_BLKNO	0
+
+/* last two bytes of every page, like other index AMs' page ids */
+#define LEARNED_PAGE_ID			0xFF9A
+
+/* page types (LearnedPageOpaque.type) */
+#define LEARNED_PAGE_META		1
+#define LEARNED_PAGE_LEAF		2	/* static stage: dense sorted (key, tid) */
+#define LEARNED_PAGE_NULLS		3	/* static stage: TIDs of NULL keys */
+#define LEARNED_PAGE_DIR		4	/* segment directory */
+#define LEARNED_PAGE_PENDING	5	/* pending list: unsorted appended entries */
+
+/* error_bound reloption */
+#define LEARNED_DEFAULT_ERROR_BOUND	32
+#define LEARNED_MIN_ERROR_BOUND		1
+#define LEARNED_MAX_ERROR_BOUND		65536
+
+/* merge_ratio reloption (used by the dynamic stage) */
+#define LEARNED_DEFAULT_MERGE_RATIO	100.0
+#define LEARNED_MIN_MERGE_RATIO		1.0
+#define LEARNED_MAX_MERGE_RATIO		100000.0
+
+/*
+ * Segments are capped in pages, so that a later merge rewrites bounded runs.
+ */
+#define LEARNED_SEGMENT_MAX_PAGES	1024
+
+/* progress reporting sub-phases of CREATE INDEX */
+#define LEARNED_PHASE_SCAN		2
+#define LEARNED_PHASE_SORT		3
+#define LEARNED_PHASE_LOAD		4
+#define LEARNED_PHASE_TRAIN		5
+
+/* ---------- reloptions ---------- */
+
+typedef struct LearnedOptions
+{
+	int32		vl_len_;		/* varlena header (do not touch directly) */
+	int			error_bound;	/* frozen into the metapage at build */
+	double		merge_ratio;	/* read live */
+} LearnedOptions;
+
+/* ---------- page special space (ON-DISK) ---------- */
+
+typedef struct LearnedPageOpaqueData
+{
+	uint16		type;			/* LEARNED_PAGE_* */
+	uint16		nitems;			/* entries on a leaf/nulls/pending page */
+	uint32		generation;		/* directory generation that wrote it */
+	BlockNumber next;			/* pending/dir chain link, or InvalidBlockNumber */
+	uint16		unused;
+	uint16		page_id;		/* LEARNED_PAGE_ID */
+} LearnedPageOpaqueData;
+
+typedef LearnedPageOpaqueData *LearnedPageOpaque;
+
+#define LearnedPageGetOpaque(page) \
+	((LearnedPageOpaque) PageGetSpecialPointer(page))
+
+/* ---------- metapage (ON-DISK) ---------- */
+
+typedef struct LearnedMetaPageData
+{
+	uint32		magic;
+	uint32		version;
+
+	/* frozen at build */
+	Oid			keytype;		/* opcintype of the key column */
+	int16		keylen;			/* bytes per stored key: 2, 4 or 8 */
+	uint16		items_per_page; /* leaf capacity P */
+	int32		error_bound;	/* epsilon, in items */
+
+	/* static stage */
+	uint32		generation;		/* bumped by every rewrite of the directory */
+	uint32		nsegments;		/* key segments (the NULL segment excluded) */
+	uint32		npieces;		/* PLA pieces over all segments */
+	BlockNumber dir_start;		/* first directory page */
+	uint32		dir_npages;		/* directory pages, contiguous */
+	uint64		nstatic;		/* non-NULL static entries (dead included) */
+	BlockNumber nulls_start;	/* first NULL page, contiguous run */
+	uint32		nulls_npages;
+	uint64		nnulls;			/* static NULL entries */
+
+	/* pending list (dynamic stage) */
+	BlockNumber pending_head;	/* InvalidBlockNumber if empty */
+	BlockNumber pending_tail;
+	uint64		pending_appended;	/* entries ever appended (monotone) */
+
+	/* build statistics, for learned_index_info */
+	double		mean_error;		/* mean measured window half-width */
+	int32		max_error;
+	int64		build_time_us;	/* CREATE INDEX wall time of the static stage */
+} LearnedMetaPageData;
+
+typedef LearnedMetaPageData *LearnedMetaPage;
+
+#define LearnedPageGetMeta(page) \
+	((LearnedMetaPage) PageGetContents(page))
+
+/* ---------- directory entries (ON-DISK, in directory pages) ---------- */
+
+/*
+ * A segment owns a contiguous run of leaf pages, all full but the last, so an
+ * item's rank inside the segment gives its page and slot by arithmetic.
+ */
+typedef struct LearnedSegment
+{
+	BlockNumber start_blk;		/* first leaf page */
+	uint32		npages;
+	uint32		nitems;			/* entries, dead included */
+	uint32		first_piece;	/* index of its first PLA piece */
+	uint32		npieces;
+	uint32		flags;			/* reserved */
+} LearnedSegment;
+
+/*
+ * A PLA piece predicts the rank inside its segment.  The window to search is
+ * [pred - err_below, pred + err_above], measured at build with the query-time
+ * arithmetic (pla_predict).
+ */
+typedef struct LearnedPiece
+{
+	uint64		first_key;		/* mapped key of its first point */
+	int64		intercept;		/* rank in the segment at first_key */
+	double		slope;
+	uint32		segment;		/* owning segment */
+	uint32		start_rank;		/* rank of its first point */
+	uint16		err_below;
+	uint16		err_above;
+	uint32		unused;
+} LearnedPiece;
+
+/*
+ * Directory pages hold the segment array followed by the piece array, as one
+ * byte stream cut into page-sized chunks (LEARNED_DIR_BYTES_PER_PAGE each).
+ */
+#define LEARNED_DIR_BYTES_PER_PAGE \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(LearnedPageOpaqueData)))
+
+/* ---------- leaf page layout ---------- */
+
+/*
+ * A leaf page is: page header, keys[P] (keylen bytes each), tids[P]
+ * (ItemPointerData), dead bitmap (P bits).  pd_lower covers all of it so
+ * GenericXLog keeps it (it zeroes the hole between pd_lower and pd_upper).
+ * NULL pages have keylen 0.  Pending pages use LearnedPendingItem records.
+ */
+#define LEARNED_LEAF_DATA_OFFSET	MAXALIGN(SizeOfPageHeaderData)
+#define LEARNED_LEAF_SPACE \
+	(BLCKSZ - LEARNED_LEAF_DATA_OFFSET - MAXALIGN(sizeof(LearnedPageOpaqueData)))
+
+typedef struct LearnedLeafLayout
+{
+	int			keylen;
+	int			capacity;		/* P */
+	int			tids_off;		/* byte offsets from page start */
+	int			dead_off;
+	int			end_off;		/* pd_lower */
+} LearnedLeafLayout;
+
+/* pending-list record: tid, flags, then the key bytes (ON-DISK) */
+typedef struct LearnedPendingItem
+{
+	ItemPointerData tid;
+	uint16		flags;			/* LEARNED_PENDING_NULL */
+	/* key bytes follow, keylen of them, unaligned */
+} LearnedPendingItem;
+
+#define LEARNED_PENDING_NULL	0x0001
+#define LEARNED_PENDING_HDR		(sizeof(ItemPointerData) + sizeof(uint16))
+#define LearnedPendingItemSize(keylen)	(LEARNED_PENDING_HDR + (keylen))
+#define LearnedPendingCapacity(keylen) \
+	((int) (LEARNED_LEAF_SPACE / LearnedPendingItemSize(keylen)))
+
+/* ---------- key mapping (keymap.c) ---------- */
+
+/* families of key types that share a mapped domain */
+typedef enum LearnedKeyClass
+{
+	LKC_INT,					/* int2, int4, int8: the integer value */
+	LKC_OID,					/* oid: unsigned */
+	LKC_FLOAT,					/* float4, float8: IEEE order, NaN last */
+	LKC_TIME					/* date, timestamp, timestamptz: microseconds */
+} LearnedKeyClass;
+
+extern bool learned_type_supported(Oid typid);
+extern int	learned_type_keylen(Oid typid);
+extern uint64 learned_map_datum(Datum value, Oid typid);
+
+/* read and write a key of the index type at a given width */
+extern Datum learned_fetch_key(const char *p, int keylen, Oid typid);
+extern void learned_store_key(char *p, int keylen, Datum value);
+
+/* ---------- per-backend cached directory ---------- */
+
+typedef struct LearnedDirectory
+{
+	uint32		generation;
+	Oid			keytype;
+	int			keylen;
+	int			items_per_page;
+	int			error_bound;
+	uint32		nsegments;
+	uint32		npieces;
+	uint64		nstatic;
+	BlockNumber nulls_start;
+	uint32		nulls_npages;
+	uint64		nnulls;
+	uint32		nvpages;		/* leaf pages over all key segments */
+	LearnedSegment *segments;
+	uint32	   *seg_first_vpage;	/* [nsegments + 1] prefix sums of npages */
+	LearnedPiece *pieces;
+	uint64	   *piece_keys;		/* first_key of each piece, for the search */
+} LearnedDirectory;
+
+/* state shared by scans, inserts and vacuum: opclass support */
+typedef struct LearnedKeyInfo
+{
+	Oid			keytype;
+	int			keylen;
+	Oid			collation;
+	FmgrInfo	cmp;			/* support 1, keytype vs keytype */
+	LearnedLeafLayout layout;
+} LearnedKeyInfo;
+
+/* ---------- page.c ---------- */
+
+extern void LearnedLeafLayoutInit(LearnedLeafLayout *layout, int keylen);
+extern void LearnedInitPage(Page page, uint16 type, uint32 generation);
+extern Buffer LearnedNewBuffer(Relation index, ForkNumber forknum);
+extern void LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
+							 uint16 expected_type);
+extern void LearnedCheckMeta(Relation index, LearnedMetaPage meta);
+extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
+extern LearnedDirectory *LearnedGetDirectory(Relation index, uint32 generation);
+extern void LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki);
+
+/* GenericXLog wrappers: every page change goes through these */
+extern GenericXLogState *LearnedXLogStart(Relation index);
+extern Page LearnedXLogRegister(GenericXLogState *state, Buffer buf, bool newpage);
+extern void LearnedXLogFinish(GenericXLogState *state);
+
+/* leaf accessors */
+static inline char *
+LearnedLeafKeyPtr(Page page, const LearnedLeafLayout *l, int slot)
+{
+	return (char *) page + LEARNED_LEAF_DATA_OFFSET + slot * l->keylen;
+}
+
+static inline ItemPointer
+LearnedLeafTid(Page page, const LearnedLeafLayout *l, int slot)
+{
+	return (ItemPointer) ((char *) page + l->tids_off) + slot;
+}
+
+static inline bool
+LearnedLeafIsDead(Page page, const LearnedLeafLayout *l, int slot)
+{
+	return (((uint8 *) page + l->dead_off)[slot >> 3] >> (slot & 7)) & 1;
+}
+
+static inline void
+LearnedLeafSetDead(Page page, const LearnedLeafLayout *l, int slot)
+{
+	((uint8 *) page + l->dead_off)[slot >> 3] |= (uint8) (1 << (slot & 7));
+}
+
+/* ---------- handler.c ---------- */
+
+extern int	learned_get_error_bound(Relation index);
+extern double learned_get_merge_ratio(Relation index);
+
+/* ---------- build.c ---------- */
+
+extern IndexBuildResult *learnedbuild(Relation heap, Relation index,
+									  struct IndexInfo *indexInfo);
+extern void learnedbuildempty(Relation index);
+
+/* ---------- insert.c ---------- */
+
+extern bool learnedinsert(Relation index, Datum *values, bool *isnull,
+						  ItemPointer ht_ctid, Relation heapRel,
+						  IndexUniqueCheck checkUnique, bool indexUnchanged,
+						  struct IndexInfo *indexInfo);
+
+/* ---------- scan.c ---------- */
+
+extern IndexScanDesc learnedbeginscan(Relation index, int nkeys, int norderbys);
+extern void learnedrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+						  ScanKey orderbys, int norderbys);
+extern bool learnedgettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void learnedendscan(IndexScanDesc scan);
+extern void learnedmarkpos(IndexScanDesc scan);
+extern void learnedrestrpos(IndexScanDesc scan);
+
+/* ---------- vacuum.c ---------- */
+
+extern IndexBulkDeleteResult *learnedbulkdelete(IndexVacuumInfo *info,
+												IndexBulkDeleteResult *stats,
+												IndexBulkDeleteCallback callback,
+												void *callback_state);
+extern IndexBulkDeleteResult *learnedvacuumcleanup(IndexVacuumInfo *info,
+												   IndexBulkDeleteResult *stats);
+
+#endif							/* LEARNED_H */

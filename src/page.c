@@ -1,0 +1,342 @@
+/*
+ * page.c
+ *		Page layout helpers, metapage access, the per-backend directory cache,
+ *		and the GenericXLog wrappers every page change goes through.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "storage/lmgr.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "learned.h"
+
+/*
+ * Compute the leaf layout for a key width: keys[P], tids[P], dead bitmap.
+ * keylen 0 gives the NULL-page layout (TIDs only).
+ */
+void
+LearnedLeafLayoutInit(LearnedLeafLayout *layout, int keylen)
+{
+	int			limit = BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData));
+	int			cap;
+
+	/* bits per item: 8 * (key + tid) + 1 dead bit */
+	cap = (int) (((Size) LEARNED_LEAF_SPACE * 8) /
+				 (8 * (keylen + sizeof(ItemPointerData)) + 1));
+	for (;;)
+	{
+		int			tids_off = LEARNED_LEAF_DATA_OFFSET + cap * keylen;
+		int			dead_off;
+
+		tids_off = TYPEALIGN(2, tids_off);
+		dead_off = tids_off + cap * (int) sizeof(ItemPointerData);
+		if (dead_off + (cap + 7) / 8 <= limit)
+		{
+			layout->keylen = keylen;
+			layout->capacity = cap;
+			layout->tids_off = tids_off;
+			layout->dead_off = dead_off;
+			layout->end_off = dead_off + (cap + 7) / 8;
+			return;
+		}
+		cap--;
+	}
+}
+
+/*
+ * Initialize a page of any learned type.
+ */
+void
+LearnedInitPage(Page page, uint16 type, uint32 generation)
+{
+	LearnedPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(LearnedPageOpaqueData));
+	opaque = LearnedPageGetOpaque(page);
+	opaque->type = type;
+	opaque->nitems = 0;
+	opaque->generation = generation;
+	opaque->next = InvalidBlockNumber;
+	opaque->unused = 0;
+	opaque->page_id = LEARNED_PAGE_ID;
+}
+
+/*
+ * Extend the index by one page; returns it exclusively locked.
+ *
+ * PostgreSQL 15 requires the caller of P_NEW to serialize extension.
+ */
+Buffer
+LearnedNewBuffer(Relation index, ForkNumber forknum)
+{
+	Buffer		buf;
+	bool		needLock = !RELATION_IS_LOCAL(index);
+
+	if (needLock)
+		LockRelationForExtension(index, ExclusiveLock);
+	buf = ReadBufferExtended(index, forknum, P_NEW, RBM_NORMAL, NULL);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (needLock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+	return buf;
+}
+
+static void
+report_corrupt(Relation index, BlockNumber blkno, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("learned index \"%s\" is corrupted: %s at block %u",
+					RelationGetRelationName(index), what, blkno),
+			 errhint("REINDEX the index.")));
+}
+
+/*
+ * Validate a page read from disk: page id, type, and item count.
+ */
+void
+LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
+				 uint16 expected_type)
+{
+	LearnedPageOpaque opaque;
+
+	if (PageIsNew(page))
+		report_corrupt(index, blkno, "unexpected all-zero page");
+	if (((PageHeader) page)->pd_special !=
+		BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)))
+		report_corrupt(index, blkno, "bad special space");
+	opaque = LearnedPageGetOpaque(page);
+	if (opaque->page_id != LEARNED_PAGE_ID)
+		report_corrupt(index, blkno, "bad page id");
+	if (expected_type != 0 && opaque->type != expected_type)
+		report_corrupt(index, blkno, "unexpected page type");
+}
+
+/*
+ * Validate the metapage contents: magic and on-disk format version.
+ */
+void
+LearnedCheckMeta(Relation index, LearnedMetaPage meta)
+{
+	if (meta->magic != LEARNED_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is not a valid learned index",
+						RelationGetRelationName(index)),
+				 errhint("REINDEX the index.")));
+	if (meta->version != LEARNED_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("learned index \"%s\" has on-disk format version %u, but this build reads version %u",
+						RelationGetRelationName(index), meta->version,
+						LEARNED_VERSION),
+				 errhint("REINDEX the index.")));
+	if ((meta->keylen != 2 && meta->keylen != 4 && meta->keylen != 8) ||
+		meta->items_per_page == 0)
+		report_corrupt(index, LEARNED_METAPAGE_BLKNO, "bad metapage");
+}
+
+/*
+ * Copy the metapage under a share lock.
+ */
+void
+LearnedReadMeta(Relation index, LearnedMetaPageData *copy)
+{
+	Buffer		buf;
+	Page		page;
+
+	buf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
+	memcpy(copy, LearnedPageGetMeta(page), sizeof(LearnedMetaPageData));
+	UnlockReleaseBuffer(buf);
+	LearnedCheckMeta(index, copy);
+}
+
+void
+LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki)
+{
+	ki->keytype = index->rd_opcintype[0];
+	ki->keylen = learned_type_keylen(ki->keytype);
+	ki->collation = index->rd_indcollation[0];
+	fmgr_info_copy(&ki->cmp, index_getprocinfo(index, 1, 1),
+				   CurrentMemoryContext);
+	LearnedLeafLayoutInit(&ki->layout, ki->keylen);
+}
+
+/* ---------- GenericXLog wrappers ---------- */
+
+GenericXLogState *
+LearnedXLogStart(Relation index)
+{
+	return GenericXLogStart(index);
+}
+
+/*
+ * Register a buffer; a new (or fully rewritten) page is logged as a full
+ * image, anything else as a delta.
+ */
+Page
+LearnedXLogRegister(GenericXLogState *state, Buffer buf, bool newpage)
+{
+	return GenericXLogRegisterBuffer(state, buf,
+									 newpage ? GENERIC_XLOG_FULL_IMAGE : 0);
+}
+
+void
+LearnedXLogFinish(GenericXLogState *state)
+{
+	GenericXLogFinish(state);
+}
+
+/* ---------- directory cache ---------- */
+
+/*
+ * The directory is cached per backend, keyed by index OID, and validated by
+ * (relfilenode, generation) read from the metapage at every scan start.  It
+ * is not kept in rd_amcache: a relcache invalidation may free rd_amcache in
+ * the middle of a scan, and the directory of a large index is too big to
+ * copy per scan.  Each cached directory lives in its own memory context.
+ */
+typedef struct DirCacheEntry
+{
+	Oid			indexoid;		/* hash key */
+	Oid			relfilenode;
+	LearnedDirectory *dir;
+	MemoryContext cxt;
+} DirCacheEntry;
+
+static HTAB *dir_cache = NULL;
+
+static LearnedDirectory *
+load_directory(Relation index, MemoryContext cxt)
+{
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	char	   *bytes;
+	Size		total;
+	Size		off = 0;
+	uint32		i;
+
+	LearnedReadMeta(index, &meta);
+	dir = MemoryContextAllocZero(cxt, sizeof(LearnedDirectory));
+	dir->generation = meta.generation;
+	dir->keytype = meta.keytype;
+	dir->keylen = meta.keylen;
+	dir->items_per_page = meta.items_per_page;
+	dir->error_bound = meta.error_bound;
+	dir->nsegments = meta.nsegments;
+	dir->npieces = meta.npieces;
+	dir->nstatic = meta.nstatic;
+	dir->nulls_start = meta.nulls_start;
+	dir->nulls_npages = meta.nulls_npages;
+	dir->nnulls = meta.nnulls;
+
+	total = (Size) meta.nsegments * sizeof(LearnedSegment) +
+		(Size) meta.npieces * sizeof(LearnedPiece);
+	if (total > (Size) meta.dir_npages * LEARNED_DIR_BYTES_PER_PAGE)
+		report_corrupt(index, LEARNED_METAPAGE_BLKNO, "directory size mismatch");
+	bytes = MemoryContextAllocHuge(cxt, Max(total, 1));
+
+	for (i = 0; i < meta.dir_npages && off < total; i++)
+	{
+		BlockNumber blkno = meta.dir_start + i;
+		Buffer		buf = ReadBuffer(index, blkno);
+		Page		page;
+		Size		chunk = Min(total - off, LEARNED_DIR_BYTES_PER_PAGE);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_DIR);
+		if (LearnedPageGetOpaque(page)->generation != meta.generation)
+			report_corrupt(index, blkno, "directory page of another generation");
+		memcpy(bytes + off, PageGetContents(page), chunk);
+		UnlockReleaseBuffer(buf);
+		off += chunk;
+	}
+
+	dir->segments = (LearnedSegment *) bytes;
+	dir->pieces = (LearnedPiece *) (bytes + (Size) meta.nsegments * sizeof(LearnedSegment));
+	dir->seg_first_vpage = MemoryContextAlloc(cxt, sizeof(uint32) * (meta.nsegments + 1));
+	dir->piece_keys = MemoryContextAllocHuge(cxt, sizeof(uint64) * Max(meta.npieces, 1));
+	dir->seg_first_vpage[0] = 0;
+	for (i = 0; i < meta.nsegments; i++)
+	{
+		LearnedSegment *seg = &dir->segments[i];
+
+		if (seg->first_piece + seg->npieces > meta.npieces ||
+			seg->npages == 0 ||
+			seg->nitems > (uint64) seg->npages * meta.items_per_page ||
+			seg->nitems <= (uint64) (seg->npages - 1) * meta.items_per_page)
+			report_corrupt(index, meta.dir_start, "bad segment descriptor");
+		dir->seg_first_vpage[i + 1] = dir->seg_first_vpage[i] + seg->npages;
+	}
+	dir->nvpages = dir->seg_first_vpage[meta.nsegments];
+	for (i = 0; i < meta.npieces; i++)
+	{
+		if (dir->pieces[i].segment >= meta.nsegments)
+			report_corrupt(index, meta.dir_start, "bad piece descriptor");
+		dir->piece_keys[i] = dir->pieces[i].first_key;
+	}
+	return dir;
+}
+
+/*
+ * Return the cached directory of the index, reloading it if the cached copy
+ * is not of the given generation.  The result stays valid until the next
+ * call for the same index that has to reload; callers (scans) keep their
+ * own pointer only while the generation they read in the metapage matches.
+ */
+LearnedDirectory *
+LearnedGetDirectory(Relation index, uint32 generation)
+{
+	DirCacheEntry *entry;
+	Oid			key = RelationGetRelid(index);
+	bool		found;
+	MemoryContext cxt;
+
+	if (dir_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(DirCacheEntry);
+		ctl.hcxt = CacheMemoryContext;
+		dir_cache = hash_create("learned directory cache", 16, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	entry = hash_search(dir_cache, &key, HASH_ENTER, &found);
+	if (found && entry->dir != NULL &&
+		entry->relfilenode == index->rd_node.relNode &&
+		entry->dir->generation == generation)
+		return entry->dir;
+
+	if (!found)
+	{
+		entry->dir = NULL;
+		entry->cxt = NULL;
+	}
+	cxt = AllocSetContextCreate(CacheMemoryContext, "learned directory",
+								ALLOCSET_DEFAULT_SIZES);
+	PG_TRY();
+	{
+		LearnedDirectory *dir = load_directory(index, cxt);
+
+		if (entry->cxt)
+			MemoryContextDelete(entry->cxt);
+		entry->cxt = cxt;
+		entry->dir = dir;
+		entry->relfilenode = index->rd_node.relNode;
+	}
+	PG_CATCH();
+	{
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return entry->dir;
+}

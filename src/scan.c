@@ -1,0 +1,1514 @@
+/*
+ * scan.c
+ *		Index scans: key preprocessing, the model-guided search, ordered
+ *		amgettuple merging the static and pending streams, amgetbitmap,
+ *		index-only scans and mark/restore.
+ *
+ * A scan takes its view at the first call after amrescan: the metapage's
+ * directory generation and the pending list as it is then.  Entries that
+ * appear later belong to transactions our snapshot cannot see.
+ *
+ * Static stream: the leaf pages of all key segments form one sequence of
+ * "virtual pages" (vpages) in key order.  The model proposes a window of
+ * vpages; the comparator verifies the window's edges and the search widens
+ * (exponentially) when the model missed, so a wrong model costs time, never
+ * an answer.  Items of the current leaf page are copied into a batch while
+ * the page is share-locked, and the page stays pinned until the scan leaves
+ * it, so VACUUM (which takes a cleanup lock) cannot mark an entry dead and
+ * let its heap slot be reused under us (nbtree's rule).
+ *
+ * Pending stream: the matching pending entries are read once, sorted, and
+ * merged with the static stream.
+ *
+ * Order: keys are stored ascending with NULLs apart.  The logical order the
+ * planner expects (DESC, NULLS FIRST) is produced by choosing the physical
+ * direction and where the NULL phase goes.
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "learned.h"
+
+/* a scalar condition on the key: key <strategy> value */
+typedef struct ScanCond
+{
+	StrategyNumber strategy;
+	Datum		value;
+	Oid			type;
+	FmgrInfo	cmp;			/* keytype vs type */
+	uint64		hint;			/* mapped value */
+} ScanCond;
+
+/* an "= ANY(array)" condition: sorted distinct values */
+typedef struct ScanArray
+{
+	int			nvalues;
+	Datum	   *values;
+	uint64	   *hints;
+	Oid			type;
+	FmgrInfo	cmp;
+} ScanArray;
+
+typedef struct BatchItem
+{
+	Datum		key;
+	ItemPointerData tid;
+} BatchItem;
+
+/* the items of one page that the scan will return, in scan order */
+typedef struct Batch
+{
+	Buffer		buf;			/* pinned while the batch is in use */
+	uint32		vpage;			/* vpage, or null page number */
+	uint64		seq;			/* identifies the batch for mark/restore */
+	bool		last;			/* no more items in this direction/interval */
+	int			nitems;
+	int			next;			/* next item to return */
+	BatchItem  *items;
+} Batch;
+
+#define PHASE_KEYS	0
+#define PHASE_NULLS 1
+
+typedef struct ScanPos
+{
+	int			phase_idx;
+	int			interval;		/* current array value, or 0 */
+	bool		static_done;	/* static stream exhausted for this phase */
+	int			pend_next;		/* next pending entry (keys or nulls) */
+	Batch		batch;
+} ScanPos;
+
+typedef struct LearnedScanOpaqueData
+{
+	MemoryContext scanCxt;		/* lives until endscan */
+	MemoryContext rescanCxt;	/* reset at each rescan */
+	MemoryContext tupCxt;		/* reset per returned index tuple */
+	LearnedKeyInfo ki;
+	bool		desc;			/* index column is DESC */
+	bool		nulls_first;	/* index column is NULLS FIRST */
+
+	/* preprocessed keys */
+	bool		qual_ok;
+	bool		want_keys;
+	bool		want_nulls;
+	int			nconds;
+	ScanCond   *conds;
+	ScanArray  *driver;			/* array that drives positioning, or NULL */
+	int			nfilters;
+	ScanArray  *filters;		/* other arrays: membership filters */
+
+	/* the view taken at scan start */
+	bool		started;
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	int			npending;
+	BatchItem  *pending;		/* sorted matching pending keys */
+	int			npendnull;
+	ItemPointerData *pendnull;
+	int			npins;
+	Buffer	   *pins;			/* pending pages kept pinned (IOS, non-MVCC) */
+
+	/* iteration */
+	bool		forward;		/* physical direction of the key phase */
+	int			nphases;
+	int			phases[2];
+	uint64		batch_seq;
+	ScanPos		pos;
+	bool		mark_valid;
+	ScanPos		mark;
+	BatchItem  *spare_items;	/* item storage to swap in at mark time */
+} LearnedScanOpaqueData;
+
+typedef LearnedScanOpaqueData *LearnedScanOpaque;
+
+static inline int32
+cmp_key(FmgrInfo *cmp, Oid collation, Datum key, Datum value)
+{
+	return DatumGetInt32(FunctionCall2Coll(cmp, collation, key, value));
+}
+
+static bool
+cond_holds(int32 r, StrategyNumber strategy)
+{
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			return r < 0;
+		case BTLessEqualStrategyNumber:
+			return r <= 0;
+		case BTEqualStrategyNumber:
+			return r == 0;
+		case BTGreaterEqualStrategyNumber:
+			return r >= 0;
+		case BTGreaterStrategyNumber:
+			return r > 0;
+	}
+	return false;
+}
+
+/*
+ * Look up the comparator for (keytype, type) in the index's opfamily.
+ */
+static void
+lookup_cmp(Relation index, Oid keytype, Oid type, FmgrInfo *finfo,
+		   MemoryContext cxt)
+{
+	Oid			proc;
+
+	if (type == keytype)
+	{
+		fmgr_info_copy(finfo, index_getprocinfo(index, 1, 1), cxt);
+		return;
+	}
+	proc = get_opfamily_proc(index->rd_opfamily[0], keytype, type, 1);
+	if (!OidIsValid(proc))
+		elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
+			 keytype, type, index->rd_opfamily[0]);
+	fmgr_info_cxt(proc, finfo, cxt);
+}
+
+IndexScanDesc
+learnedbeginscan(Relation index, int nkeys, int norderbys)
+{
+	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
+	LearnedScanOpaque so;
+	MemoryContext cxt;
+	MemoryContext old;
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned scan",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	so = palloc0(sizeof(LearnedScanOpaqueData));
+	so->scanCxt = cxt;
+	so->rescanCxt = AllocSetContextCreate(cxt, "learned rescan",
+										  ALLOCSET_DEFAULT_SIZES);
+	so->tupCxt = AllocSetContextCreate(cxt, "learned index tuple",
+									   ALLOCSET_SMALL_SIZES);
+	LearnedKeyInfoInit(index, &so->ki);
+	so->desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
+	so->nulls_first = (index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
+	so->pos.batch.buf = InvalidBuffer;
+	so->pos.batch.items = palloc(sizeof(BatchItem) * Max(so->ki.layout.capacity, 1024));
+	so->spare_items = palloc(sizeof(BatchItem) * Max(so->ki.layout.capacity, 1024));
+	so->mark.batch.buf = InvalidBuffer;
+	so->mark.batch.items = NULL;
+	MemoryContextSwitchTo(old);
+
+	scan->opaque = so;
+	scan->xs_itupdesc = RelationGetDescr(index);
+	return scan;
+}
+
+static void
+release_batch(Batch *b)
+{
+	if (BufferIsValid(b->buf))
+		ReleaseBuffer(b->buf);
+	b->buf = InvalidBuffer;
+	b->nitems = 0;
+	b->next = 0;
+}
+
+static void
+release_pins(LearnedScanOpaque so)
+{
+	int			i;
+
+	for (i = 0; i < so->npins; i++)
+		ReleaseBuffer(so->pins[i]);
+	so->npins = 0;
+}
+
+static void
+reset_position(LearnedScanOpaque so)
+{
+	release_batch(&so->pos.batch);
+	if (so->mark_valid)
+	{
+		release_batch(&so->mark.batch);
+		so->mark_valid = false;
+	}
+	release_pins(so);
+}
+
+/*
+ * Turn an "= ANY(array)" key into sorted distinct values.  Other strategies
+ * with ANY reduce to one scalar condition on the extreme element.
+ */
+static void
+preprocess_array(IndexScanDesc scan, ScanKey key, ScanArray *arr,
+				 ScanCond *cond, bool *is_scalar)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	ArrayType  *a = DatumGetArrayTypeP(key->sk_argument);
+	Oid			elemtype = ARR_ELEMTYPE(a);
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	int			n = 0;
+	int			i;
+	FmgrInfo	elemcmp;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(a, elemtype, typlen, typbyval, typalign,
+					  &elems, &nulls, &nelems);
+	for (i = 0; i < nelems; i++)
+		if (!nulls[i])
+			elems[n++] = elems[i];
+
+	/* comparator between array elements, for sorting and extremes */
+	lookup_cmp(scan->indexRelation, elemtype, elemtype, &elemcmp, so->rescanCxt);
+	if (elemtype != so->ki.keytype)
+	{
+		Oid			proc = get_opfamily_proc(scan->indexRelation->rd_opfamily[0],
+											 elemtype, elemtype, 1);
+
+		if (!OidIsValid(proc))
+			elog(ERROR, "missing support function 1(%u,%u)", elemtype, elemtype);
+		fmgr_info_cxt(proc, &elemcmp, so->rescanCxt);
+	}
+
+	/* insertion sort would be quadratic: use a simple merge-free qsort */
+	for (i = 1; i < n; i++)
+	{
+		Datum		v = elems[i];
+		int			j = i - 1;
+		int			lo = 0,
+					hi = i;
+
+		/* binary insertion keeps it O(n log n) comparisons */
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (cmp_key(&elemcmp, key->sk_collation, elems[mid], v) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; j >= lo; j--)
+			elems[j + 1] = elems[j];
+		elems[lo] = v;
+	}
+
+	if (key->sk_strategy != BTEqualStrategyNumber)
+	{
+		*is_scalar = true;
+		if (n == 0)
+		{
+			so->qual_ok = false;
+			return;
+		}
+		cond->strategy = key->sk_strategy;
+		cond->type = elemtype;
+		/* x < ANY(a) is x < max(a); x > ANY(a) is x > min(a) */
+		if (key->sk_strategy == BTLessStrategyNumber ||
+			key->sk_strategy == BTLessEqualStrategyNumber)
+			cond->value = elems[n - 1];
+		else
+			cond->value = elems[0];
+		return;
+	}
+
+	*is_scalar = false;
+	arr->type = elemtype;
+	arr->values = MemoryContextAlloc(so->rescanCxt, sizeof(Datum) * Max(n, 1));
+	arr->hints = MemoryContextAlloc(so->rescanCxt, sizeof(uint64) * Max(n, 1));
+	arr->nvalues = 0;
+	for (i = 0; i < n; i++)
+	{
+		if (arr->nvalues > 0 &&
+			cmp_key(&elemcmp, key->sk_collation,
+					arr->values[arr->nvalues - 1], elems[i]) == 0)
+			continue;
+		arr->values[arr->nvalues] = datumCopy(elems[i], typbyval, typlen);
+		arr->hints[arr->nvalues] = learned_map_datum(elems[i], elemtype,
+													 so->ki.keytype);
+		arr->nvalues++;
+	}
+	lookup_cmp(scan->indexRelation, so->ki.keytype, elemtype, &arr->cmp,
+			   so->rescanCxt);
+	if (arr->nvalues == 0)
+		so->qual_ok = false;
+}
+
+/*
+ * Digest the scan keys: NULL tests, scalar conditions, arrays.
+ */
+static void
+preprocess_keys(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	int			nkeys = scan->numberOfKeys;
+	int			i;
+	MemoryContext old;
+
+	MemoryContextReset(so->rescanCxt);
+	old = MemoryContextSwitchTo(so->rescanCxt);
+	so->qual_ok = true;
+	so->want_keys = true;
+	so->want_nulls = true;
+	so->nconds = 0;
+	so->conds = palloc(sizeof(ScanCond) * Max(nkeys, 1));
+	so->driver = NULL;
+	so->nfilters = 0;
+	so->filters = palloc(sizeof(ScanArray) * Max(nkeys, 1));
+
+	for (i = 0; i < nkeys; i++)
+	{
+		ScanKey		key = &scan->keyData[i];
+
+		if (key->sk_flags & SK_ISNULL)
+		{
+			if (key->sk_flags & SK_SEARCHNULL)
+				so->want_keys = false;
+			else if (key->sk_flags & SK_SEARCHNOTNULL)
+				so->want_nulls = false;
+			else
+				so->qual_ok = false;	/* strict operator with a NULL */
+			continue;
+		}
+		/* any ordinary condition excludes NULL keys */
+		so->want_nulls = false;
+
+		if (key->sk_flags & SK_SEARCHARRAY)
+		{
+			ScanArray	arr;
+			ScanCond	cond;
+			bool		is_scalar;
+
+			memset(&arr, 0, sizeof(arr));
+			memset(&cond, 0, sizeof(cond));
+			preprocess_array(scan, key, &arr, &cond, &is_scalar);
+			if (!so->qual_ok)
+				break;
+			if (is_scalar)
+			{
+				lookup_cmp(scan->indexRelation, so->ki.keytype, cond.type,
+						   &cond.cmp, so->rescanCxt);
+				cond.hint = learned_map_datum(cond.value, cond.type, so->ki.keytype);
+				so->conds[so->nconds++] = cond;
+			}
+			else
+				so->filters[so->nfilters++] = arr;
+		}
+		else
+		{
+			ScanCond   *cond = &so->conds[so->nconds++];
+
+			cond->strategy = key->sk_strategy;
+			cond->value = key->sk_argument;
+			cond->type = OidIsValid(key->sk_subtype) ? key->sk_subtype : so->ki.keytype;
+			lookup_cmp(scan->indexRelation, so->ki.keytype, cond->type,
+					   &cond->cmp, so->rescanCxt);
+			cond->hint = learned_map_datum(cond->value, cond->type, so->ki.keytype);
+		}
+	}
+	if (!so->want_keys && !so->want_nulls)
+		so->qual_ok = false;
+
+	/* the array with the fewest values drives the scan */
+	if (so->nfilters > 0)
+	{
+		int			best = 0;
+
+		for (i = 1; i < so->nfilters; i++)
+			if (so->filters[i].nvalues < so->filters[best].nvalues)
+				best = i;
+		so->driver = palloc(sizeof(ScanArray));
+		*so->driver = so->filters[best];
+		so->filters[best] = so->filters[--so->nfilters];
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Does a key satisfy every condition?  (The driving array's current value
+ * is checked by the caller.)
+ */
+static bool
+key_matches(LearnedScanOpaque so, Datum key)
+{
+	int			i;
+
+	for (i = 0; i < so->nconds; i++)
+	{
+		ScanCond   *c = &so->conds[i];
+
+		if (!cond_holds(cmp_key(&c->cmp, so->ki.collation, key, c->value),
+						c->strategy))
+			return false;
+	}
+	for (i = 0; i < so->nfilters; i++)
+	{
+		ScanArray  *a = &so->filters[i];
+		int			lo = 0,
+					hi = a->nvalues;
+
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+			int32		r = cmp_key(&a->cmp, so->ki.collation, key, a->values[mid]);
+
+			if (r == 0)
+				break;
+			if (r > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo >= hi)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * After a key fails some condition, can any later key (in direction
+ * forward) still match?  Conditions bounding that side end the scan.
+ */
+static bool
+past_end(LearnedScanOpaque so, Datum key, bool forward)
+{
+	int			i;
+
+	for (i = 0; i < so->nconds; i++)
+	{
+		ScanCond   *c = &so->conds[i];
+		bool		bounds_end;
+
+		if (forward)
+			bounds_end = c->strategy <= BTEqualStrategyNumber;
+		else
+			bounds_end = c->strategy >= BTEqualStrategyNumber;
+		if (bounds_end &&
+			!cond_holds(cmp_key(&c->cmp, so->ki.collation, key, c->value),
+						c->strategy))
+			return true;
+	}
+	return false;
+}
+
+/* ---------- reading leaf pages ---------- */
+
+static inline LearnedSegment *
+vpage_segment(LearnedDirectory *dir, uint32 vpage, uint32 *segno)
+{
+	uint32		lo = 0,
+				hi = dir->nsegments;
+
+	/* rightmost segment whose first vpage <= vpage */
+	while (hi - lo > 1)
+	{
+		uint32		mid = (lo + hi) / 2;
+
+		if (dir->seg_first_vpage[mid] <= vpage)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*segno = lo;
+	return &dir->segments[lo];
+}
+
+/*
+ * Read and share-lock a leaf page by vpage; checks that it is what the
+ * directory says it is.  Returns the buffer; *nitems is its item count.
+ */
+static Buffer
+read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	uint32		segno;
+	LearnedSegment *seg = vpage_segment(dir, vpage, &segno);
+	uint32		pg = vpage - dir->seg_first_vpage[segno];
+	BlockNumber blkno = seg->start_blk + pg;
+	int			expect;
+	Buffer		buf;
+	Page		page;
+	LearnedPageOpaque opaque;
+
+	expect = (pg + 1 < seg->npages) ? dir->items_per_page :
+		(int) (seg->nitems - (uint64) pg * dir->items_per_page);
+	buf = ReadBuffer(scan->indexRelation, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
+	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
+	opaque = LearnedPageGetOpaque(page);
+	if (opaque->generation != dir->generation || opaque->nitems != expect)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("learned index \"%s\" is corrupted: leaf block %u does not match its directory",
+						RelationGetRelationName(scan->indexRelation), blkno),
+				 errhint("REINDEX the index.")));
+	*nitems = expect;
+	return buf;
+}
+
+static inline Datum
+leaf_key(LearnedScanOpaque so, Page page, int slot)
+{
+	return learned_fetch_key(LearnedLeafKeyPtr(page, &so->ki.layout, slot),
+							 so->ki.keylen, so->ki.keytype);
+}
+
+/* boundary predicate: key > v (strict) or key >= v */
+static inline bool
+past_bound(LearnedScanOpaque so, FmgrInfo *cmp, Datum key, Datum v, bool strict)
+{
+	int32		r = cmp_key(cmp, so->ki.collation, key, v);
+
+	return strict ? r > 0 : r >= 0;
+}
+
+/* does the last (first) item of a vpage satisfy the boundary predicate? */
+static bool
+vpage_edge_past(IndexScanDesc scan, uint32 vpage, bool last, FmgrInfo *cmp,
+				Datum v, bool strict)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	int			n;
+	Buffer		buf = read_vpage(scan, vpage, &n);
+	bool		res;
+
+	res = past_bound(so, cmp, leaf_key(so, BufferGetPage(buf), last ? n - 1 : 0),
+					 v, strict);
+	UnlockReleaseBuffer(buf);
+	return res;
+}
+
+/*
+ * Find the first entry e of the static stage with e > v (strict) or e >= v.
+ * Returns its vpage and slot, with that page share-locked in *bufp, or
+ * vpage == nvpages (and no buffer) when every entry is below the bound.
+ *
+ * The model proposes a window of vpages; the first page's first item and the
+ * window's pages' last items verify it, and galloping widens it.
+ */
+static uint32
+find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
+			  bool strict, int *slotp, Buffer *bufp)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	uint32		nv = dir->nvpages;
+	uint32		wlo = 0,
+				whi = 0;
+	uint32		vp;
+	Buffer		buf = InvalidBuffer;
+	int			n = 0;
+
+	*bufp = InvalidBuffer;
+	if (nv == 0)
+		return 0;
+
+	/*
+	 * model: rightmost piece whose first key is at most the (mapped) bound.
+	 * When equal keys straddle a segment boundary this lands past the run's
+	 * start; the left check below corrects it.
+	 */
+	if (strict && hint < PG_UINT64_MAX)
+		hint++;
+	if (dir->npieces > 0 && dir->piece_keys[0] <= hint)
+	{
+		uint32		lo = 0,
+					hi = dir->npieces;
+		LearnedPiece *p;
+		LearnedSegment *seg;
+		int64		pred;
+		int64		next;
+		int64		rlo,
+					rhi;
+		PlaPiece	pp;
+
+		while (hi - lo > 1)
+		{
+			uint32		mid = (lo + hi) / 2;
+
+			if (dir->piece_keys[mid] <= hint)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		p = &dir->pieces[lo];
+		seg = &dir->segments[p->segment];
+		pp.first_key = p->first_key;
+		pp.intercept = p->intercept;
+		pp.slope = p->slope;
+		pred = pla_predict(&pp, hint);
+		next = (lo + 1 < dir->npieces && dir->pieces[lo + 1].segment == p->segment) ?
+			dir->pieces[lo + 1].start_rank : seg->nitems;
+		pred = Max(pred, (int64) p->start_rank);
+		pred = Min(pred, next);
+		rlo = Max(pred - p->err_below, 0);
+		rhi = Min(pred + p->err_above, (int64) seg->nitems - 1);
+		rhi = Max(rhi, rlo);
+		wlo = dir->seg_first_vpage[p->segment] + (uint32) (rlo / dir->items_per_page);
+		whi = dir->seg_first_vpage[p->segment] + (uint32) (rhi / dir->items_per_page);
+		whi = Min(whi, nv - 1);
+		wlo = Min(wlo, whi);
+	}
+
+	/* G1: ask for every page of the window before reading any of them */
+	if (whi > wlo)
+	{
+		uint32		w;
+
+		for (w = wlo; w <= whi; w++)
+		{
+			uint32		segno;
+			LearnedSegment *seg = vpage_segment(dir, w, &segno);
+
+			PrefetchBuffer(scan->indexRelation, MAIN_FORKNUM,
+						   seg->start_blk + (w - dir->seg_first_vpage[segno]));
+		}
+	}
+
+	vp = wlo;
+	buf = read_vpage(scan, vp, &n);
+	if (vp > 0 &&
+		past_bound(so, cmp, leaf_key(so, BufferGetPage(buf), 0), v, strict))
+	{
+		/*
+		 * The window starts too far right: gallop left to a page whose last
+		 * item is below the bound, then binary-search.
+		 */
+		int64		known_true = vp;
+		int64		known_false = -1;
+		int64		step = 1;
+
+		UnlockReleaseBuffer(buf);
+		buf = InvalidBuffer;
+		for (;;)
+		{
+			int64		probe = (int64) vp - step;
+
+			if (probe < 0)
+				break;
+			if (vpage_edge_past(scan, (uint32) probe, true, cmp, v, strict))
+				known_true = probe;
+			else
+			{
+				known_false = probe;
+				break;
+			}
+			step *= 2;
+		}
+		while (known_true - known_false > 1)
+		{
+			int64		mid = (known_true + known_false) / 2;
+
+			if (vpage_edge_past(scan, (uint32) mid, true, cmp, v, strict))
+				known_true = mid;
+			else
+				known_false = mid;
+		}
+		vp = (uint32) known_true;
+		buf = read_vpage(scan, vp, &n);
+	}
+
+	/* walk right through the window, then gallop right */
+	while (!past_bound(so, cmp, leaf_key(so, BufferGetPage(buf), n - 1), v, strict))
+	{
+		UnlockReleaseBuffer(buf);
+		buf = InvalidBuffer;
+		vp++;
+		if (vp >= nv)
+			return nv;
+		if (vp > whi + 1)
+		{
+			int64		known_false = (int64) vp - 1;
+			int64		known_true = -1;
+			int64		step = 1;
+
+			for (;;)
+			{
+				int64		probe = known_false + step;
+
+				if (probe >= nv)
+				{
+					if (!vpage_edge_past(scan, nv - 1, true, cmp, v, strict))
+						return nv;
+					known_true = nv - 1;
+					break;
+				}
+				if (vpage_edge_past(scan, (uint32) probe, true, cmp, v, strict))
+				{
+					known_true = probe;
+					break;
+				}
+				known_false = probe;
+				step *= 2;
+			}
+			while (known_true - known_false > 1)
+			{
+				int64		mid = (known_true + known_false) / 2;
+
+				if (vpage_edge_past(scan, (uint32) mid, true, cmp, v, strict))
+					known_true = mid;
+				else
+					known_false = mid;
+			}
+			vp = (uint32) known_true;
+		}
+		buf = read_vpage(scan, vp, &n);
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	/* the boundary is in this page: binary search */
+	{
+		Page		page = BufferGetPage(buf);
+		int			lo = 0,
+					hi = n - 1;
+
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (past_bound(so, cmp, leaf_key(so, page, mid), v, strict))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		*slotp = lo;
+	}
+	*bufp = buf;
+	return vp;
+}
+
+/* ---------- building batches ---------- */
+
+/*
+ * Fill the batch from a locked page, starting at slot, in the scan's
+ * direction, with the items that match; stop at the first item past the end
+ * of the current interval.  The caller unlocks the page; the batch keeps
+ * the pin.
+ */
+static void
+fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	Batch	   *b = &so->pos.batch;
+	Page		page = BufferGetPage(buf);
+	int			step = so->forward ? 1 : -1;
+	int			i;
+	ScanArray  *drv = so->driver;
+
+	b->buf = buf;
+	b->vpage = vpage;
+	b->seq = ++so->batch_seq;
+	b->nitems = 0;
+	b->next = 0;
+	b->last = false;
+	for (i = slot; i >= 0 && i < nitems; i += step)
+	{
+		Datum		key = leaf_key(so, page, i);
+
+		if (drv)
+		{
+			int32		r = cmp_key(&drv->cmp, so->ki.collation, key,
+									drv->values[so->pos.interval]);
+
+			if (so->forward ? r > 0 : r < 0)
+			{
+				b->last = true;
+				break;
+			}
+		}
+		if (!key_matches(so, key))
+		{
+			if (past_end(so, key, so->forward))
+			{
+				b->last = true;
+				break;
+			}
+			continue;
+		}
+		if (LearnedLeafIsDead(page, &so->ki.layout, i))
+			continue;
+		b->items[b->nitems].key = key;
+		b->items[b->nitems].tid = *LearnedLeafTid(page, &so->ki.layout, i);
+		b->nitems++;
+	}
+	if (so->forward ? i >= nitems : i < 0)
+		b->last = b->last || (so->forward ? vpage + 1 >= so->dir->nvpages : vpage == 0);
+}
+
+/*
+ * Position the static stream at the start of the current interval (the
+ * whole key range if there is no driving array), in the scan direction.
+ * Returns false if the interval has no entry in the index.
+ */
+static bool
+position_interval(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	FmgrInfo   *cmp = NULL;
+	Datum		v = (Datum) 0;
+	uint64		hint = 0;
+	bool		have = false;
+	bool		strict = false;
+	uint32		vp;
+	int			slot = 0;
+	Buffer		buf;
+	int			n;
+	int			i;
+
+	if (dir->nvpages == 0)
+		return false;
+
+	if (so->driver)
+	{
+		cmp = &so->driver->cmp;
+		v = so->driver->values[so->pos.interval];
+		hint = so->driver->hints[so->pos.interval];
+		have = true;
+		/* forward: first entry >= v; backward: last entry <= v */
+		strict = !so->forward;
+	}
+	else
+	{
+		/* choose a condition bounding the start side */
+		for (i = 0; i < so->nconds; i++)
+		{
+			ScanCond   *c = &so->conds[i];
+
+			if (c->strategy == BTEqualStrategyNumber ||
+				(so->forward && c->strategy > BTEqualStrategyNumber) ||
+				(!so->forward && c->strategy < BTEqualStrategyNumber))
+			{
+				cmp = &c->cmp;
+				v = c->value;
+				hint = c->hint;
+				have = true;
+				if (so->forward)
+					strict = (c->strategy == BTGreaterStrategyNumber);
+				else
+					strict = (c->strategy != BTLessStrategyNumber);
+				if (c->strategy == BTEqualStrategyNumber)
+					break;		/* the best start there is */
+			}
+		}
+	}
+
+	if (so->forward)
+	{
+		if (!have)
+		{
+			buf = read_vpage(scan, 0, &n);
+			vp = 0;
+		}
+		else
+		{
+			vp = find_boundary(scan, cmp, v, hint, strict, &slot, &buf);
+			if (vp >= dir->nvpages)
+				return false;
+			n = LearnedPageGetOpaque(BufferGetPage(buf))->nitems;
+		}
+	}
+	else
+	{
+		if (!have)
+		{
+			vp = dir->nvpages - 1;
+			buf = read_vpage(scan, vp, &n);
+			slot = n - 1;
+		}
+		else
+		{
+			/* the last entry before the boundary */
+			vp = find_boundary(scan, cmp, v, hint, strict, &slot, &buf);
+			if (vp < dir->nvpages && slot > 0)
+			{
+				slot--;
+				n = LearnedPageGetOpaque(BufferGetPage(buf))->nitems;
+			}
+			else
+			{
+				if (BufferIsValid(buf))
+					UnlockReleaseBuffer(buf);
+				if (vp == 0)
+					return false;
+				vp--;
+				buf = read_vpage(scan, vp, &n);
+				slot = n - 1;
+			}
+		}
+	}
+	fill_batch(scan, buf, vp, n, slot);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	return true;
+}
+
+/*
+ * Make the batch hold a next static item, or mark the static stream done.
+ */
+static void
+static_advance(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	ScanPos    *pos = &so->pos;
+	Batch	   *b = &pos->batch;
+
+	while (!pos->static_done && b->next >= b->nitems)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!BufferIsValid(b->buf))
+		{
+			/* not positioned in the current interval yet */
+			if (!position_interval(scan))
+				b->last = true, b->nitems = 0, b->next = 0;
+			else
+				continue;
+		}
+		if (b->last)
+		{
+			release_batch(b);
+			if (so->driver && pos->interval + 1 < so->driver->nvalues)
+			{
+				pos->interval++;
+				b->last = false;
+				continue;
+			}
+			pos->static_done = true;
+			break;
+		}
+		else
+		{
+			uint32		vp = so->forward ? b->vpage + 1 : b->vpage - 1;
+			int			n;
+			Buffer		buf;
+
+			release_batch(b);
+			buf = read_vpage(scan, vp, &n);
+			fill_batch(scan, buf, vp, n, so->forward ? 0 : n - 1);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+	}
+}
+
+/* NULL pages: all TIDs, dead ones skipped, in page order */
+static void
+nulls_advance(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	ScanPos    *pos = &so->pos;
+	Batch	   *b = &pos->batch;
+	LearnedLeafLayout nl;
+
+	LearnedLeafLayoutInit(&nl, 0);
+	while (!pos->static_done && b->next >= b->nitems)
+	{
+		uint32		pg;
+		BlockNumber blkno;
+		Buffer		buf;
+		Page		page;
+		int			n;
+		int			i;
+
+		if (!BufferIsValid(b->buf))
+			pg = 0;
+		else
+			pg = b->vpage + 1;
+		release_batch(b);
+		if (pg >= so->dir->nulls_npages)
+		{
+			pos->static_done = true;
+			break;
+		}
+		blkno = so->dir->nulls_start + pg;
+		buf = ReadBuffer(scan->indexRelation, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
+		LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_NULLS);
+		n = LearnedPageGetOpaque(page)->nitems;
+		b->buf = buf;
+		b->vpage = pg;
+		b->seq = ++so->batch_seq;
+		b->nitems = 0;
+		b->next = 0;
+		b->last = false;
+		for (i = 0; i < n && i < nl.capacity; i++)
+		{
+			if (LearnedLeafIsDead(page, &nl, i))
+				continue;
+			b->items[b->nitems].key = (Datum) 0;
+			b->items[b->nitems].tid = *LearnedLeafTid(page, &nl, i);
+			b->nitems++;
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	}
+}
+
+/* ---------- the pending list ---------- */
+
+static int
+pending_cmp(const void *a, const void *b, void *arg)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) arg;
+	const BatchItem *x = (const BatchItem *) a;
+	const BatchItem *y = (const BatchItem *) b;
+	int32		r = cmp_key(&so->ki.cmp, so->ki.collation, x->key, y->key);
+
+	if (r != 0)
+		return r;
+	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+}
+
+/*
+ * Read the pending list once: keep the entries that match, sorted.
+ */
+static void
+load_pending(IndexScanDesc scan, bool keep_pins)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	BlockNumber blkno = so->meta.pending_head;
+	int			keylen = so->ki.keylen;
+	int			isz = LearnedPendingItemSize(keylen);
+	int			maxkeys = 0;
+	int			maxnulls = 0;
+	int			maxpins = 0;
+	MemoryContext old = MemoryContextSwitchTo(so->rescanCxt);
+
+	so->npending = 0;
+	so->npendnull = 0;
+	so->pending = NULL;
+	so->pendnull = NULL;
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf = ReadBuffer(scan->indexRelation, blkno);
+		Page		page;
+		int			n;
+		int			i;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
+		LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_PENDING);
+		n = LearnedPageGetOpaque(page)->nitems;
+		for (i = 0; i < n; i++)
+		{
+			char	   *p = (char *) page + LEARNED_LEAF_DATA_OFFSET + i * isz;
+			uint16		flags;
+			ItemPointerData tid;
+
+			memcpy(&tid, p, sizeof(ItemPointerData));
+			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+			if (flags & LEARNED_PENDING_NULL)
+			{
+				if (!so->want_nulls)
+					continue;
+				if (so->npendnull >= maxnulls)
+				{
+					maxnulls = Max(64, maxnulls * 2);
+					so->pendnull = so->pendnull ?
+						repalloc(so->pendnull, sizeof(ItemPointerData) * maxnulls) :
+						palloc(sizeof(ItemPointerData) * maxnulls);
+				}
+				so->pendnull[so->npendnull++] = tid;
+			}
+			else
+			{
+				Datum		key;
+
+				if (!so->want_keys)
+					continue;
+				key = learned_fetch_key(p + LEARNED_PENDING_HDR, keylen, so->ki.keytype);
+				if (!key_matches(so, key))
+					continue;
+				if (so->driver)
+				{
+					int			lo = 0,
+								hi = so->driver->nvalues;
+					bool		found = false;
+
+					while (lo < hi)
+					{
+						int			mid = (lo + hi) / 2;
+						int32		r = cmp_key(&so->driver->cmp, so->ki.collation,
+												key, so->driver->values[mid]);
+
+						if (r == 0)
+						{
+							found = true;
+							break;
+						}
+						if (r > 0)
+							lo = mid + 1;
+						else
+							hi = mid;
+					}
+					if (!found)
+						continue;
+				}
+				if (so->npending >= maxkeys)
+				{
+					maxkeys = Max(64, maxkeys * 2);
+					so->pending = so->pending ?
+						repalloc(so->pending, sizeof(BatchItem) * maxkeys) :
+						palloc(sizeof(BatchItem) * maxkeys);
+				}
+				so->pending[so->npending].key = key;
+				so->pending[so->npending].tid = tid;
+				so->npending++;
+			}
+		}
+		blkno = LearnedPageGetOpaque(page)->next;
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (keep_pins)
+		{
+			if (so->npins >= maxpins)
+			{
+				maxpins = Max(16, maxpins * 2);
+				so->pins = so->pins ?
+					repalloc(so->pins, sizeof(Buffer) * maxpins) :
+					palloc(sizeof(Buffer) * maxpins);
+			}
+			so->pins[so->npins++] = buf;
+		}
+		else
+			ReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (so->npending > 1)
+		qsort_arg(so->pending, so->npending, sizeof(BatchItem), pending_cmp, so);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Take the scan's view: metapage, directory, pending entries.
+ */
+static void
+start_scan(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	bool		keep_pins;
+
+	LearnedReadMeta(scan->indexRelation, &so->meta);
+	so->dir = LearnedGetDirectory(scan->indexRelation, so->meta.generation);
+	if (so->dir->keytype != so->ki.keytype)
+		elog(ERROR, "learned index \"%s\" has key type %u, expected %u",
+			 RelationGetRelationName(scan->indexRelation),
+			 so->dir->keytype, so->ki.keytype);
+
+	/*
+	 * Index-only and non-MVCC scans keep the pending pages pinned, so that
+	 * VACUUM cannot remove an entry we still hold and let its heap slot be
+	 * marked unused and all-visible in between (pages we read are pinned the
+	 * same way in the static stream).
+	 */
+	keep_pins = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
+	if (so->meta.pending_head != InvalidBlockNumber)
+		load_pending(scan, keep_pins);
+	else
+	{
+		so->npending = 0;
+		so->npendnull = 0;
+	}
+	so->started = true;
+	pgstat_count_index_scan(scan->indexRelation);
+}
+
+void
+learnedrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+			  ScanKey orderbys, int norderbys)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	reset_position(so);
+	if (scankey && scan->numberOfKeys > 0)
+		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+	preprocess_keys(scan);
+	so->started = false;
+	so->npending = 0;
+	so->npendnull = 0;
+	so->pins = NULL;
+}
+
+/*
+ * Set up the phases for a scan direction (logical, as the executor sees it).
+ */
+static void
+init_iteration(IndexScanDesc scan, ScanDirection dir)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	bool		logical_forward = !ScanDirectionIsBackward(dir);
+	int			k = 0;
+	int			phases_fwd[2];
+
+	so->forward = (logical_forward != so->desc);
+	if (so->nulls_first)
+	{
+		if (so->want_nulls)
+			phases_fwd[k++] = PHASE_NULLS;
+		if (so->want_keys)
+			phases_fwd[k++] = PHASE_KEYS;
+	}
+	else
+	{
+		if (so->want_keys)
+			phases_fwd[k++] = PHASE_KEYS;
+		if (so->want_nulls)
+			phases_fwd[k++] = PHASE_NULLS;
+	}
+	so->nphases = k;
+	if (logical_forward)
+		memcpy(so->phases, phases_fwd, sizeof(int) * k);
+	else
+	{
+		int			i;
+
+		for (i = 0; i < k; i++)
+			so->phases[i] = phases_fwd[k - 1 - i];
+	}
+	so->pos.phase_idx = 0;
+	so->pos.interval = (so->driver && !so->forward) ? so->driver->nvalues - 1 : 0;
+	so->pos.static_done = false;
+	so->pos.pend_next = 0;
+	release_batch(&so->pos.batch);
+	so->pos.batch.last = false;
+}
+
+static void
+set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	scan->xs_heaptid = item->tid;
+	scan->xs_recheck = false;
+	if (scan->xs_want_itup)
+	{
+		MemoryContext old;
+		Datum		values[1];
+		bool		nulls[1];
+
+		MemoryContextReset(so->tupCxt);
+		old = MemoryContextSwitchTo(so->tupCxt);
+		values[0] = item->key;
+		nulls[0] = isnull;
+		scan->xs_itup = index_form_tuple(RelationGetDescr(scan->indexRelation),
+										 values, nulls);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * The next pending item in physical direction, or NULL.
+ */
+static BatchItem *
+pending_peek(LearnedScanOpaque so, bool nulls)
+{
+	int			n = nulls ? so->npendnull : so->npending;
+	int			k = so->pos.pend_next;
+
+	if (k >= n)
+		return NULL;
+	if (nulls)
+	{
+		static BatchItem tmp;
+
+		tmp.key = (Datum) 0;
+		tmp.tid = so->pendnull[k];
+		return &tmp;
+	}
+	return so->forward ? &so->pending[k] : &so->pending[n - 1 - k];
+}
+
+bool
+learnedgettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	if (!so->qual_ok)
+		return false;
+	if (!so->started)
+	{
+		start_scan(scan);
+		init_iteration(scan, dir);
+	}
+
+	while (so->pos.phase_idx < so->nphases)
+	{
+		int			phase = so->phases[so->pos.phase_idx];
+		Batch	   *b = &so->pos.batch;
+		BatchItem  *s = NULL;
+		BatchItem  *p;
+
+		if (phase == PHASE_KEYS)
+			static_advance(scan);
+		else
+			nulls_advance(scan);
+		if (!so->pos.static_done && b->next < b->nitems)
+			s = &b->items[b->next];
+		p = pending_peek(so, phase == PHASE_NULLS);
+
+		if (s == NULL && p == NULL)
+		{
+			/* this phase is over */
+			so->pos.phase_idx++;
+			so->pos.static_done = false;
+			so->pos.pend_next = 0;
+			so->pos.interval = (so->driver && !so->forward) ? so->driver->nvalues - 1 : 0;
+			release_batch(b);
+			b->last = false;
+			continue;
+		}
+		if (s && p && phase == PHASE_KEYS)
+		{
+			int32		r = cmp_key(&so->ki.cmp, so->ki.collation, s->key, p->key);
+
+			if (r == 0)
+				r = ItemPointerCompare(&s->tid, &p->tid);
+			if (!so->forward)
+				r = -r;
+			if (r > 0)
+				s = NULL;
+			else
+				p = NULL;
+		}
+		else if (s && p)
+			p = NULL;			/* NULLs: static first, then pending */
+
+		if (s)
+		{
+			b->next++;
+			set_result(scan, s, phase == PHASE_NULLS);
+		}
+		else
+		{
+			so->pos.pend_next++;
+			set_result(scan, p, phase == PHASE_NULLS);
+		}
+		return true;
+	}
+	return false;
+}
+
+int64
+learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	int64		ntids = 0;
+	int			i;
+
+	if (!so->qual_ok)
+		return 0;
+	start_scan(scan);
+	init_iteration(scan, ForwardScanDirection);
+	so->forward = true;
+
+	if (so->want_keys)
+	{
+		Batch	   *b = &so->pos.batch;
+
+		so->pos.static_done = false;
+		for (;;)
+		{
+			static_advance(scan);
+			if (so->pos.static_done || b->next >= b->nitems)
+				break;
+			for (; b->next < b->nitems; b->next++)
+			{
+				tbm_add_tuples(tbm, &b->items[b->next].tid, 1, false);
+				ntids++;
+			}
+		}
+		release_batch(b);
+		for (i = 0; i < so->npending; i++)
+			tbm_add_tuples(tbm, &so->pending[i].tid, 1, false);
+		ntids += so->npending;
+	}
+	if (so->want_nulls)
+	{
+		Batch	   *b = &so->pos.batch;
+
+		so->pos.static_done = false;
+		for (;;)
+		{
+			nulls_advance(scan);
+			if (so->pos.static_done || b->next >= b->nitems)
+				break;
+			for (; b->next < b->nitems; b->next++)
+			{
+				tbm_add_tuples(tbm, &b->items[b->next].tid, 1, false);
+				ntids++;
+			}
+		}
+		release_batch(b);
+		for (i = 0; i < so->npendnull; i++)
+			tbm_add_tuples(tbm, &so->pendnull[i], 1, false);
+		ntids += so->npendnull;
+	}
+	release_pins(so);
+	return ntids;
+}
+
+void
+learnedendscan(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	reset_position(so);
+	MemoryContextDelete(so->scanCxt);
+	scan->opaque = NULL;
+}
+
+/*
+ * Mark: remember the position.  The batch items are copied and the page
+ * re-pinned so that restoring never re-reads a page that VACUUM may have
+ * changed meanwhile.
+ */
+void
+learnedmarkpos(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	BatchItem  *items;
+
+	if (so->mark_valid)
+		release_batch(&so->mark.batch);
+	items = so->mark.batch.items ? so->mark.batch.items : so->spare_items;
+	so->mark = so->pos;
+	so->mark.batch.items = items;
+	if (so->pos.batch.nitems > 0)
+		memcpy(items, so->pos.batch.items, sizeof(BatchItem) * so->pos.batch.nitems);
+	if (BufferIsValid(so->pos.batch.buf))
+		IncrBufferRefCount(so->pos.batch.buf);
+	so->mark_valid = true;
+}
+
+void
+learnedrestrpos(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	BatchItem  *items;
+
+	if (!so->mark_valid)
+		elog(ERROR, "learned index: restore without a marked position");
+	release_batch(&so->pos.batch);
+	items = so->pos.batch.items;
+	so->pos = so->mark;
+	so->pos.batch.items = items;
+	if (so->mark.batch.nitems > 0)
+		memcpy(items, so->mark.batch.items, sizeof(BatchItem) * so->mark.batch.nitems);
+	if (BufferIsValid(so->pos.batch.buf))
+		IncrBufferRefCount(so->pos.batch.buf);
+}
