@@ -16,12 +16,12 @@ TAP_TESTS = 1
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
             -Wno-missing-field-initializers -ffp-contract=off
 
+# No LLVM bitcode: it would need clang at build time and gains nothing here.
+override with_llvm = no
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
-
-# No LLVM bitcode: it would need clang at build time and gains nothing here.
-with_llvm = no
 
 # Pure-algorithm unit tests (no server needed).
 .PHONY: unit-test

@@ -17,93 +17,93 @@ COMMENT ON ACCESS METHOD learned IS 'learned index: piecewise-linear models over
 CREATE OPERATOR FAMILY integer_ops USING learned;
 CREATE OPERATOR CLASS int2_ops DEFAULT FOR TYPE int2 USING learned FAMILY integer_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 btint2cmp(int2, int2);
+    FUNCTION 1 (int2, int2) btint2cmp(int2, int2);
 CREATE OPERATOR CLASS int4_ops DEFAULT FOR TYPE int4 USING learned FAMILY integer_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 btint4cmp(int4, int4);
+    FUNCTION 1 (int4, int4) btint4cmp(int4, int4);
 CREATE OPERATOR CLASS int8_ops DEFAULT FOR TYPE int8 USING learned FAMILY integer_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 btint8cmp(int8, int8);
+    FUNCTION 1 (int8, int8) btint8cmp(int8, int8);
 ALTER OPERATOR FAMILY integer_ops USING learned ADD
     OPERATOR 1 < (int2, int4), OPERATOR 2 <= (int2, int4), OPERATOR 3 = (int2, int4),
     OPERATOR 4 >= (int2, int4), OPERATOR 5 > (int2, int4),
-    FUNCTION 1 btint24cmp(int2, int4);
+    FUNCTION 1 (int2, int4) btint24cmp(int2, int4);
 ALTER OPERATOR FAMILY integer_ops USING learned ADD
     OPERATOR 1 < (int2, int8), OPERATOR 2 <= (int2, int8), OPERATOR 3 = (int2, int8),
     OPERATOR 4 >= (int2, int8), OPERATOR 5 > (int2, int8),
-    FUNCTION 1 btint28cmp(int2, int8);
+    FUNCTION 1 (int2, int8) btint28cmp(int2, int8);
 ALTER OPERATOR FAMILY integer_ops USING learned ADD
     OPERATOR 1 < (int4, int2), OPERATOR 2 <= (int4, int2), OPERATOR 3 = (int4, int2),
     OPERATOR 4 >= (int4, int2), OPERATOR 5 > (int4, int2),
-    FUNCTION 1 btint42cmp(int4, int2);
+    FUNCTION 1 (int4, int2) btint42cmp(int4, int2);
 ALTER OPERATOR FAMILY integer_ops USING learned ADD
     OPERATOR 1 < (int4, int8), OPERATOR 2 <= (int4, int8), OPERATOR 3 = (int4, int8),
     OPERATOR 4 >= (int4, int8), OPERATOR 5 > (int4, int8),
-    FUNCTION 1 btint48cmp(int4, int8);
+    FUNCTION 1 (int4, int8) btint48cmp(int4, int8);
 ALTER OPERATOR FAMILY integer_ops USING learned ADD
     OPERATOR 1 < (int8, int2), OPERATOR 2 <= (int8, int2), OPERATOR 3 = (int8, int2),
     OPERATOR 4 >= (int8, int2), OPERATOR 5 > (int8, int2),
-    FUNCTION 1 btint82cmp(int8, int2);
+    FUNCTION 1 (int8, int2) btint82cmp(int8, int2);
 ALTER OPERATOR FAMILY integer_ops USING learned ADD
     OPERATOR 1 < (int8, int4), OPERATOR 2 <= (int8, int4), OPERATOR 3 = (int8, int4),
     OPERATOR 4 >= (int8, int4), OPERATOR 5 > (int8, int4),
-    FUNCTION 1 btint84cmp(int8, int4);
+    FUNCTION 1 (int8, int4) btint84cmp(int8, int4);
 
 CREATE OPERATOR FAMILY float_ops USING learned;
 CREATE OPERATOR CLASS float4_ops DEFAULT FOR TYPE float4 USING learned FAMILY float_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 btfloat4cmp(float4, float4);
+    FUNCTION 1 (float4, float4) btfloat4cmp(float4, float4);
 CREATE OPERATOR CLASS float8_ops DEFAULT FOR TYPE float8 USING learned FAMILY float_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 btfloat8cmp(float8, float8);
+    FUNCTION 1 (float8, float8) btfloat8cmp(float8, float8);
 ALTER OPERATOR FAMILY float_ops USING learned ADD
     OPERATOR 1 < (float4, float8), OPERATOR 2 <= (float4, float8), OPERATOR 3 = (float4, float8),
     OPERATOR 4 >= (float4, float8), OPERATOR 5 > (float4, float8),
-    FUNCTION 1 btfloat48cmp(float4, float8);
+    FUNCTION 1 (float4, float8) btfloat48cmp(float4, float8);
 ALTER OPERATOR FAMILY float_ops USING learned ADD
     OPERATOR 1 < (float8, float4), OPERATOR 2 <= (float8, float4), OPERATOR 3 = (float8, float4),
     OPERATOR 4 >= (float8, float4), OPERATOR 5 > (float8, float4),
-    FUNCTION 1 btfloat84cmp(float8, float4);
+    FUNCTION 1 (float8, float4) btfloat84cmp(float8, float4);
 
 CREATE OPERATOR FAMILY datetime_ops USING learned;
 CREATE OPERATOR CLASS date_ops DEFAULT FOR TYPE date USING learned FAMILY datetime_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 date_cmp(date, date);
+    FUNCTION 1 (date, date) date_cmp(date, date);
 CREATE OPERATOR CLASS timestamp_ops DEFAULT FOR TYPE timestamp USING learned FAMILY datetime_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 timestamp_cmp(timestamp, timestamp);
+    FUNCTION 1 (timestamp, timestamp) timestamp_cmp(timestamp, timestamp);
 CREATE OPERATOR CLASS timestamptz_ops DEFAULT FOR TYPE timestamptz USING learned FAMILY datetime_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 (timestamptz, timestamptz) timestamptz_cmp(timestamptz, timestamptz);
 ALTER OPERATOR FAMILY datetime_ops USING learned ADD
     OPERATOR 1 < (date, timestamp), OPERATOR 2 <= (date, timestamp), OPERATOR 3 = (date, timestamp),
     OPERATOR 4 >= (date, timestamp), OPERATOR 5 > (date, timestamp),
-    FUNCTION 1 date_cmp_timestamp(date, timestamp);
+    FUNCTION 1 (date, timestamp) date_cmp_timestamp(date, timestamp);
 ALTER OPERATOR FAMILY datetime_ops USING learned ADD
     OPERATOR 1 < (date, timestamptz), OPERATOR 2 <= (date, timestamptz), OPERATOR 3 = (date, timestamptz),
     OPERATOR 4 >= (date, timestamptz), OPERATOR 5 > (date, timestamptz),
-    FUNCTION 1 date_cmp_timestamptz(date, timestamptz);
+    FUNCTION 1 (date, timestamptz) date_cmp_timestamptz(date, timestamptz);
 ALTER OPERATOR FAMILY datetime_ops USING learned ADD
     OPERATOR 1 < (timestamp, date), OPERATOR 2 <= (timestamp, date), OPERATOR 3 = (timestamp, date),
     OPERATOR 4 >= (timestamp, date), OPERATOR 5 > (timestamp, date),
-    FUNCTION 1 timestamp_cmp_date(timestamp, date);
+    FUNCTION 1 (timestamp, date) timestamp_cmp_date(timestamp, date);
 ALTER OPERATOR FAMILY datetime_ops USING learned ADD
     OPERATOR 1 < (timestamp, timestamptz), OPERATOR 2 <= (timestamp, timestamptz), OPERATOR 3 = (timestamp, timestamptz),
     OPERATOR 4 >= (timestamp, timestamptz), OPERATOR 5 > (timestamp, timestamptz),
-    FUNCTION 1 timestamp_cmp_timestamptz(timestamp, timestamptz);
+    FUNCTION 1 (timestamp, timestamptz) timestamp_cmp_timestamptz(timestamp, timestamptz);
 ALTER OPERATOR FAMILY datetime_ops USING learned ADD
     OPERATOR 1 < (timestamptz, date), OPERATOR 2 <= (timestamptz, date), OPERATOR 3 = (timestamptz, date),
     OPERATOR 4 >= (timestamptz, date), OPERATOR 5 > (timestamptz, date),
-    FUNCTION 1 timestamptz_cmp_date(timestamptz, date);
+    FUNCTION 1 (timestamptz, date) timestamptz_cmp_date(timestamptz, date);
 ALTER OPERATOR FAMILY datetime_ops USING learned ADD
     OPERATOR 1 < (timestamptz, timestamp), OPERATOR 2 <= (timestamptz, timestamp), OPERATOR 3 = (timestamptz, timestamp),
     OPERATOR 4 >= (timestamptz, timestamp), OPERATOR 5 > (timestamptz, timestamp),
-    FUNCTION 1 timestamptz_cmp_timestamp(timestamptz, timestamp);
+    FUNCTION 1 (timestamptz, timestamp) timestamptz_cmp_timestamp(timestamptz, timestamp);
 
 CREATE OPERATOR FAMILY oid_ops USING learned;
 CREATE OPERATOR CLASS oid_ops DEFAULT FOR TYPE oid USING learned FAMILY oid_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
-    FUNCTION 1 btoidcmp(oid, oid);
+    FUNCTION 1 (oid, oid) btoidcmp(oid, oid);
 
 -- Inspection functions
 

@@ -16,6 +16,9 @@
 #include "catalog/index.h"
 #include "commands/progress.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
 #include "storage/smgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -379,7 +382,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	/* cut the sorted entries into segments of at most SEGMENT_MAX_PAGES */
 	segcap = (Size) LEARNED_SEGMENT_MAX_PAGES * P;
 	maxsegs = bs.nentries / segcap + 2;
-	segs = palloc0_extended(maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
+	segs = palloc_extended(maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	pieces = palloc_extended(maxpieces * sizeof(LearnedPiece), MCXT_ALLOC_HUGE);
 	for (done = 0; done < bs.nentries;)
 	{

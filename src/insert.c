@@ -11,6 +11,7 @@
  */
 #include "postgres.h"
 
+#include "nodes/execnodes.h"
 #include "utils/rel.h"
 
 #include "learned.h"

@@ -214,7 +214,7 @@ typedef enum LearnedKeyClass
 
 extern bool learned_type_supported(Oid typid);
 extern int	learned_type_keylen(Oid typid);
-extern uint64 learned_map_datum(Datum value, Oid typid);
+extern uint64 learned_map_datum(Datum value, Oid valtype, Oid keytype);
 
 /* read and write a key of the index type at a given width */
 extern Datum learned_fetch_key(const char *p, int keylen, Oid typid);

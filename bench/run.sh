@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# learned_idx benchmark: learned vs btree on four synthetic int8 datasets.
+#
+#   bash bench/run.sh [--quick|--full] [--n N] [--sweep-eps] [--no-build] [options]
+#
+#   --quick          n = 1M rows per dataset, 100k probes, 2 builds (default)
+#   --full           n = 10M rows per dataset, 1M probes, 3 builds (<= 60 min on 2 vCPU)
+#   --n N            override the number of rows per dataset
+#   --sweep-eps      instead of the main comparison, build learned with error_bound in
+#                    {8,16,32,64,128} (plus one btree reference) on every dataset
+#   --eps-list L     comma-separated error_bound values for --sweep-eps
+#   --no-build       do not run `make && make install` of the extension
+#   --learned-am AM  use access method AM in place of "learned" (e.g. btree, to test the
+#                    harness without the extension)
+#   --datasets L     comma-separated subset of seq_gaps,books,fb,osm
+#   --probes P       random existing-key probes per lookup run (default 100k quick / 1M full)
+#   --ranges R       100-row range scans per run (default 10k quick / 50k full)
+#   --reps R         timed repetitions per measurement, median reported (default 3)
+#   --builds B       CREATE INDEX repetitions, median reported (default 2 quick / 3 full)
+#   --heap-order O   random (default) or sorted: physical order of rows in the heap
+#   --port P         server port (unix socket only; default 5498)
+#   --keep           leave the cluster running and its directory in place at the end
+#   --out DIR        result directory (default bench/results/<YYYY-MM-DD_HHMM>[_sweep])
+#
+# Installs its own dependencies (Debian packages + a Python venv in bench/.venv), starts a
+# throwaway cluster as user postgres in a temp dir, runs everything, writes
+# bench/results/<stamp>/{report.md,results.csv,*.png} and copies report.md to
+# bench/RESULTS.md (bench/RESULTS_SWEEP.md for --sweep-eps).
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
+PGBIN=/usr/lib/postgresql/15/bin
+PORT=5498
+BUILD=1
+KEEP=0
+SWEEP=0
+OUT=""
+PYARGS=()
+ORIG_CMD="bash bench/run.sh $*"
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) BUILD=0 ;;
+    --keep) KEEP=1 ;;
+    --port) PORT="$2"; shift ;;
+    --out) OUT="$2"; shift ;;
+    --sweep-eps) SWEEP=1; PYARGS+=("$1") ;;
+    --quick|--full) PYARGS+=("$1") ;;
+    --n|--eps-list|--learned-am|--datasets|--probes|--ranges|--reps|--builds|--heap-order)
+      PYARGS+=("$1" "$2"); shift ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+log() { echo "[bench $(date +%H:%M:%S)] $*" >&2; }
+
+# ---------------------------------------------------------------- dependencies
+need_pkgs=()
+[ -x "$PGBIN/initdb" ] || need_pkgs+=(postgresql-15)
+[ -x "$(command -v pg_config || true)" ] && [ -d /usr/include/postgresql/15/server ] || need_pkgs+=(postgresql-server-dev-15)
+[ -f /usr/share/postgresql/15/extension/pg_prewarm.control ] || need_pkgs+=(postgresql-contrib)
+command -v make >/dev/null && command -v gcc >/dev/null || need_pkgs+=(build-essential)
+/usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
+command -v runuser >/dev/null || need_pkgs+=(util-linux)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  log "installing Debian packages: ${need_pkgs[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+# The Debian package may have created and started a default cluster; we never use it.
+
+VENV="$BENCH_DIR/.venv"
+PY="$VENV/bin/python"
+if ! "$PY" -c 'import numpy, matplotlib, psycopg' 2>/dev/null; then
+  log "creating Python venv in $VENV"
+  SYSPY=/usr/bin/python3; [ -x "$SYSPY" ] || SYSPY=python3
+  "$SYSPY" -m venv "$VENV"
+  "$VENV/bin/pip" install -q --upgrade pip >/dev/null 2>&1 || true
+  "$VENV/bin/pip" install -q numpy matplotlib 'psycopg[binary]'
+fi
+
+# ---------------------------------------------------------------- extension build
+if [ "$BUILD" = 1 ]; then
+  log "building and installing the extension (make && make install)"
+  if ! (cd "$REPO_DIR" && make -s PG_CONFIG=$PGBIN/pg_config >/tmp/learned_bench_build.log 2>&1 \
+        && make -s PG_CONFIG=$PGBIN/pg_config install >>/tmp/learned_bench_build.log 2>&1); then
+    tail -30 /tmp/learned_bench_build.log >&2
+    log "extension build FAILED (see /tmp/learned_bench_build.log); use --no-build --learned-am btree to test the harness"
+    exit 1
+  fi
+fi
+
+# ---------------------------------------------------------------- throwaway cluster
+TMP="$(mktemp -d /tmp/learned_bench.XXXXXX)"
+chown postgres:postgres "$TMP"
+DATA="$TMP/data"
+cleanup() {
+  if [ "$KEEP" = 1 ]; then
+    log "cluster left running: PGHOST=$TMP PGPORT=$PORT (stop: runuser -u postgres -- $PGBIN/pg_ctl -D $DATA stop)"
+    return
+  fi
+  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$DATA" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+log "initdb in $DATA"
+runuser -u postgres -- "$PGBIN/initdb" -D "$DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+cat >> "$DATA/postgresql.conf" <<EOF
+# learned_idx benchmark settings
+port = $PORT
+listen_addresses = ''
+unix_socket_directories = '$TMP'
+shared_buffers = 2GB
+work_mem = 256MB
+maintenance_work_mem = 1GB
+max_parallel_maintenance_workers = 0
+max_parallel_workers_per_gather = 0
+jit = off
+autovacuum = off
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_wal_size = 32GB
+checkpoint_timeout = 1h
+track_io_timing = on
+logging_collector = off
+EOF
+
+# Pin the server to the last CPU and the driver to the first one (benchmarking.md §2.4).
+NCPU=$(nproc)
+SRV_PIN=(); CLI_PIN=()
+if [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
+  SRV_PIN=(taskset -c $((NCPU - 1))); CLI_PIN=(taskset -c 0)
+fi
+runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w start >/dev/null
+log "cluster up (socket $TMP, port $PORT, server pinned: ${SRV_PIN[*]:-no})"
+
+STAMP="$(date +%Y-%m-%d_%H%M)"
+if [ -z "$OUT" ]; then
+  OUT="$BENCH_DIR/results/$STAMP"
+  [ "$SWEEP" = 1 ] && OUT="${OUT}_sweep"
+fi
+mkdir -p "$OUT/raw"
+
+set +e
+PGHOST="$TMP" PGPORT="$PORT" PGUSER=postgres PGDATABASE=postgres \
+  "${CLI_PIN[@]}" "$PY" "$BENCH_DIR/lib/bench.py" --out "$OUT" --cmd "$ORIG_CMD" \
+  --copy-to "$BENCH_DIR/$([ "$SWEEP" = 1 ] && echo RESULTS_SWEEP.md || echo RESULTS.md)" \
+  --server-pin "${SRV_PIN[*]:-none}" --client-pin "${CLI_PIN[*]:-none}" "${PYARGS[@]}"
+rc=$?
+set -e
+cp "$TMP/server.log" "$OUT/raw/server.log" 2>/dev/null || true
+if [ $rc -ne 0 ]; then
+  log "benchmark driver failed (rc=$rc); server log tail:"
+  tail -20 "$TMP/server.log" >&2 || true
+  exit $rc
+fi
+log "done: $OUT/report.md"
