@@ -1,0 +1,110 @@
+# scripts/common.sh: helpers shared by scripts/demo.sh and scripts/test.sh.
+# Sourced, not executed.  Everything here targets Debian 12 + PostgreSQL 15.
+
+LI_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+LI_PG_MAJOR=15
+LI_PGBIN=/usr/lib/postgresql/$LI_PG_MAJOR/bin
+LI_PACKAGES=(postgresql-$LI_PG_MAJOR postgresql-server-dev-$LI_PG_MAJOR
+             postgresql-contrib-$LI_PG_MAJOR libipc-run-perl build-essential)
+export DEBIAN_FRONTEND=noninteractive
+export PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/$LI_PG_MAJOR/bin/pg_config}"
+
+li_log()  { printf '==> %s\n' "$*"; }
+li_warn() { printf '==> WARNING: %s\n' "$*" >&2; }
+li_die()  { printf '==> ERROR: %s\n' "$*" >&2; exit 1; }
+
+li_is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# True if a package, or a package providing it (postgresql-contrib-15 is a
+# virtual package provided by postgresql-15 on Debian 12), is installed.
+li_pkg_installed() {
+    dpkg-query -W -f='${db:Status-Abbrev}\n' "$1" 2>/dev/null | grep -q '^ii' && return 0
+    dpkg-query -W -f='${db:Status-Abbrev}|${Provides}\n' 2>/dev/null |
+        grep '^ii' | cut -d'|' -f2 | tr ',' '\n' | sed 's/(.*//; s/ //g' | grep -qxF "$1"
+}
+
+# Install whatever of LI_PACKAGES is missing (apt-get update at most once).
+li_install_deps() {
+    local missing=() p
+    for p in "${LI_PACKAGES[@]}"; do
+        li_pkg_installed "$p" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        li_log "Debian packages: all present"
+    elif ! li_is_root; then
+        li_warn "not root: cannot install missing packages: ${missing[*]} (install them, or run as root)"
+    else
+        li_log "Installing Debian packages: ${missing[*]}"
+        apt-get update -qq >/dev/null || li_die "apt-get update failed"
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+            || li_die "apt-get install ${missing[*]} failed"
+    fi
+    [ -x "$PG_CONFIG" ] || li_die "$PG_CONFIG not found (postgresql-server-dev-$LI_PG_MAJOR missing?)"
+    [ -x "$LI_PGBIN/initdb" ] || li_die "$LI_PGBIN/initdb not found (postgresql-$LI_PG_MAJOR missing?)"
+}
+
+# The user that runs the server and the tests: PostgreSQL refuses to run as root.
+if li_is_root; then LI_PGUSER=postgres; else LI_PGUSER="$(id -un)"; fi
+
+# li_as_pg CMD...: run CMD as the server user (with a sane HOME and PATH).
+li_as_pg() {
+    if li_is_root; then
+        local home
+        home="$(getent passwd "$LI_PGUSER" | cut -d: -f6)"
+        runuser -u "$LI_PGUSER" -- env HOME="${home:-/tmp}" USER="$LI_PGUSER" \
+            LOGNAME="$LI_PGUSER" PATH="$LI_PGBIN:$PATH" "$@"
+    else
+        env PATH="$LI_PGBIN:$PATH" "$@"
+    fi
+}
+
+# li_make_install DIR: install the extension built in DIR (needs write access
+# to the PostgreSQL installation, i.e. root on Debian).
+li_make_install() {
+    local dir="$1" pkglib
+    pkglib="$("$PG_CONFIG" --pkglibdir)"
+    if li_is_root || [ -w "$pkglib" ]; then
+        make -C "$dir" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+    else
+        li_warn "not root: skipping 'make install' into $pkglib; the tests use whatever copy is installed there"
+    fi
+}
+
+# ---------- throwaway cluster ----------
+# li_cluster_start DIR PORT [postgresql.conf lines...]
+#   initdb into DIR/data (DIR must be owned by LI_PGUSER), unix socket in DIR,
+#   no TCP listener, then start.  Sets PGHOST/PGPORT/PGUSER/PGDATABASE.
+LI_CLUSTER_DIR=""
+li_cluster_start() {
+    local dir="$1" port="$2"; shift 2
+    li_as_pg "$LI_PGBIN/initdb" -D "$dir/data" -U "$LI_PGUSER" -A trust -E UTF8 \
+        --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; li_die "initdb failed"; }
+    {
+        echo "port = $port"
+        echo "listen_addresses = ''"
+        echo "unix_socket_directories = '$dir'"
+        echo "logging_collector = off"
+        local line
+        for line in "$@"; do echo "$line"; done
+    } | li_as_pg tee -a "$dir/data/postgresql.auto.conf" >/dev/null
+    LI_CLUSTER_DIR="$dir"
+    li_as_pg "$LI_PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start >/dev/null \
+        || { tail -n 30 "$dir/server.log" >&2; li_die "could not start the server (log above)"; }
+    export PGHOST="$dir" PGPORT="$port" PGUSER="$LI_PGUSER" PGDATABASE=postgres
+}
+
+li_cluster_stop() {
+    [ -n "$LI_CLUSTER_DIR" ] && [ -f "$LI_CLUSTER_DIR/data/postmaster.pid" ] &&
+        li_as_pg "$LI_PGBIN/pg_ctl" -D "$LI_CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1
+    LI_CLUSTER_DIR=""
+    return 0
+}
+
+# li_mktemp_pg PREFIX: a fresh temp dir owned by the server user.
+li_mktemp_pg() {
+    local d
+    d="$(mktemp -d "/tmp/$1.XXXXXX")" || li_die "mktemp failed"
+    chmod 755 "$d"
+    li_is_root && chown "$LI_PGUSER:" "$d"
+    echo "$d"
+}
