@@ -187,6 +187,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	LearnedScanOpaque so;
 	MemoryContext cxt;
 	MemoryContext old;
+	LearnedLeafLayout nl;
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned scan",
 								ALLOCSET_DEFAULT_SIZES);
@@ -200,9 +201,11 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	LearnedKeyInfoInit(index, &so->ki);
 	so->desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
 	so->nulls_first = (index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
+	/* a batch holds one page of keys or of NULL TIDs (the denser one) */
+	LearnedLeafLayoutInit(&nl, 0);
 	so->pos.batch.buf = InvalidBuffer;
-	so->pos.batch.items = palloc(sizeof(BatchItem) * Max(so->ki.layout.capacity, 1024));
-	so->spare_items = palloc(sizeof(BatchItem) * Max(so->ki.layout.capacity, 1024));
+	so->pos.batch.items = palloc(sizeof(BatchItem) * Max(so->ki.layout.capacity, nl.capacity));
+	so->spare_items = palloc(sizeof(BatchItem) * Max(so->ki.layout.capacity, nl.capacity));
 	so->mark.batch.buf = InvalidBuffer;
 	so->mark.batch.items = NULL;
 	MemoryContextSwitchTo(old);

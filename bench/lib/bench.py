@@ -251,7 +251,7 @@ class Bench:
         for rel in (t, idx, "probe_" + name, "range_" + name, "miss_" + name):
             db.q("SELECT pg_prewarm(%s)", (rel,))
         for k, v in SESSION_GUCS.items():
-            db.q("SET %s = %s" % (k, v))
+            db.q("SET %s = '%s'" % (k, v))
 
         # ---- point lookups
         sql = "SELECT count(*), coalesce(sum(t.v), 0) FROM probe_%s p JOIN %s t ON t.k = p.k" % (name, t)
@@ -382,10 +382,9 @@ class Bench:
                     except psycopg.Error as e:
                         errors[var["label"]] = str(e).strip()
                         self.problem(name, var, "failed: %s" % errors[var["label"]])
-                        try:
-                            db.conn.rollback()
-                        except Exception:
-                            pass
+                        for k in SESSION_GUCS:
+                            db.q("RESET %s" % k)
+                        db.q("DROP INDEX IF EXISTS t_%s_%s" % (name, var["label"]))
                 row["error"] = errors.get(var["label"], "")
                 bt = build_times[var["label"]]
                 row["build_s_all"] = ";".join(fmt_s(x) for x in bt)
