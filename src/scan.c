@@ -986,9 +986,16 @@ static_advance(IndexScanDesc scan)
 		if (b->last)
 		{
 			release_batch(b);
-			if (so->driver && pos->interval + 1 < so->driver->nvalues)
+			/* next array value in scan order */
+			if (so->driver && so->forward && pos->interval + 1 < so->driver->nvalues)
 			{
 				pos->interval++;
+				b->last = false;
+				continue;
+			}
+			if (so->driver && !so->forward && pos->interval > 0)
+			{
+				pos->interval--;
 				b->last = false;
 				continue;
 			}
