@@ -187,6 +187,8 @@ train_segment(const BuildEntry *entries, Size n, int eps, int P,
 		int64		below;
 		int64		above;
 
+		/* store the slope as a float, and measure with what is stored */
+		f->slope = (double) (float4) f->slope;
 		pla_measure(f, x, ylo, yhi, start, next, &below, &above);
 		if (*npieces >= *maxpieces)
 		{
@@ -196,9 +198,8 @@ train_segment(const BuildEntry *entries, Size n, int eps, int P,
 		lp = &(*pieces)[(*npieces)++];
 		memset(lp, 0, sizeof(LearnedPiece));
 		lp->first_key = f->first_key;
-		lp->intercept = f->intercept;
-		lp->slope = f->slope;
-		lp->segment = segno;
+		lp->intercept = (int32) f->intercept;
+		lp->slope = (float4) f->slope;
 		lp->start_rank = (uint32) start;
 		/* a clipped bound only widens the search, never breaks it */
 		lp->err_below = (uint16) Min(below, PG_UINT16_MAX);

@@ -150,14 +150,20 @@ typedef struct LearnedSegment
 typedef struct LearnedPiece
 {
 	uint64		first_key;		/* mapped key of its first point */
-	int64		intercept;		/* rank in the segment at first_key */
-	double		slope;
-	uint32		segment;		/* owning segment */
+	float4		slope;			/* ranks per mapped-key unit */
+	int32		intercept;		/* rank in the segment at first_key */
 	uint32		start_rank;		/* rank of its first point */
 	uint16		err_below;
 	uint16		err_above;
-	uint32		unused;
 } LearnedPiece;
+
+/*
+ * The slope is stored as a float: a piece never spans more than one
+ * segment (< 2^20 ranks), so the rounding moves a prediction by a small
+ * fraction of a rank, and the build measures the window with the rounded
+ * slope anyway.  The owning segment is not stored: segments list their
+ * pieces (first_piece, npieces), and the cache derives piece_segment[].
+ */
 
 /*
  * Directory pages hold the segment array followed by the piece array, as one
@@ -240,6 +246,7 @@ typedef struct LearnedDirectory
 	uint32	   *seg_first_vpage;	/* [nsegments + 1] prefix sums of npages */
 	LearnedPiece *pieces;
 	uint64	   *piece_keys;		/* first_key of each piece, for the search */
+	uint32	   *piece_segment;	/* owning segment of each piece */
 } LearnedDirectory;
 
 /* state shared by scans, inserts and vacuum: opclass support */

@@ -276,12 +276,24 @@ load_directory(Relation index, MemoryContext cxt)
 		dir->seg_first_vpage[i + 1] = dir->seg_first_vpage[i] + seg->npages;
 	}
 	dir->nvpages = dir->seg_first_vpage[meta.nsegments];
-	for (i = 0; i < meta.npieces; i++)
+	dir->piece_segment = MemoryContextAllocHuge(cxt, sizeof(uint32) * Max(meta.npieces, 1));
+	for (i = 0; i < meta.nsegments; i++)
 	{
-		if (dir->pieces[i].segment >= meta.nsegments)
-			report_corrupt(index, meta.dir_start, "bad piece descriptor");
-		dir->piece_keys[i] = dir->pieces[i].first_key;
+		LearnedSegment *seg = &dir->segments[i];
+		uint32		p;
+
+		if (i > 0 && seg->first_piece != dir->segments[i - 1].first_piece +
+			dir->segments[i - 1].npieces)
+			report_corrupt(index, meta.dir_start, "bad segment descriptor");
+		for (p = seg->first_piece; p < seg->first_piece + seg->npieces; p++)
+		{
+			if (dir->pieces[p].start_rank >= seg->nitems)
+				report_corrupt(index, meta.dir_start, "bad piece descriptor");
+			dir->piece_segment[p] = i;
+		}
 	}
+	for (i = 0; i < meta.npieces; i++)
+		dir->piece_keys[i] = dir->pieces[i].first_key;
 	return dir;
 }
 

@@ -636,6 +636,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 					hi = dir->npieces;
 		LearnedPiece *p;
 		LearnedSegment *seg;
+		uint32		segno;
 		int64		pred;
 		int64		next;
 		int64		rlo,
@@ -652,20 +653,21 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 				hi = mid;
 		}
 		p = &dir->pieces[lo];
-		seg = &dir->segments[p->segment];
+		segno = dir->piece_segment[lo];
+		seg = &dir->segments[segno];
 		pp.first_key = p->first_key;
 		pp.intercept = p->intercept;
-		pp.slope = p->slope;
+		pp.slope = (double) p->slope;
 		pred = pla_predict(&pp, hint);
-		next = (lo + 1 < dir->npieces && dir->pieces[lo + 1].segment == p->segment) ?
+		next = (lo + 1 < dir->npieces && dir->piece_segment[lo + 1] == segno) ?
 			dir->pieces[lo + 1].start_rank : seg->nitems;
 		pred = Max(pred, (int64) p->start_rank);
 		pred = Min(pred, next);
 		rlo = Max(pred - p->err_below, 0);
 		rhi = Min(pred + p->err_above, (int64) seg->nitems - 1);
 		rhi = Max(rhi, rlo);
-		wlo = dir->seg_first_vpage[p->segment] + (uint32) (rlo / dir->items_per_page);
-		whi = dir->seg_first_vpage[p->segment] + (uint32) (rhi / dir->items_per_page);
+		wlo = dir->seg_first_vpage[segno] + (uint32) (rlo / dir->items_per_page);
+		whi = dir->seg_first_vpage[segno] + (uint32) (rhi / dir->items_per_page);
 		whi = Min(whi, nv - 1);
 		wlo = Min(wlo, whi);
 	}
