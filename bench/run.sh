@@ -3,8 +3,8 @@
 #
 #   bash bench/run.sh [--quick|--full] [--n N] [--sweep-eps] [--no-build] [options]
 #
-#   --quick          n = 1M rows per dataset, 100k probes, 2 builds (default)
-#   --full           n = 10M rows per dataset, 1M probes, 3 builds (<= 60 min on 2 vCPU)
+#   --quick          n = 1M rows per dataset, 100k probes, 10k ranges (default)
+#   --full           n = 10M rows per dataset, 1M probes, 50k ranges (<= 60 min on 2 vCPU)
 #   --n N            override the number of rows per dataset
 #   --sweep-eps      instead of the main comparison, build learned with error_bound in
 #                    {8,16,32,64,128} (plus one btree reference) on every dataset
@@ -15,8 +15,8 @@
 #   --datasets L     comma-separated subset of seq_gaps,books,fb,osm
 #   --probes P       random existing-key probes per lookup run (default 100k quick / 1M full)
 #   --ranges R       100-row range scans per run (default 10k quick / 50k full)
-#   --reps R         timed repetitions per measurement, median reported (default 3)
-#   --builds B       CREATE INDEX repetitions, median reported (default 2 quick / 3 full)
+#   --reps R         timed repetitions per measurement, median reported (default 5)
+#   --builds B       CREATE INDEX repetitions, median reported (default 3)
 #   --heap-order O   random (default) or sorted: physical order of rows in the heap
 #   --port P         server port (unix socket only; default 5498)
 #   --keep           leave the cluster running and its directory in place at the end

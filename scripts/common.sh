@@ -46,13 +46,15 @@ li_install_deps() {
 # The user that runs the server and the tests: PostgreSQL refuses to run as root.
 if li_is_root; then LI_PGUSER=postgres; else LI_PGUSER="$(id -un)"; fi
 
-# li_as_pg CMD...: run CMD as the server user (with a sane HOME and PATH).
+# li_as_pg CMD...: run CMD as the server user (with a sane HOME and PATH), from
+# /tmp: the caller's directory (say a clone under /root) may be unreadable to
+# postgres, and initdb/pg_ctl fail when they cannot getcwd().  Use absolute paths.
 li_as_pg() {
     if li_is_root; then
         local home
         home="$(getent passwd "$LI_PGUSER" | cut -d: -f6)"
-        runuser -u "$LI_PGUSER" -- env HOME="${home:-/tmp}" USER="$LI_PGUSER" \
-            LOGNAME="$LI_PGUSER" PATH="$LI_PGBIN:$PATH" "$@"
+        ( cd /tmp && runuser -u "$LI_PGUSER" -- env HOME="${home:-/tmp}" USER="$LI_PGUSER" \
+            LOGNAME="$LI_PGUSER" PATH="$LI_PGBIN:$PATH" "$@" )
     else
         env PATH="$LI_PGBIN:$PATH" "$@"
     fi

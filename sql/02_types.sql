@@ -1,4 +1,4 @@
--- 02_types: see the comment at the body below; the helpers first.
+-- 02_types (the self-checking helpers come first; the tests follow them)
 -- Self-checking helpers (identical in every test file).
 --
 -- lcheck(query, modes): runs the query once with every index path disabled

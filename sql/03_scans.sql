@@ -1,4 +1,4 @@
--- 03_scans: see the comment at the body below; the helpers first.
+-- 03_scans (the self-checking helpers come first; the tests follow them)
 -- Self-checking helpers (identical in every test file).
 --
 -- lcheck(query, modes): runs the query once with every index path disabled
@@ -269,6 +269,21 @@ SELECT * FROM lorders('s_desc', '{k,k DESC}');
 SELECT * FROM lorders('s_desc_nl', '{k NULLS FIRST,k DESC NULLS LAST}');
 SELECT * FROM lorders('s_asc_nf', '{k NULLS FIRST,k DESC NULLS LAST}');
 DROP FUNCTION lorders(text, text[]);
+
+-- Bitmap scans (and plain/index-only scans) of every declared ordering.
+SELECT t, q, lcheck(format(q, t), 'is,ios,bis')
+FROM unnest(ARRAY['s_asc', 's_desc', 's_desc_nl', 's_asc_nf']) t,
+     unnest(ARRAY['SELECT k FROM %I WHERE k < 7',
+                  'SELECT k FROM %I WHERE k >= 2995',
+                  'SELECT k FROM %I WHERE k BETWEEN 1000 AND 1003',
+                  'SELECT k FROM %I WHERE k = 1500',
+                  'SELECT k FROM %I WHERE k IS NULL',
+                  'SELECT k FROM %I WHERE k IN (7, 2, 2999)',
+                  'SELECT k FROM %I WHERE k = ANY (''{2999,7,2}'')',
+                  'SELECT k FROM %I WHERE k = ANY (''{5}'')',
+                  'SELECT k FROM %I WHERE k = ANY (''{1,3000,NULL,-1,3001}'')',
+                  'SELECT k FROM %I WHERE k = ANY (''{2,4,6}'') AND k > 3']) q
+ORDER BY 1, 2;
 
 -- Cursors: the index cursor moves both ways from any position.
 SET enable_seqscan = off;

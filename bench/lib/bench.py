@@ -158,11 +158,14 @@ class Bench:
         self.rows = []          # one dict per (dataset, variant)
         self.datasets_meta = {}
         self.problems = []      # loud correctness / plan problems
+        self.machine = {}
         self.raw = os.path.join(args.out, "raw")
         os.makedirs(self.raw, exist_ok=True)
 
     # ------------------------------------------------------------- load
     def load(self, name):
+        """Create t_<name> (btree side) and its identical copy t_<name>_l (learned side),
+        plus the probe tables.  Returns the expected (count, sum) of the lookup and range loops."""
         a, db, n = self.a, self.db, self.a.n
         t0 = time.time()
         keys = D.generate(name, n)
@@ -170,12 +173,12 @@ class Bench:
         rng = np.random.default_rng(D.SEEDS[name] + 1000)
         ranks = np.arange(n, dtype=np.int64)
         order = rng.permutation(n) if a.heap_order == "random" else ranks
-        t = "t_" + name
-        db.q("DROP TABLE IF EXISTS %s, probe_%s, range_%s, miss_%s" % (t, name, name, name))
-        db.q("CREATE TABLE %s (k int8, v int8) WITH (autovacuum_enabled = false)" % t)
+        self.drop_tables(name)
         t0 = time.time()
-        db.copy_in(t, [keys[order], ranks[order]])
-        db.q("VACUUM (FREEZE, ANALYZE) %s" % t)
+        for t in ("t_" + name, "t_%s_l" % name):
+            db.q("CREATE TABLE %s (k int8, v int8) WITH (autovacuum_enabled = false)" % t)
+            db.copy_in(t, [keys[order], ranks[order]])
+            db.q("VACUUM (FREEZE, ANALYZE) %s" % t)
         tload = time.time() - t0
 
         # lookups: P random existing keys (with replacement), random order
@@ -197,122 +200,155 @@ class Bench:
         db.q("CREATE TABLE miss_%s (k int8) WITH (autovacuum_enabled = false)" % name)
         db.copy_in("miss_" + name, [miss])
         db.q("VACUUM (FREEZE, ANALYZE) probe_%s, range_%s, miss_%s" % (name, name, name))
+        db.q("CHECKPOINT")
 
-        heap_bytes = db.q1("SELECT pg_relation_size(%s)", (t,))[0]
+        heap_bytes = db.q1("SELECT pg_relation_size(%s)", ("t_" + name,))[0]
         self.datasets_meta[name] = {
             "n": n, "min": int(keys[0]), "max": int(keys[-1]), "gen_s": tgen, "load_s": tload,
             "heap_bytes": heap_bytes, "probes": int(a.probes), "ranges": int(a.ranges), "misses": int(len(miss)),
             "description": D.DESCRIPTIONS[name],
         }
-        log("%s: generated in %.1fs, loaded in %.1fs (heap %.1f MB, keys %d..%d)"
+        log("%s: generated in %.1fs, 2 tables loaded in %.1fs (heap %.1f MB each, keys %d..%d)"
             % (name, tgen, tload, heap_bytes / 1e6, keys[0], keys[-1]))
-        del keys, order, ranks
         return exp_lookup, exp_range
 
+    def drop_tables(self, name):
+        self.db.q("DROP TABLE IF EXISTS t_%s, t_%s_l, probe_%s, range_%s, miss_%s" % ((name,) * 5))
+
     # ------------------------------------------------------------- build
+    @staticmethod
+    def table_for(name, var):
+        return "t_" + name if var["kind"] == "btree" else "t_%s_l" % name
+
+    @staticmethod
+    def idx_for(name, var):
+        return "t_%s_%s" % (name, var["label"])
+
     def create_index(self, name, var):
-        idx = "%s_%s" % ("t_" + name, var["label"])
+        idx = self.idx_for(name, var)
         with_ = ""
         if var.get("reloptions"):
             with_ = " WITH (%s)" % ", ".join("%s = %s" % kv for kv in var["reloptions"].items())
         self.db.q("DROP INDEX IF EXISTS %s" % idx)
         self.db.q("CHECKPOINT")
-        sql = "CREATE INDEX %s ON t_%s USING %s (k)%s" % (idx, name, var["am"], with_)
+        sql = "CREATE INDEX %s ON %s USING %s (k)%s" % (idx, self.table_for(name, var), var["am"], with_)
         dt, _ = self.db.timed(sql)
         return idx, dt, sql
 
     # ------------------------------------------------------------- measure
-    def timed_runs(self, sql):
+    def static_info(self, var, idx):
         db = self.db
-        times = []
-        for _ in range(self.a.reps):
-            dt, rows = db.timed(sql)
-            times.append(dt)
-        return times, rows
-
-    def measure(self, name, var, idx, exp_lookup, exp_range):
-        db, a = self.db, self.a
-        t = "t_" + name
-        res = {}
-        res["index_bytes"] = db.q1("SELECT pg_relation_size(%s)", (idx,))[0]
-        if var["kind"] == "btree" or var["am"] == "btree":
+        res = {"index_bytes": db.q1("SELECT pg_relation_size(%s)", (idx,))[0]}
+        if var["am"] == "btree":
             st = db.dict1("SELECT * FROM pgstatindex(%s)", (idx,))
             res["bt_tree_level"] = st["tree_level"]
             res["bt_internal_pages"] = st["internal_pages"]
             res["bt_leaf_pages"] = st["leaf_pages"]
             res["inner_bytes"] = st["internal_pages"] * PAGE
-        if var["kind"] == "learned" and var["am"] != "btree":
+        else:
             info = db.dict1("SELECT * FROM learned_index_info(%s)", (idx,))
             for k, v in info.items():
                 res["li_" + k] = v if not hasattr(v, "isoformat") else v.isoformat()
             res["inner_bytes"] = (info.get("directory_pages") or 0) * PAGE
             res["model_bytes"] = info.get("model_bytes")
-        # prewarm everything the loops touch
-        for rel in (t, idx, "probe_" + name, "range_" + name, "miss_" + name):
+        return res
+
+    def measure_group(self, name, members, exp_lookup, exp_range):
+        """members: list of (var, idx, table), one index per table.  Timed runs are interleaved
+        across members (order alternates each repetition).  Returns {label: result dict}."""
+        db, a = self.db, self.a
+        res = {}
+        active = []
+        for var, idx, table in members:
+            try:
+                res[var["label"]] = self.static_info(var, idx)
+                active.append((var, idx, table))
+            except psycopg.Error as e:
+                res[var["label"]] = {"error": "info: " + str(e).strip()}
+                self.problem(name, var, "index info failed: %s" % str(e).strip())
+        rels = [m[2] for m in active] + [m[1] for m in active] + ["probe_" + name, "range_" + name, "miss_" + name]
+        for rel in rels:
             db.q("SELECT pg_prewarm(%s)", (rel,))
         for k, v in SESSION_GUCS.items():
             db.q("SET %s = '%s'" % (k, v))
 
-        # ---- point lookups
-        sql = "SELECT count(*), coalesce(sum(t.v), 0) FROM probe_%s p JOIN %s t ON t.k = p.k" % (name, t)
-        ok, shape = check_plan(db, sql, idx)
-        res["lookup_plan"] = shape
-        if not ok:
-            self.problem(name, var, "lookup plan is not a nested loop over %s: %s" % (idx, shape))
-        _, rows = db.timed(sql)                      # warm-up + correctness
-        got = (int(rows[0][0]), int(rows[0][1]))
-        res["lookup_count"], res["lookup_sum"] = got
-        if got != exp_lookup:
-            self.problem(name, var, "WRONG lookup result: count/sum %s, expected %s" % (got, exp_lookup))
-        times, _ = self.timed_runs(sql)
-        res["lookup_s_all"] = ";".join(fmt_s(x) for x in times)
-        res["lookup_us"] = statistics.median(times) / a.probes * 1e6
-        # buffers: EXPLAIN ANALYZE of the same loop, and pg_statio delta of the index
-        b0 = statio(db, idx)
-        plan = db.q1("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) " + sql)[0][0]
-        b1 = statio(db, idx)
-        with open(os.path.join(self.raw, "explain_lookup_%s_%s.json" % (name, var["label"])), "w") as f:
-            json.dump(plan, f, indent=1)
-        node = find_index_node(plan["Plan"], idx)
-        loops = (node or {}).get("Actual Loops") or a.probes
-        res["lookup_bufs_idx"] = (b1[0] - b0[0]) / a.probes
-        res["lookup_reads_idx"] = (b1[1] - b0[1]) / a.probes
-        if node:
-            res["lookup_bufs_node"] = (node["Shared Hit Blocks"] + node["Shared Read Blocks"]) / loops
+        def fail(var, what, e):
+            res[var["label"]]["error"] = "%s: %s" % (what, str(e).strip())
+            self.problem(name, var, "%s failed: %s" % (what, str(e).strip()))
+            active[:] = [m for m in active if m[0]["label"] != var["label"]]
 
-        # ---- 100-row range scans
-        sql = ("SELECT count(*), coalesce(sum(t.v), 0) FROM range_%s r JOIN %s t ON t.k >= r.lo AND t.k <= r.hi"
-               % (name, t))
-        ok, shape = check_plan(db, sql, idx)
-        res["range_plan"] = shape
-        if not ok:
-            self.problem(name, var, "range plan is not a nested loop over %s: %s" % (idx, shape))
-        _, rows = db.timed(sql)
-        got = (int(rows[0][0]), int(rows[0][1]))
-        res["range_count"], res["range_sum"] = got
-        if got != exp_range:
-            self.problem(name, var, "WRONG range result: count/sum %s, expected %s" % (got, exp_range))
-        times, _ = self.timed_runs(sql)
-        res["range_s_all"] = ";".join(fmt_s(x) for x in times)
-        res["range_us"] = statistics.median(times) / a.ranges * 1e6
-        b0 = statio(db, idx)
-        plan = db.q1("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) " + sql)[0][0]
-        b1 = statio(db, idx)
-        with open(os.path.join(self.raw, "explain_range_%s_%s.json" % (name, var["label"])), "w") as f:
-            json.dump(plan, f, indent=1)
-        res["range_bufs_idx"] = (b1[0] - b0[0]) / a.ranges
-        node = find_index_node(plan["Plan"], idx)
-        if node:
-            res["range_bufs_node"] = (node["Shared Hit Blocks"] + node["Shared Read Blocks"]) / (
-                node.get("Actual Loops") or a.ranges)
+        loops = [
+            ("lookup", a.probes, exp_lookup,
+             "SELECT count(*), coalesce(sum(t.v), 0) FROM probe_%s p JOIN {t} t ON t.k = p.k" % name),
+            ("range", a.ranges, exp_range,
+             "SELECT count(*), coalesce(sum(t.v), 0) FROM range_%s r JOIN {t} t ON t.k >= r.lo AND t.k <= r.hi"
+             % name),
+        ]
+        for what, nq, expected, tmpl in loops:
+            # plan check + warm-up + correctness
+            for var, idx, table in list(active):
+                sql = tmpl.format(t=table)
+                r = res[var["label"]]
+                try:
+                    ok, shape = check_plan(db, sql, idx)
+                    r[what + "_plan"] = shape
+                    if not ok:
+                        self.problem(name, var, "%s plan is not Nested Loop -> Index Scan on %s: %s"
+                                     % (what, idx, shape))
+                    _, rows = db.timed(sql)
+                except psycopg.Error as e:
+                    fail(var, what, e)
+                    continue
+                got = (int(rows[0][0]), int(rows[0][1]))
+                r[what + "_count"], r[what + "_sum"] = got
+                if got != expected:
+                    self.problem(name, var, "WRONG %s result: (count, sum(v)) = %s, expected %s"
+                                 % (what, got, expected))
+            # timed, interleaved
+            times = {m[0]["label"]: [] for m in active}
+            for rep in range(a.reps):
+                order = active if rep % 2 == 0 else active[::-1]
+                for var, idx, table in list(order):
+                    if var["label"] not in [m[0]["label"] for m in active]:
+                        continue
+                    try:
+                        dt, _ = db.timed(tmpl.format(t=table))
+                        times[var["label"]].append(dt)
+                    except psycopg.Error as e:
+                        fail(var, what, e)
+            # buffers
+            for var, idx, table in list(active):
+                r = res[var["label"]]
+                tl = times[var["label"]]
+                r[what + "_s_all"] = ";".join(fmt_s(x) for x in tl)
+                r[what + "_us"] = statistics.median(tl) / nq * 1e6
+                r[what + "_us_min"] = min(tl) / nq * 1e6
+                try:
+                    b0 = statio(db, idx)
+                    plan = db.q1("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) " + tmpl.format(t=table))[0][0]
+                    b1 = statio(db, idx)
+                except psycopg.Error as e:
+                    fail(var, what + " explain", e)
+                    continue
+                with open(os.path.join(self.raw, "explain_%s_%s_%s.json" % (what, name, var["label"])), "w") as fh:
+                    json.dump(plan, fh, indent=1)
+                r[what + "_bufs_idx"] = (b1[0] - b0[0]) / nq
+                r[what + "_reads_idx"] = (b1[1] - b0[1]) / nq
+                node = find_index_node(plan["Plan"], idx)
+                if node:
+                    r[what + "_bufs_node"] = (node["Shared Hit Blocks"] + node["Shared Read Blocks"]) / (
+                        node.get("Actual Loops") or nq)
 
-        # ---- absent keys (correctness only)
-        sql = "SELECT count(*) FROM miss_%s p JOIN %s t ON t.k = p.k" % (name, t)
-        res["miss_count"] = int(db.q1(sql)[0])
-        if res["miss_count"] != 0:
-            self.problem(name, var, "WRONG absent-key result: %d rows found for keys that do not exist"
-                         % res["miss_count"])
-        # ---- index-only count over everything (planner may choose any path; sanity only)
+        # absent keys (correctness only)
+        for var, idx, table in list(active):
+            try:
+                c = int(db.q1("SELECT count(*) FROM miss_%s p JOIN %s t ON t.k = p.k" % (name, table))[0])
+            except psycopg.Error as e:
+                fail(var, "absent-key lookup", e)
+                continue
+            res[var["label"]]["miss_count"] = c
+            if c != 0:
+                self.problem(name, var, "WRONG absent-key result: %d rows found for keys that do not exist" % c)
         for k in SESSION_GUCS:
             db.q("RESET %s" % k)
         return res
@@ -326,20 +362,47 @@ class Bench:
         """Cost of the probe loop without the index: scanning the probe table."""
         db = self.db
         db.q("SELECT pg_prewarm(%s)", ("probe_" + name,))
-        times, _ = self.timed_runs("SELECT count(*), sum(k) FROM probe_%s" % name)
+        times = [db.timed("SELECT count(*), sum(k) FROM probe_%s" % name)[0] for _ in range(self.a.reps)]
         return statistics.median(times) / self.a.probes * 1e6
 
     # ------------------------------------------------------------- main loop
     def variants(self):
         lam = self.a.learned_am
-        vs = [{"label": "btree", "kind": "btree", "am": "btree", "reloptions": {}}]
+        bt = {"label": "btree", "kind": "btree", "am": "btree", "reloptions": {}}
         if self.a.sweep_eps:
-            for e in self.a.eps_list:
-                vs.append({"label": "learned_e%d" % e, "kind": "learned", "am": lam,
-                           "reloptions": {"error_bound": e} if lam == "learned" else {}, "eps": e})
-        else:
-            vs.append({"label": "learned", "kind": "learned", "am": lam, "reloptions": {}})
-        return vs
+            return bt, [{"label": "learned_e%d" % e, "kind": "learned", "am": lam,
+                         "reloptions": {"error_bound": e} if lam == "learned" else {}, "eps": e}
+                        for e in self.a.eps_list]
+        return bt, [{"label": "learned", "kind": "learned", "am": lam, "reloptions": {}}]
+
+    def build_n(self, name, vars_, nbuilds, build_times, errors):
+        """nbuilds interleaved builds of each variant; the last one is kept."""
+        for rep in range(nbuilds):
+            for var in (vars_ if rep % 2 == 0 else vars_[::-1]):
+                if var["label"] in errors:
+                    continue
+                try:
+                    idx, dt, sql = self.create_index(name, var)
+                    build_times.setdefault(var["label"], []).append(dt)
+                    if rep < nbuilds - 1:
+                        self.db.q("DROP INDEX %s" % idx)
+                except psycopg.Error as e:
+                    errors[var["label"]] = "CREATE INDEX: " + str(e).strip()
+                    self.problem(name, var, "CREATE INDEX failed: %s" % str(e).strip())
+                    self.db.q("DROP INDEX IF EXISTS %s" % self.idx_for(name, var))
+
+    def make_row(self, name, var, base_us, build_times, errors, res):
+        row = {"dataset": name, "n": self.a.n, "variant": var["label"], "kind": var["kind"], "am": var["am"],
+               "eps_requested": var.get("eps", ""), "table": self.table_for(name, var),
+               "loop_overhead_us": base_us}
+        row.update(res or {})
+        row["error"] = errors.get(var["label"], "") or (res or {}).get("error", "")
+        bt = build_times.get(var["label"], [])
+        row["build_s_all"] = ";".join(fmt_s(x) for x in bt)
+        row["build_s"] = statistics.median(bt) if bt else None
+        self.rows.append(row)
+        log("%s/%s: %s" % (name, var["label"], R.short_summary(row)))
+        return row
 
     def run(self):
         a, db = self.a, self.db
@@ -348,50 +411,37 @@ class Bench:
         if a.learned_am == "learned":
             db.q("CREATE EXTENSION IF NOT EXISTS learned_idx")
         self.machine = machine_info(db)
-        variants = self.variants()
-        builds = 1 if a.sweep_eps else a.builds
+        bt, lvars = self.variants()
         t_start = time.time()
         for name in a.datasets:
             exp_lookup, exp_range = self.load(name)
             base_us = self.baseline(name)
-            build_times = {v["label"]: [] for v in variants}
-            errors = {}
-            # interleaved extra builds (timed, then dropped)
-            for rep in range(builds - 1):
-                for var in variants:
-                    if var["label"] in errors:
-                        continue
-                    try:
-                        idx, dt, _ = self.create_index(name, var)
-                        build_times[var["label"]].append(dt)
-                        db.q("DROP INDEX %s" % idx)
-                    except psycopg.Error as e:
-                        errors[var["label"]] = str(e).strip()
-                        self.problem(name, var, "CREATE INDEX failed: %s" % errors[var["label"]])
-            # final build of each variant, measured while it is the only index on the table
-            for var in variants:
-                row = {"dataset": name, "n": a.n, "variant": var["label"], "kind": var["kind"], "am": var["am"],
-                       "eps_requested": var.get("eps", ""), "loop_overhead_us": base_us}
-                if var["label"] not in errors:
-                    try:
-                        idx, dt, sql = self.create_index(name, var)
-                        build_times[var["label"]].append(dt)
-                        row["create_sql"] = sql
-                        row.update(self.measure(name, var, idx, exp_lookup, exp_range))
-                        db.q("DROP INDEX %s" % idx)
-                    except psycopg.Error as e:
-                        errors[var["label"]] = str(e).strip()
-                        self.problem(name, var, "failed: %s" % errors[var["label"]])
-                        for k in SESSION_GUCS:
-                            db.q("RESET %s" % k)
-                        db.q("DROP INDEX IF EXISTS t_%s_%s" % (name, var["label"]))
-                row["error"] = errors.get(var["label"], "")
-                bt = build_times[var["label"]]
-                row["build_s_all"] = ";".join(fmt_s(x) for x in bt)
-                row["build_s"] = statistics.median(bt) if bt else None
-                self.rows.append(row)
-                log("%s/%s: %s" % (name, var["label"], R.short_summary(row)))
-            db.q("DROP TABLE IF EXISTS t_%s, probe_%s, range_%s, miss_%s" % (name, name, name, name))
+            build_times, errors = {}, {}
+            if not a.sweep_eps:
+                self.build_n(name, [bt] + lvars, a.builds, build_times, errors)
+                members = [(v, self.idx_for(name, v), self.table_for(name, v))
+                           for v in [bt] + lvars if v["label"] not in errors]
+                res = self.measure_group(name, members, exp_lookup, exp_range) if members else {}
+                for v in [bt] + lvars:
+                    self.make_row(name, v, base_us, build_times, errors, res.get(v["label"]))
+            else:
+                self.build_n(name, [bt], 1, build_times, errors)
+                bt_row = None
+                for v in lvars:
+                    self.build_n(name, [v], 1, build_times, errors)
+                    members = [(x, self.idx_for(name, x), self.table_for(name, x))
+                               for x in (bt, v) if x["label"] not in errors]
+                    res = self.measure_group(name, members, exp_lookup, exp_range) if members else {}
+                    if bt_row is None:
+                        bt_row = self.make_row(name, bt, base_us, build_times, errors, res.get("btree"))
+                    row = self.make_row(name, v, base_us, build_times, errors, res.get(v["label"]))
+                    ref = res.get("btree") or {}
+                    row["ref_btree_lookup_us"] = ref.get("lookup_us")
+                    row["ref_btree_range_us"] = ref.get("range_us")
+                    db.q("DROP INDEX IF EXISTS %s" % self.idx_for(name, v))
+            for v in [bt] + lvars:
+                db.q("DROP INDEX IF EXISTS %s" % self.idx_for(name, v))
+            self.drop_tables(name)
             self.write()                              # partial results after every dataset
         self.elapsed = time.time() - t_start
         self.write()
@@ -437,7 +487,7 @@ def main():
     p.add_argument("--probes", type=int)
     p.add_argument("--ranges", type=int)
     p.add_argument("--misses", type=int, default=5000)
-    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--reps", type=int, default=5)
     p.add_argument("--builds", type=int)
     p.add_argument("--heap-order", choices=("random", "sorted"), default="random")
     p.add_argument("--out", required=True)
@@ -450,7 +500,7 @@ def main():
     a.n = a.n or (10_000_000 if full else 1_000_000)
     a.probes = a.probes or (1_000_000 if full else 100_000)
     a.ranges = a.ranges or (50_000 if full else 10_000)
-    a.builds = a.builds or (3 if full else 2)
+    a.builds = a.builds or 3
     a.reps = max(1, a.reps)
     a.eps_list = [int(x) for x in a.eps_list.split(",") if x]
     a.datasets = [d for d in a.datasets.split(",") if d]

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# scripts/test.sh: run every test suite of learned_idx.
+#
+#   bash scripts/test.sh
+#
+# Installs missing Debian packages (root only), copies the working tree to a
+# temp dir owned by the "postgres" user (the checkout is not touched), builds it,
+# installs the extension into PostgreSQL 15 (root only), then runs as "postgres":
+#   unit       make unit-test                 (pure C, no server)
+#   regress    make installcheck (pg_regress)  against a throwaway cluster
+#   isolation  pg_isolation_regress            if specs/ exists and ISOLATION is set
+#   tap        prove t/*.pl                     (PostgreSQL::Test::Cluster)
+# The last line is "N passed, M failed" (test files: the unit-test program,
+# each regress/isolation test, each TAP script); exit status is 0 only if M = 0.
+#
+# Environment: KEEP=1 keeps the temp dir; TEST_PORT (default 5497);
+#              PROVE_FLAGS (default "-I ./t"); PROVE_TESTS (default t/*.pl).
+set -uo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+T0=$(date +%s)
+TEST_PORT="${TEST_PORT:-5497}"
+export PROVE_FLAGS="${PROVE_FLAGS:--I ./t}"
+N_PASS=0
+N_FAIL=0
+SUMMARY=()
+WORK=""
+OK_ALL=1
+REACHED_END=0
+
+note() {   # note SUITE STATUS PASSED FAILED DETAIL
+    SUMMARY+=("$(printf '  %-10s %-8s %s' "$1" "$2" "$5")")
+    N_PASS=$((N_PASS + $3))
+    N_FAIL=$((N_FAIL + $4))
+    [ "$4" -eq 0 ] || OK_ALL=0
+}
+
+finish() {
+    local rc=$?
+    li_cluster_stop
+    local dt=$(( $(date +%s) - T0 ))
+    echo
+    echo "==================== learned_idx test summary ===================="
+    printf '%s\n' "${SUMMARY[@]}"
+    printf '  elapsed    %dm%02ds\n' $((dt / 60)) $((dt % 60))
+    if [ -n "$WORK" ] && [ -d "$WORK" ]; then
+        if [ "$OK_ALL" = 1 ] && [ "$REACHED_END" = 1 ] && [ "${KEEP:-0}" != 1 ]; then
+            rm -rf "$WORK"
+        else
+            echo "  work dir   $WORK (kept)"
+        fi
+    fi
+    if [ "$REACHED_END" != 1 ]; then
+        N_FAIL=$((N_FAIL + 1))
+        echo "  (aborted before all suites ran: counted as one failure)"
+    fi
+    echo "$N_PASS passed, $N_FAIL failed"
+    [ "$N_FAIL" -eq 0 ] && exit 0
+    exit 1
+}
+trap finish EXIT
+trap 'echo "interrupted" >&2; exit 130' INT TERM
+
+# ---------------------------------------------------------------- setup
+if ! li_is_root; then
+    li_log "running as $(id -un), not root: skipping package installation and (unless writable) 'make install'"
+fi
+if ! ( li_install_deps ); then
+    note deps FAIL 0 1 "could not install the Debian packages"
+    exit 1
+fi
+
+WORK="$(li_mktemp_pg learned_idx_test)" && [ -d "$WORK" ] || li_die "could not create a temp dir"
+SRC="$WORK/tree"
+LOGS="$WORK/logs"
+li_log "Copying the working tree to $SRC"
+mkdir -p "$SRC" "$LOGS"
+tar -C "$LI_REPO" -cf - \
+    --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+    --exclude=./results --exclude=./output_iso --exclude=./tmp_check --exclude=./tmp_check_iso \
+    --exclude=./log --exclude=regression.diffs --exclude=regression.out \
+    --exclude=./test/unit/test_pla --exclude=./bench/.venv --exclude=./bench/results \
+    --exclude=__pycache__ . | tar -C "$SRC" -xf - || li_die "copying the tree failed"
+li_is_root && chown -R "$LI_PGUSER:" "$WORK"
+
+# Makefile variables, as PGXS sees them.
+cat >"$WORK/print.mk" <<'EOF'
+print-%:
+	@echo '$($*)'
+EOF
+mkvar() { li_as_pg make -s --no-print-directory -C "$SRC" -f Makefile -f "$WORK/print.mk" "print-$1" 2>/dev/null; }
+REGRESS_LIST="$(mkvar REGRESS)"
+ISOLATION_LIST="$(mkvar ISOLATION)"
+TAP_ENABLED="$(mkvar TAP_TESTS)"
+TAP_FILES=()
+for f in "$SRC"/t/*.pl; do [ -e "$f" ] && TAP_FILES+=("$f"); done
+count() { echo $#; }
+
+# ---------------------------------------------------------------- build + install
+li_log "Building (make) as $LI_PGUSER"
+BUILD_OK=1
+if ! li_as_pg make -C "$SRC" -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >"$LOGS/build.log" 2>&1; then
+    BUILD_OK=0
+    tail -n 60 "$LOGS/build.log"
+    note build FAIL 0 1 "make failed (see above; $LOGS/build.log)"
+else
+    grep -E 'warning:' "$LOGS/build.log" | sort -u | head -n 40
+    li_log "Installing (make install)"
+    if ! li_make_install "$SRC" >"$LOGS/install.log" 2>&1; then
+        BUILD_OK=0
+        cat "$LOGS/install.log"
+        note install FAIL 0 1 "make install failed"
+    else
+        grep -h 'WARNING' "$LOGS/install.log" >&2
+    fi
+    li_is_root && chown -R "$LI_PGUSER:" "$WORK"
+fi
+
+# ---------------------------------------------------------------- (a) unit tests
+li_log "Suite unit: make unit-test"
+li_as_pg make -C "$SRC" --no-print-directory unit-test 2>&1 | tee "$LOGS/unit.log" | grep -v '^ok '
+rc=${PIPESTATUS[0]}   # (passing cases are not echoed; the full output is in $LOGS/unit.log)
+detail="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOGS/unit.log" | tail -n 1)"
+if [ "$rc" -eq 0 ]; then
+    note unit PASS 1 0 "make unit-test: ${detail:-ok}"
+else
+    note unit FAIL 0 1 "make unit-test exited $rc${detail:+: $detail}"
+fi
+
+# Parse a pg_regress summary: sets P and F.
+regress_counts() {   # LOG NTESTS RC
+    local log="$1" n="$2" rc="$3" line a b
+    HOW=""
+    line="$(grep -E 'All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (failed|passed)' "$log" | tail -n 1)"
+    if [[ "$line" =~ All\ ([0-9]+)\ tests\ passed ]]; then
+        P=${BASH_REMATCH[1]}; F=0
+    elif [[ "$line" =~ ([0-9]+)\ of\ ([0-9]+)\ tests\ failed ]]; then
+        a=${BASH_REMATCH[1]}; b=${BASH_REMATCH[2]}; F=$a; P=$((b - a))
+    else   # pg_regress stopped early (missing expected file, CREATE EXTENSION failed...)
+        P=0; F=$(( n > 0 ? n : 1 )); HOW="pg_regress aborted, all $F counted as failed; see the output above"
+    fi
+    if [ "$rc" -ne 0 ] && [ "$F" -eq 0 ]; then F=1; fi
+}
+
+if [ "$BUILD_OK" = 1 ]; then
+    # ------------------------------------------------------------ (b) pg_regress
+    NREG=$(count $REGRESS_LIST)
+    NISO=$(count $ISOLATION_LIST)
+    if [ "$NREG" -gt 0 ] || { [ "$NISO" -gt 0 ] && [ -d "$SRC/specs" ]; }; then
+        CL="$WORK/cluster"
+        li_as_pg mkdir -p "$CL"
+        li_log "Starting a throwaway cluster in $CL (port $TEST_PORT)"
+        li_cluster_start "$CL" "$TEST_PORT" "fsync = off" "shared_buffers = 128MB" \
+            "max_prepared_transactions = 10"
+    fi
+    if [ "$NREG" -gt 0 ]; then
+        li_log "Suite regress: make installcheck ($NREG tests)"
+        li_as_pg make -C "$SRC" --no-print-directory installcheck TAP_TESTS= ISOLATION= 2>&1 |
+            tee "$LOGS/regress.log"
+        rc=${PIPESTATUS[0]}
+        regress_counts "$LOGS/regress.log" "$NREG" "$rc"
+        if [ "$F" -eq 0 ]; then
+            note regress PASS "$P" 0 "$P of $NREG tests passed"
+        else
+            if [ -s "$SRC/regression.diffs" ]; then
+                echo "---------------- regression.diffs (first 400 lines) ----------------"
+                head -n 400 "$SRC/regression.diffs"
+            fi
+            echo "---------------- server log (last 30 lines) ----------------"
+            tail -n 30 "$CL/server.log"
+            note regress FAIL "$P" "$F" "${HOW:-$F of $NREG tests failed (diffs: $SRC/regression.diffs)}"
+        fi
+    else
+        note regress SKIP 0 0 "no sql/*.sql tests"
+    fi
+
+    # ------------------------------------------------------------ (d) isolation
+    if [ "$NISO" -gt 0 ] && [ -d "$SRC/specs" ]; then
+        li_log "Suite isolation: pg_isolation_regress ($NISO specs)"
+        li_as_pg make -C "$SRC" --no-print-directory installcheck TAP_TESTS= REGRESS= 2>&1 |
+            tee "$LOGS/isolation.log"
+        rc=${PIPESTATUS[0]}
+        regress_counts "$LOGS/isolation.log" "$NISO" "$rc"
+        if [ "$F" -eq 0 ]; then
+            note isolation PASS "$P" 0 "$P of $NISO specs passed"
+        else
+            if [ -s "$SRC/output_iso/regression.diffs" ]; then
+                echo "---------------- output_iso/regression.diffs (first 400 lines) ----------------"
+                head -n 400 "$SRC/output_iso/regression.diffs"
+            fi
+            note isolation FAIL "$P" "$F" "${HOW:-$F of $NISO specs failed (diffs: $SRC/output_iso/regression.diffs)}"
+        fi
+    else
+        note isolation SKIP 0 0 "no specs/ directory or ISOLATION not set in the Makefile"
+    fi
+    li_cluster_stop
+    unset PGHOST PGPORT PGUSER PGDATABASE
+
+    # ------------------------------------------------------------ (c) TAP
+    NTAP=${#TAP_FILES[@]}
+    if [ -n "$TAP_ENABLED" ] && [ "$NTAP" -gt 0 ]; then
+        li_log "Suite tap: prove ($NTAP scripts)"
+        li_as_pg make -C "$SRC" --no-print-directory installcheck REGRESS= ISOLATION= \
+            PROVE_FLAGS="$PROVE_FLAGS" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} 2>&1 |
+            tee "$LOGS/tap.log"
+        rc=${PIPESTATUS[0]}
+        if grep -qE '^Files=[0-9]+' "$LOGS/tap.log"; then
+            total=$(grep -oE '^Files=[0-9]+' "$LOGS/tap.log" | tail -n 1 | cut -d= -f2)
+            F=$(grep -cE '^t/[^ ]+\.pl \(' "$LOGS/tap.log")
+        else
+            total=$NTAP; F=$NTAP
+        fi
+        if [ "$rc" -ne 0 ] && [ "$F" -eq 0 ]; then F=1; fi
+        P=$(( total > F ? total - F : 0 ))
+        if [ "$F" -eq 0 ]; then
+            note tap PASS "$P" 0 "$P of $total scripts passed"
+        else
+            for f in "$SRC"/tmp_check/log/*; do
+                [ -f "$f" ] || continue
+                echo "---------------- tail of ${f#$SRC/} ----------------"
+                tail -n 40 "$f"
+            done
+            note tap FAIL "$P" "$F" "$F of $total scripts failed (logs: $SRC/tmp_check/log/)"
+        fi
+    elif [ -z "$TAP_ENABLED" ]; then
+        note tap SKIP 0 0 "TAP_TESTS not set in the Makefile"
+    else
+        note tap SKIP 0 0 "no t/*.pl scripts"
+    fi
+else
+    note regress "NOT RUN" 0 0 "build failed"
+    note isolation "NOT RUN" 0 0 "build failed"
+    note tap "NOT RUN" 0 0 "build failed"
+fi
+REACHED_END=1
+exit 0
