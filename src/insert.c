@@ -20,8 +20,7 @@ static void
 pending_put(Page page, int keylen, int slot, ItemPointer tid, bool isnull,
 			Datum key)
 {
-	char	   *p = (char *) page + LEARNED_LEAF_DATA_OFFSET +
-		slot * LearnedPendingItemSize(keylen);
+	char	   *p = LearnedPendingItemPtr(page, keylen, slot);
 	uint16		flags = isnull ? LEARNED_PENDING_NULL : 0;
 
 	memcpy(p, tid, sizeof(ItemPointerData));
@@ -30,18 +29,6 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid, bool isnull,
 		memset(p + LEARNED_PENDING_HDR, 0, keylen);
 	else
 		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key);
-}
-
-/*
- * Initialize a pending page: the record area up to capacity is inside
- * pd_lower, so GenericXLog keeps it.
- */
-static void
-pending_init_page(Page page, int keylen, uint32 generation)
-{
-	LearnedInitPage(page, LEARNED_PAGE_PENDING, generation);
-	((PageHeader) page)->pd_lower = LEARNED_LEAF_DATA_OFFSET +
-		LearnedPendingCapacity(keylen) * LearnedPendingItemSize(keylen);
 }
 
 bool
@@ -102,7 +89,8 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 		state = LearnedXLogStart(index);
 		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
 		newpage = LearnedXLogRegister(state, newbuf, true);
-		pending_init_page(newpage, keylen, meta->generation);
+		LearnedPendingInitPage(newpage, keylen, meta->generation,
+							   meta->pending_appended);
 		pending_put(newpage, keylen, 0, ht_ctid, isnull[0], values[0]);
 		LearnedPageGetOpaque(newpage)->nitems = 1;
 		if (BufferIsValid(tailbuf))
@@ -115,6 +103,7 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 			meta->pending_head = newblk;
 		meta->pending_tail = newblk;
 		meta->pending_appended++;
+		meta->pending_pages++;
 		LearnedXLogFinish(state);
 		UnlockReleaseBuffer(newbuf);
 		if (BufferIsValid(tailbuf))

@@ -113,7 +113,21 @@ learned_index_info(PG_FUNCTION_ARGS)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
-		pending += LearnedPageGetOpaque(page)->nitems;
+		{
+			uint64		first_seq = LearnedPendingFirstSeq(page);
+			int			n = LearnedPageGetOpaque(page)->nitems;
+			int			i;
+
+			for (i = 0; i < n; i++)
+			{
+				uint16		flags;
+
+				memcpy(&flags, LearnedPendingItemPtr(page, meta.keylen, i) +
+					   sizeof(ItemPointerData), sizeof(uint16));
+				if (!(flags & LEARNED_PENDING_DEAD) && first_seq + i >= meta.pending_merged)
+					pending++;
+			}
+		}
 		pending_pages++;
 		blkno = LearnedPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);

@@ -113,7 +113,15 @@ typedef struct LearnedMetaPageData
 	/* pending list (dynamic stage) */
 	BlockNumber pending_head;	/* InvalidBlockNumber if empty */
 	BlockNumber pending_tail;
-	uint64		pending_appended;	/* entries ever appended (monotone) */
+	uint64		pending_appended;	/* sequence number of the next append */
+	uint64		pending_merged; /* entries with seq below this are merged */
+	uint32		pending_epoch;	/* bumped when merged or dead-marked */
+	uint32		pending_pages;	/* pages in the chain */
+
+	/* merges */
+	uint64		nmerges;
+	int64		last_merge_time;	/* TimestampTz, 0 if never */
+	uint64		last_flip_xid;	/* next FullTransactionId at the last flip */
 
 	/* build statistics, for learned_index_info */
 	double		mean_error;		/* mean measured window half-width */
@@ -193,19 +201,37 @@ typedef struct LearnedLeafLayout
 	int			end_off;		/* pd_lower */
 } LearnedLeafLayout;
 
-/* pending-list record: tid, flags, then the key bytes (ON-DISK) */
+/*
+ * Pending page: data area starts with the sequence number of its first
+ * entry (uint64), then records of: tid, flags, key bytes (ON-DISK).  An
+ * entry's sequence number is first_seq + slot; VACUUM marks entries dead
+ * instead of moving them, so sequence numbers are stable.
+ */
 typedef struct LearnedPendingItem
 {
 	ItemPointerData tid;
-	uint16		flags;			/* LEARNED_PENDING_NULL */
+	uint16		flags;			/* LEARNED_PENDING_* */
 	/* key bytes follow, keylen of them, unaligned */
 } LearnedPendingItem;
 
 #define LEARNED_PENDING_NULL	0x0001
+#define LEARNED_PENDING_DEAD	0x0002
 #define LEARNED_PENDING_HDR		(sizeof(ItemPointerData) + sizeof(uint16))
+#define LEARNED_PENDING_ITEMS_OFFSET	(LEARNED_LEAF_DATA_OFFSET + sizeof(uint64))
 #define LearnedPendingItemSize(keylen)	(LEARNED_PENDING_HDR + (keylen))
 #define LearnedPendingCapacity(keylen) \
-	((int) (LEARNED_LEAF_SPACE / LearnedPendingItemSize(keylen)))
+	((int) ((LEARNED_LEAF_SPACE - sizeof(uint64)) / LearnedPendingItemSize(keylen)))
+#define LearnedPendingItemPtr(page, keylen, slot) \
+	((char *) (page) + LEARNED_PENDING_ITEMS_OFFSET + (slot) * LearnedPendingItemSize(keylen))
+
+static inline uint64
+LearnedPendingFirstSeq(Page page)
+{
+	uint64		seq;
+
+	memcpy(&seq, (char *) page + LEARNED_LEAF_DATA_OFFSET, sizeof(seq));
+	return seq;
+}
 
 /* ---------- key mapping (keymap.c) ---------- */
 
@@ -300,6 +326,39 @@ LearnedLeafSetDead(Page page, const LearnedLeafLayout *l, int slot)
 {
 	((uint8 *) page + l->dead_off)[slot >> 3] |= (uint8) (1 << (slot & 7));
 }
+
+/* ---------- pending.c: per-backend sorted copy of the pending list ---------- */
+
+typedef struct LearnedPendingEntry
+{
+	Datum		key;
+	ItemPointerData tid;
+	bool		isnull;
+	BlockNumber blkno;			/* pending page holding it */
+	uint64		seq;
+} LearnedPendingEntry;
+
+/*
+ * Sorted by (key, TID): a large array and a small recent one, merged when
+ * the recent one grows, so an incremental refresh costs O(new log new +
+ * recent) and a lookup two binary searches.  NULL keys are kept apart.
+ */
+typedef struct LearnedPendingCache
+{
+	int			nmain;
+	LearnedPendingEntry *main;
+	int			nrecent;
+	LearnedPendingEntry *recent;
+	int			nnulls;
+	LearnedPendingEntry *nulls;
+	uint64		nentries;		/* live entries cached */
+} LearnedPendingCache;
+
+extern LearnedPendingCache *LearnedPendingGet(Relation index,
+											  const LearnedMetaPageData *meta,
+											  LearnedKeyInfo *ki);
+extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
+								   uint64 first_seq);
 
 /* ---------- handler.c ---------- */
 

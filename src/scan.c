@@ -118,8 +118,11 @@ typedef struct LearnedScanOpaqueData
 	BatchItem  *pending;		/* sorted matching pending keys */
 	int			npendnull;
 	ItemPointerData *pendnull;
+	LearnedPendingEntry *pending_ref;	/* where each pending entry lives */
+	LearnedPendingEntry *pendnull_ref;
+	bool		check_pending;	/* verify pending entries before use */
 	int			npins;
-	Buffer	   *pins;			/* pending pages kept pinned (IOS, non-MVCC) */
+	Buffer	   *pins;			/* pending page pinned by the last entry */
 
 	/* iteration */
 	bool		forward;		/* physical direction of the key phase */
@@ -1074,12 +1077,82 @@ nulls_advance(IndexScanDesc scan)
 
 /* ---------- the pending list ---------- */
 
+/* first index in [0, n) whose key satisfies past_bound(key, v, strict) */
 static int
-pending_cmp(const void *a, const void *b, void *arg)
+pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
+			  FmgrInfo *cmp, Datum v, bool strict)
+{
+	int			lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (past_bound(so, cmp, arr[mid].key, v, strict))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Append to the scan's pending list the matching entries of one sorted
+ * array of the backend's pending copy, using binary search to skip to the
+ * key range.
+ */
+static void
+collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
+					LearnedPendingEntry *out, int *nout)
+{
+	int			i;
+
+	if (so->driver)
+	{
+		int			v;
+
+		for (v = 0; v < so->driver->nvalues; v++)
+		{
+			Datum		val = so->driver->values[v];
+			int			lo = pending_bound(so, arr, n, &so->driver->cmp, val, false);
+			int			hi = pending_bound(so, arr, n, &so->driver->cmp, val, true);
+
+			for (i = lo; i < hi; i++)
+				if (arr[i].seq < so->meta.pending_appended && key_matches(so, arr[i].key))
+					out[(*nout)++] = arr[i];
+		}
+		return;
+	}
+	else
+	{
+		int			lo = 0,
+					hi = n;
+		int			c;
+
+		for (c = 0; c < so->nconds; c++)
+		{
+			ScanCond   *cond = &so->conds[c];
+
+			if (cond->strategy >= BTEqualStrategyNumber)
+				lo = Max(lo, pending_bound(so, arr, n, &cond->cmp, cond->value,
+										   cond->strategy == BTGreaterStrategyNumber));
+			if (cond->strategy <= BTEqualStrategyNumber)
+				hi = Min(hi, pending_bound(so, arr, n, &cond->cmp, cond->value,
+										   cond->strategy != BTLessStrategyNumber));
+		}
+		for (i = lo; i < hi; i++)
+			if (arr[i].seq < so->meta.pending_appended && key_matches(so, arr[i].key))
+				out[(*nout)++] = arr[i];
+	}
+}
+
+static int
+pending_entry_cmp(const void *a, const void *b, void *arg)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) arg;
-	const BatchItem *x = (const BatchItem *) a;
-	const BatchItem *y = (const BatchItem *) b;
+	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
+	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
 	int32		r = cmp_key(&so->ki.cmp, so->ki.collation, x->key, y->key);
 
 	if (r != 0)
@@ -1088,123 +1161,99 @@ pending_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * Read the pending list once: keep the entries that match, sorted.
+ * Take the matching pending entries of the scan's view from the backend's
+ * sorted copy: no pending page is read unless entries were appended since
+ * the last refresh.
  */
 static void
-load_pending(IndexScanDesc scan, bool keep_pins)
+load_pending(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	BlockNumber blkno = so->meta.pending_head;
-	int			keylen = so->ki.keylen;
-	int			isz = LearnedPendingItemSize(keylen);
-	int			maxkeys = 0;
-	int			maxnulls = 0;
-	int			maxpins = 0;
-	MemoryContext old = MemoryContextSwitchTo(so->rescanCxt);
+	LearnedPendingCache *c;
+	LearnedPendingEntry *tmp;
+	int			ntmp = 0;
+	int			i;
+	MemoryContext old;
 
 	so->npending = 0;
 	so->npendnull = 0;
-	so->pending = NULL;
-	so->pendnull = NULL;
-	while (blkno != InvalidBlockNumber)
+	if (so->meta.pending_head == InvalidBlockNumber)
+		return;
+	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
+
+	old = MemoryContextSwitchTo(so->rescanCxt);
+	if (so->want_keys && c->nmain + c->nrecent > 0)
 	{
-		Buffer		buf = ReadBuffer(scan->indexRelation, blkno);
-		Page		page;
-		int			n;
-		int			i;
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
-		LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_PENDING);
-		n = LearnedPageGetOpaque(page)->nitems;
-		for (i = 0; i < n; i++)
+		tmp = palloc_extended(sizeof(LearnedPendingEntry) *
+							  (so->driver ? (Size) (c->nmain + c->nrecent) *
+							   Max(so->driver->nvalues, 1) : (Size) (c->nmain + c->nrecent)),
+							  MCXT_ALLOC_HUGE);
+		collect_pending_run(so, c->main, c->nmain, tmp, &ntmp);
+		collect_pending_run(so, c->recent, c->nrecent, tmp, &ntmp);
+		if (ntmp > 1)
+			qsort_arg(tmp, ntmp, sizeof(LearnedPendingEntry), pending_entry_cmp, so);
+		so->pending = palloc(sizeof(BatchItem) * Max(ntmp, 1));
+		so->pending_ref = palloc(sizeof(LearnedPendingEntry) * Max(ntmp, 1));
+		for (i = 0; i < ntmp; i++)
 		{
-			char	   *p = (char *) page + LEARNED_LEAF_DATA_OFFSET + i * isz;
-			uint16		flags;
-			ItemPointerData tid;
-
-			memcpy(&tid, p, sizeof(ItemPointerData));
-			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
-			if (flags & LEARNED_PENDING_NULL)
-			{
-				if (!so->want_nulls)
-					continue;
-				if (so->npendnull >= maxnulls)
-				{
-					maxnulls = Max(64, maxnulls * 2);
-					so->pendnull = so->pendnull ?
-						repalloc(so->pendnull, sizeof(ItemPointerData) * maxnulls) :
-						palloc(sizeof(ItemPointerData) * maxnulls);
-				}
-				so->pendnull[so->npendnull++] = tid;
-			}
-			else
-			{
-				Datum		key;
-
-				if (!so->want_keys)
-					continue;
-				key = learned_fetch_key(p + LEARNED_PENDING_HDR, keylen, so->ki.keytype);
-				if (!key_matches(so, key))
-					continue;
-				if (so->driver)
-				{
-					int			lo = 0,
-								hi = so->driver->nvalues;
-					bool		found = false;
-
-					while (lo < hi)
-					{
-						int			mid = (lo + hi) / 2;
-						int32		r = cmp_key(&so->driver->cmp, so->ki.collation,
-												key, so->driver->values[mid]);
-
-						if (r == 0)
-						{
-							found = true;
-							break;
-						}
-						if (r > 0)
-							lo = mid + 1;
-						else
-							hi = mid;
-					}
-					if (!found)
-						continue;
-				}
-				if (so->npending >= maxkeys)
-				{
-					maxkeys = Max(64, maxkeys * 2);
-					so->pending = so->pending ?
-						repalloc(so->pending, sizeof(BatchItem) * maxkeys) :
-						palloc(sizeof(BatchItem) * maxkeys);
-				}
-				so->pending[so->npending].key = key;
-				so->pending[so->npending].tid = tid;
-				so->npending++;
-			}
+			so->pending[i].key = tmp[i].key;
+			so->pending[i].tid = tmp[i].tid;
+			so->pending_ref[i] = tmp[i];
 		}
-		blkno = LearnedPageGetOpaque(page)->next;
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		if (keep_pins)
-		{
-			if (so->npins >= maxpins)
-			{
-				maxpins = Max(16, maxpins * 2);
-				so->pins = so->pins ?
-					repalloc(so->pins, sizeof(Buffer) * maxpins) :
-					palloc(sizeof(Buffer) * maxpins);
-			}
-			so->pins[so->npins++] = buf;
-		}
-		else
-			ReleaseBuffer(buf);
-		CHECK_FOR_INTERRUPTS();
+		so->npending = ntmp;
+		pfree(tmp);
 	}
-	if (so->npending > 1)
-		qsort_arg(so->pending, so->npending, sizeof(BatchItem), pending_cmp, so);
+	if (so->want_nulls && c->nnulls > 0)
+	{
+		so->pendnull = palloc(sizeof(ItemPointerData) * c->nnulls);
+		so->pendnull_ref = palloc(sizeof(LearnedPendingEntry) * c->nnulls);
+		for (i = 0; i < c->nnulls; i++)
+		{
+			if (c->nulls[i].seq >= so->meta.pending_appended)
+				continue;
+			so->pendnull_ref[so->npendnull] = c->nulls[i];
+			so->pendnull[so->npendnull++] = c->nulls[i].tid;
+		}
+	}
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Index-only and non-MVCC scans: before returning a pending entry, pin its
+ * page and check that VACUUM has not marked it dead.  The pin is kept until
+ * the next entry, so VACUUM (which cleanup-locks pending pages) cannot mark
+ * it dead, and the heap slot be freed and set all-visible, while we use it.
+ */
+static bool
+pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	Buffer		buf;
+	Page		page;
+	uint64		first_seq;
+	bool		ok = false;
+
+	release_pins(so);
+	buf = ReadBuffer(scan->indexRelation, e->blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(scan->indexRelation, page, e->blkno, LEARNED_PAGE_PENDING);
+	first_seq = LearnedPendingFirstSeq(page);
+	if (e->seq >= first_seq && e->seq - first_seq < LearnedPageGetOpaque(page)->nitems)
+	{
+		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, e->seq - first_seq);
+		uint16		flags;
+
+		memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+		ok = !(flags & LEARNED_PENDING_DEAD) &&
+			ItemPointerEquals((ItemPointer) p, (ItemPointer) &e->tid);
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (so->pins == NULL)
+		so->pins = MemoryContextAlloc(so->scanCxt, sizeof(Buffer));
+	so->pins[0] = buf;
+	so->npins = 1;
+	return ok;
 }
 
 /*
@@ -1214,8 +1263,6 @@ static void
 start_scan(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	bool		keep_pins;
-
 	LearnedReadMeta(scan->indexRelation, &so->meta);
 	so->dir = LearnedGetDirectory(scan->indexRelation, so->meta.generation);
 	if (so->dir->keytype != so->ki.keytype)
@@ -1223,20 +1270,7 @@ start_scan(IndexScanDesc scan)
 			 RelationGetRelationName(scan->indexRelation),
 			 so->dir->keytype, so->ki.keytype);
 
-	/*
-	 * Index-only and non-MVCC scans keep the pending pages pinned, so that
-	 * VACUUM cannot remove an entry we still hold and let its heap slot be
-	 * marked unused and all-visible in between (pages we read are pinned the
-	 * same way in the static stream).
-	 */
-	keep_pins = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
-	if (so->meta.pending_head != InvalidBlockNumber)
-		load_pending(scan, keep_pins);
-	else
-	{
-		so->npending = 0;
-		so->npendnull = 0;
-	}
+	load_pending(scan);
 	so->started = true;
 	pgstat_count_index_scan(scan->indexRelation);
 }
@@ -1254,7 +1288,7 @@ learnedrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->started = false;
 	so->npending = 0;
 	so->npendnull = 0;
-	so->pins = NULL;
+	so->check_pending = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
 }
 
 /*
@@ -1408,7 +1442,19 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 		}
 		else
 		{
-			so->pos.pend_next++;
+			int			k = so->pos.pend_next++;
+
+			if (so->check_pending)
+			{
+				LearnedPendingEntry *ref;
+
+				if (phase == PHASE_NULLS)
+					ref = &so->pendnull_ref[k];
+				else
+					ref = &so->pending_ref[so->forward ? k : so->npending - 1 - k];
+				if (!pending_entry_usable(scan, ref))
+					continue;
+			}
 			set_result(scan, p, phase == PHASE_NULLS);
 		}
 		return true;

@@ -75,29 +75,29 @@ vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 }
 
 /*
- * Compact every pending page, dropping deleted entries.  The chain is not
- * shortened: emptied pages stay linked and are refilled by nobody until the
- * dynamic stage recycles them.
+ * Mark the deleted entries of the pending list dead.  Entries are not moved,
+ * so their sequence numbers stay valid; the next merge drops them.  Returns
+ * the number of entries marked.
  */
-static void
+static int64
 vacuum_pending(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			   IndexBulkDeleteCallback callback, void *callback_state,
-			   BlockNumber head, int keylen)
+			   BlockNumber head, uint64 merged, int keylen)
 {
 	Relation	index = info->index;
 	BlockNumber blkno = head;
-	int			isz = LearnedPendingItemSize(keylen);
-	bool	   *deleted = palloc(sizeof(bool) * LearnedPendingCapacity(keylen));
+	int			cap = LearnedPendingCapacity(keylen);
+	int		   *dead = palloc(sizeof(int) * cap);
+	int64		marked = 0;
 
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buf;
 		Page		page;
-		LearnedPageOpaque opaque;
+		uint64		first_seq;
 		int			n;
 		int			i;
-		int			keep = 0;
-		bool		any = false;
+		int			ndead = 0;
 
 		vacuum_delay_point();
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
@@ -105,48 +105,65 @@ vacuum_pending(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		LockBufferForCleanup(buf);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
-		opaque = LearnedPageGetOpaque(page);
-		n = opaque->nitems;
+		first_seq = LearnedPendingFirstSeq(page);
+		n = Min(LearnedPageGetOpaque(page)->nitems, cap);
 		/* ask the callback exactly once per TID (CIC's callback collects) */
 		for (i = 0; i < n; i++)
 		{
-			char	   *p = (char *) page + LEARNED_LEAF_DATA_OFFSET + i * isz;
+			char	   *p = LearnedPendingItemPtr(page, keylen, i);
+			uint16		flags;
 
-			deleted[i] = callback((ItemPointer) p, callback_state);
-			any |= deleted[i];
+			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+			if ((flags & LEARNED_PENDING_DEAD) || first_seq + i < merged)
+				continue;		/* gone, or already in the static stage */
+			if (callback((ItemPointer) p, callback_state))
+				dead[ndead++] = i;
+			else
+				stats->num_index_tuples += 1;
 		}
-		if (any)
+		if (ndead > 0)
 		{
 			GenericXLogState *state = LearnedXLogStart(index);
+			int			k;
 
 			page = LearnedXLogRegister(state, buf, false);
-			opaque = LearnedPageGetOpaque(page);
-			for (i = 0; i < n; i++)
+			for (k = 0; k < ndead; k++)
 			{
-				char	   *p = (char *) page + LEARNED_LEAF_DATA_OFFSET + i * isz;
+				char	   *p = LearnedPendingItemPtr(page, keylen, dead[k]);
+				uint16		flags;
 
-				if (deleted[i])
-				{
-					stats->tuples_removed += 1;
-					continue;
-				}
-				if (keep != i)
-					memmove((char *) page + LEARNED_LEAF_DATA_OFFSET + keep * isz,
-							p, isz);
-				keep++;
+				memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+				flags |= LEARNED_PENDING_DEAD;
+				memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
 			}
-			memset((char *) page + LEARNED_LEAF_DATA_OFFSET + keep * isz, 0,
-				   (n - keep) * isz);
-			opaque->nitems = keep;
 			LearnedXLogFinish(state);
+			stats->tuples_removed += ndead;
+			marked += ndead;
 		}
-		else
-			keep = n;
-		stats->num_index_tuples += keep;
 		blkno = LearnedPageGetOpaque(BufferGetPage(buf))->next;
 		UnlockReleaseBuffer(buf);
 	}
-	pfree(deleted);
+	pfree(dead);
+	return marked;
+}
+
+/*
+ * Tell every backend's pending copy to reload (it may hold entries that
+ * are now dead, whose heap slots VACUUM is about to free).
+ */
+static void
+bump_pending_epoch(Relation index)
+{
+	Buffer		metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	GenericXLogState *state;
+	LearnedMetaPage meta;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	state = LearnedXLogStart(index);
+	meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
+	meta->pending_epoch++;
+	LearnedXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
 }
 
 IndexBulkDeleteResult *
@@ -172,9 +189,10 @@ learnedbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	 * The pending list first: an entry that a later merge moves from the
 	 * pending list to the static stage is then still seen once.
 	 */
-	if (meta.pending_head != InvalidBlockNumber)
+	if (meta.pending_head != InvalidBlockNumber &&
 		vacuum_pending(info, stats, callback, callback_state,
-					   meta.pending_head, meta.keylen);
+					   meta.pending_head, meta.pending_merged, meta.keylen) > 0)
+		bump_pending_epoch(index);
 
 	for (s = 0; s < dir->nsegments; s++)
 		vacuum_static_run(info, stats, callback, callback_state,
@@ -207,7 +225,7 @@ learnedvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		LearnedReadMeta(info->index, &meta);
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 		stats->num_index_tuples = (double) (meta.nstatic + meta.nnulls +
-											meta.pending_appended);
+											(meta.pending_appended - meta.pending_merged));
 		stats->estimated_count = true;
 	}
 	stats->num_pages = RelationGetNumberOfBlocks(info->index);

@@ -1,0 +1,270 @@
+/*
+ * pending.c
+ *		The pending list's page format helpers and the per-backend sorted
+ *		copy of its entries (the paper's in-memory dynamic index).
+ *
+ * Each backend keeps, per index, a sorted copy of the live pending entries.
+ * A scan refreshes it at its start: it reads only the entries appended since
+ * the last refresh (from where it stopped reading, following the chain), and
+ * reloads everything when the metapage's pending_epoch says that a merge
+ * consumed entries or VACUUM marked some dead.  So a lookup never reads the
+ * pending pages one by one.
+ *
+ * The copy is only used during a scan's start (scan.c copies what it needs
+ * into scan memory), so a later refresh may reorganise it freely.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "learned.h"
+
+typedef struct PendingCacheEntry
+{
+	Oid			indexoid;		/* hash key */
+	Oid			relfilenode;
+	uint32		epoch;
+	bool		valid;
+	BlockNumber next_blk;		/* where reading continues */
+	int			next_slot;
+	int			maxmain;
+	int			maxrecent;
+	int			maxnulls;
+	MemoryContext cxt;
+	LearnedPendingCache cache;
+} PendingCacheEntry;
+
+static HTAB *pending_caches = NULL;
+
+/*
+ * Initialize a pending page.  The whole record area is inside pd_lower, so
+ * GenericXLog keeps it.
+ */
+void
+LearnedPendingInitPage(Page page, int keylen, uint32 generation,
+					   uint64 first_seq)
+{
+	LearnedInitPage(page, LEARNED_PAGE_PENDING, generation);
+	memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET, &first_seq, sizeof(uint64));
+	((PageHeader) page)->pd_lower = LEARNED_PENDING_ITEMS_OFFSET +
+		LearnedPendingCapacity(keylen) * LearnedPendingItemSize(keylen);
+}
+
+static int
+entry_cmp(const void *a, const void *b, void *arg)
+{
+	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
+	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
+	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
+	int32		r;
+
+	r = DatumGetInt32(FunctionCall2Coll(&ki->cmp, ki->collation, x->key, y->key));
+	if (r != 0)
+		return r;
+	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+}
+
+/* merge two sorted runs into dst (which must not overlap either) */
+static void
+merge_runs(LearnedKeyInfo *ki, const LearnedPendingEntry *a, int na,
+		   const LearnedPendingEntry *b, int nb, LearnedPendingEntry *dst)
+{
+	int			i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na && j < nb)
+	{
+		if (entry_cmp(&a[i], &b[j], ki) <= 0)
+			dst[k++] = a[i++];
+		else
+			dst[k++] = b[j++];
+	}
+	while (i < na)
+		dst[k++] = a[i++];
+	while (j < nb)
+		dst[k++] = b[j++];
+}
+
+static void
+reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *meta)
+{
+	if (pc->cxt)
+		MemoryContextReset(pc->cxt);
+	else
+		pc->cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending copy",
+										ALLOCSET_DEFAULT_SIZES);
+	pc->relfilenode = index->rd_node.relNode;
+	pc->epoch = meta->pending_epoch;
+	pc->next_blk = meta->pending_head;
+	pc->next_slot = 0;
+	pc->maxmain = pc->maxrecent = pc->maxnulls = 64;
+	memset(&pc->cache, 0, sizeof(pc->cache));
+	pc->cache.main = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
+	pc->cache.recent = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxrecent);
+	pc->cache.nulls = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxnulls);
+	pc->valid = true;
+}
+
+/*
+ * Add freshly read entries (unsorted) to the copy.
+ */
+static void
+absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
+	   int nfresh)
+{
+	LearnedPendingCache *c = &pc->cache;
+	LearnedPendingEntry *dst;
+
+	if (nfresh == 0)
+		return;
+	if (nfresh > 1)
+		qsort_arg(fresh, nfresh, sizeof(LearnedPendingEntry), entry_cmp, ki);
+
+	/* fresh + recent -> new recent */
+	if (c->nrecent + nfresh > pc->maxrecent)
+	{
+		while (c->nrecent + nfresh > pc->maxrecent)
+			pc->maxrecent *= 2;
+	}
+	dst = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxrecent);
+	merge_runs(ki, c->recent, c->nrecent, fresh, nfresh, dst);
+	pfree(c->recent);
+	c->recent = dst;
+	c->nrecent += nfresh;
+
+	/* recent grew past an eighth of main: fold it into main */
+	if (c->nrecent > Max(256, c->nmain / 8))
+	{
+		int			n = c->nmain + c->nrecent;
+
+		while (n > pc->maxmain)
+			pc->maxmain *= 2;
+		dst = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
+		merge_runs(ki, c->main, c->nmain, c->recent, c->nrecent, dst);
+		pfree(c->main);
+		c->main = dst;
+		c->nmain = n;
+		c->nrecent = 0;
+	}
+}
+
+/*
+ * Return the refreshed copy of the pending entries of the view described by
+ * meta (a metapage copy taken by the caller).  The result is valid until
+ * the next call for any index.
+ */
+LearnedPendingCache *
+LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
+				  LearnedKeyInfo *ki)
+{
+	PendingCacheEntry *pc;
+	Oid			key = RelationGetRelid(index);
+	bool		found;
+	int			keylen = meta->keylen;
+	LearnedPendingEntry *fresh = NULL;
+	int			nfresh = 0;
+	int			maxfresh = 0;
+	BlockNumber blkno;
+
+	if (pending_caches == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(PendingCacheEntry);
+		ctl.hcxt = CacheMemoryContext;
+		pending_caches = hash_create("learned pending copies", 16, &ctl,
+									 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	pc = hash_search(pending_caches, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		pc->cxt = NULL;
+		pc->valid = false;
+	}
+	if (!pc->valid || pc->relfilenode != index->rd_node.relNode ||
+		pc->epoch != meta->pending_epoch)
+		reset_cache(pc, index, meta);
+	else if (pc->next_blk == InvalidBlockNumber)
+		pc->next_blk = meta->pending_head;	/* the list was empty */
+
+	/* a failure below leaves the copy to be rebuilt next time */
+	pc->valid = false;
+	blkno = pc->next_blk;
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf = ReadBuffer(index, blkno);
+		Page		page;
+		LearnedPageOpaque opaque;
+		uint64		first_seq;
+		int			n;
+		int			i;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
+		opaque = LearnedPageGetOpaque(page);
+		first_seq = LearnedPendingFirstSeq(page);
+		n = opaque->nitems;
+		for (i = pc->next_slot; i < n; i++)
+		{
+			char	   *p = LearnedPendingItemPtr(page, keylen, i);
+			uint16		flags;
+			LearnedPendingEntry *e;
+
+			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+			if ((flags & LEARNED_PENDING_DEAD) || first_seq + i < meta->pending_merged)
+				continue;
+			if (flags & LEARNED_PENDING_NULL)
+			{
+				LearnedPendingCache *c = &pc->cache;
+
+				if (c->nnulls >= pc->maxnulls)
+				{
+					pc->maxnulls *= 2;
+					c->nulls = repalloc_huge(c->nulls, sizeof(LearnedPendingEntry) * pc->maxnulls);
+				}
+				e = &c->nulls[c->nnulls++];
+			}
+			else
+			{
+				if (nfresh >= maxfresh)
+				{
+					maxfresh = Max(256, maxfresh * 2);
+					fresh = fresh ? repalloc_huge(fresh, sizeof(LearnedPendingEntry) * maxfresh) :
+						MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * maxfresh);
+				}
+				e = &fresh[nfresh++];
+				e->key = learned_fetch_key(p + LEARNED_PENDING_HDR, keylen, meta->keytype);
+			}
+			memcpy(&e->tid, p, sizeof(ItemPointerData));
+			e->isnull = (flags & LEARNED_PENDING_NULL) != 0;
+			e->blkno = blkno;
+			e->seq = first_seq + i;
+			pc->cache.nentries++;
+		}
+		if (opaque->next != InvalidBlockNumber)
+		{
+			blkno = opaque->next;
+			pc->next_blk = blkno;
+			pc->next_slot = 0;
+		}
+		else
+		{
+			/* the tail: continue from here next time */
+			pc->next_slot = n;
+			blkno = InvalidBlockNumber;
+		}
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+	absorb(pc, ki, fresh, nfresh);
+	if (fresh)
+		pfree(fresh);
+	pc->valid = true;
+	return &pc->cache;
+}
