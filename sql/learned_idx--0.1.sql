@@ -126,3 +126,9 @@ CREATE FUNCTION learned_index_segments(index regclass,
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'learned_index_segments'
 LANGUAGE C STRICT;
+
+CREATE FUNCTION learned_index_merge(index regclass)
+RETURNS int8
+AS 'MODULE_PATHNAME', 'learned_index_merge'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION learned_index_merge(regclass) IS 'merge the pending list of a learned index into its static stage now';

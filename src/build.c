@@ -25,17 +25,10 @@
 
 #include "learned.h"
 
-typedef struct BuildEntry
-{
-	uint64		mkey;			/* mapped key */
-	Datum		key;
-	ItemPointerData tid;
-} BuildEntry;
-
 typedef struct BuildState
 {
 	LearnedKeyInfo ki;
-	BuildEntry *entries;
+	LearnedEntry *entries;
 	Size		nentries;
 	Size		maxentries;
 	ItemPointerData *nulls;
@@ -51,15 +44,15 @@ typedef struct BuildState
  * would need it as a tie-breaker.
  */
 static inline int
-build_entry_cmp(const BuildEntry *a, const BuildEntry *b)
+build_entry_cmp(const LearnedEntry *a, const LearnedEntry *b)
 {
 	if (a->mkey != b->mkey)
 		return a->mkey < b->mkey ? -1 : 1;
 	return ItemPointerCompare((ItemPointer) &a->tid, (ItemPointer) &b->tid);
 }
 
-#define ST_SORT sort_build_entries
-#define ST_ELEMENT_TYPE BuildEntry
+#define ST_SORT sort_learned_entries
+#define ST_ELEMENT_TYPE LearnedEntry
 #define ST_COMPARE(a, b) build_entry_cmp(a, b)
 #define ST_SCOPE static
 #define ST_DECLARE
@@ -83,12 +76,12 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 	}
 	else
 	{
-		BuildEntry *e;
+		LearnedEntry *e;
 
 		if (bs->nentries >= bs->maxentries)
 		{
 			bs->maxentries *= 2;
-			bs->entries = repalloc_huge(bs->entries, bs->maxentries * sizeof(BuildEntry));
+			bs->entries = repalloc_huge(bs->entries, bs->maxentries * sizeof(LearnedEntry));
 		}
 		e = &bs->entries[bs->nentries++];
 		e->key = values[0];
@@ -98,27 +91,38 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 	bs->indtuples += 1;
 }
 
-/*
- * Write npages pages of TIDs/keys from entries (or null TIDs) starting at
- * the end of the relation.  Returns the first block written.
- */
-static BlockNumber
-write_leaf_run(Relation index, const LearnedLeafLayout *layout, uint16 type,
-			   const BuildEntry *entries, const ItemPointerData *tids,
-			   Size n, uint32 generation)
+void
+LearnedSortEntries(LearnedEntry *entries, Size n)
 {
-	BlockNumber first = InvalidBlockNumber;
-	Size		done = 0;
+	sort_learned_entries(entries, n);
+}
 
-	while (done < n)
+/*
+ * Write n entries (or NULL TIDs) as a run of full pages on freshly
+ * allocated contiguous blocks.  Outside a build the run is WAL-logged here
+ * (full images: nothing can see these pages before the metapage flip).
+ * Returns the first block.
+ */
+BlockNumber
+LearnedWriteLeafRun(Relation index, const LearnedLeafLayout *layout,
+					uint16 type, const LearnedEntry *entries,
+					const ItemPointerData *tids, Size n, uint32 generation,
+					bool building)
+{
+	uint32		npages = (uint32) ((n + layout->capacity - 1) / layout->capacity);
+	BlockNumber first = LearnedAllocRun(index, npages, building);
+	Size		done = 0;
+	uint32		pg;
+
+	for (pg = 0; pg < npages; pg++)
 	{
-		Buffer		buf = LearnedNewBuffer(index, MAIN_FORKNUM);
-		Page		page = BufferGetPage(buf);
+		Buffer		buf = ReadBuffer(index, first + pg);
+		Page		page;
 		int			cnt = (int) Min((Size) layout->capacity, n - done);
 		int			i;
 
-		if (first == InvalidBlockNumber)
-			first = BufferGetBlockNumber(buf);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
 		LearnedInitPage(page, type, generation);
 		((PageHeader) page)->pd_lower = layout->end_off;
 		for (i = 0; i < cnt; i++)
@@ -138,6 +142,8 @@ write_leaf_run(Relation index, const LearnedLeafLayout *layout, uint16 type,
 		done += cnt;
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (!building && RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, first, first + npages, true);
 	return first;
 }
 
@@ -147,8 +153,8 @@ write_leaf_run(Relation index, const LearnedLeafLayout *layout, uint16 type,
  * the query-time arithmetic.  Appends to *pieces.
  */
 static void
-train_segment(const BuildEntry *entries, Size n, int eps, int P,
-			  uint32 segno, LearnedPiece **pieces, Size *npieces,
+train_segment(const LearnedEntry *entries, Size n, int eps, int P,
+			  LearnedPiece **pieces, Size *npieces,
 			  Size *maxpieces, double *err_sum, int32 *err_max)
 {
 	uint64	   *keys = palloc_extended(sizeof(uint64) * n, MCXT_ALLOC_HUGE);
@@ -217,30 +223,34 @@ train_segment(const BuildEntry *entries, Size n, int eps, int P,
 }
 
 /*
- * Write the directory (segments then pieces) as a byte stream over
- * consecutive directory pages.  Returns the first block.
+ * Write the directory (segments then pieces) as a byte stream over a run of
+ * contiguous directory pages.  Returns the first block.
  */
-static BlockNumber
-write_directory(Relation index, const LearnedSegment *segs, Size nsegs,
-				const LearnedPiece *pieces, Size npieces, uint32 generation,
-				uint32 *npages)
+BlockNumber
+LearnedWriteDirectory(Relation index, const LearnedSegment *segs, Size nsegs,
+					  const LearnedPiece *pieces, Size npieces,
+					  uint32 generation, uint32 *npages, bool building)
 {
 	Size		segbytes = nsegs * sizeof(LearnedSegment);
 	Size		total = segbytes + npieces * sizeof(LearnedPiece);
 	Size		off = 0;
-	BlockNumber first = InvalidBlockNumber;
+	BlockNumber first;
+	uint32		pg = 0;
 
-	*npages = 0;
+	*npages = (uint32) ((total + LEARNED_DIR_BYTES_PER_PAGE - 1) / LEARNED_DIR_BYTES_PER_PAGE);
+	if (*npages == 0)
+		return InvalidBlockNumber;
+	first = LearnedAllocRun(index, *npages, building);
 	while (off < total)
 	{
-		Buffer		buf = LearnedNewBuffer(index, MAIN_FORKNUM);
-		Page		page = BufferGetPage(buf);
+		Buffer		buf = ReadBuffer(index, first + pg);
+		Page		page;
 		Size		chunk = Min(total - off, LEARNED_DIR_BYTES_PER_PAGE);
 		char	   *dst;
 		Size		k;
 
-		if (first == InvalidBlockNumber)
-			first = BufferGetBlockNumber(buf);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
 		LearnedInitPage(page, LEARNED_PAGE_DIR, generation);
 		dst = PageGetContents(page);
 		/* the stream is two arrays: copy from whichever holds each byte */
@@ -265,9 +275,62 @@ write_directory(Relation index, const LearnedSegment *segs, Size nsegs,
 		MarkBufferDirty(buf);
 		UnlockReleaseBuffer(buf);
 		off += chunk;
-		(*npages)++;
+		pg++;
 	}
+	if (!building && RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, first, first + *npages, true);
 	return first;
+}
+
+/*
+ * Cut sorted entries into segments of at most LEARNED_SEGMENT_MAX_PAGES,
+ * write their leaf runs and train their models; append to the arrays.
+ */
+void
+LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
+					 const LearnedEntry *entries, Size n, uint32 generation,
+					 bool building, LearnedSegmentSet *set)
+{
+	int			P = ki->layout.capacity;
+	Size		segcap = (Size) LEARNED_SEGMENT_MAX_PAGES * P;
+	Size		done;
+
+	for (done = 0; done < n;)
+	{
+		Size		cnt = Min(segcap, n - done);
+		LearnedSegment *seg;
+
+		if (set->nsegs >= set->maxsegs)
+		{
+			set->maxsegs = Max(16, set->maxsegs * 2);
+			set->segs = set->segs ?
+				repalloc_huge(set->segs, set->maxsegs * sizeof(LearnedSegment)) :
+				palloc_extended(set->maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
+		}
+		if (set->pieces == NULL)
+		{
+			set->maxpieces = 64;
+			set->pieces = palloc_extended(set->maxpieces * sizeof(LearnedPiece), MCXT_ALLOC_HUGE);
+		}
+		seg = &set->segs[set->nsegs];
+		memset(seg, 0, sizeof(LearnedSegment));
+		seg->start_blk = LearnedWriteLeafRun(index, &ki->layout, LEARNED_PAGE_LEAF,
+											 entries + done, NULL, cnt,
+											 generation, building);
+		seg->npages = (uint32) ((cnt + P - 1) / P);
+		seg->nitems = (uint32) cnt;
+		seg->first_piece = (uint32) set->npieces;
+		seg->generation = generation;
+		train_segment(entries + done, cnt, eps, P, &set->pieces, &set->npieces,
+					  &set->maxpieces, &set->err_sum, &set->err_max);
+		/* train_segment may have grown the pieces array: re-fetch seg */
+		seg = &set->segs[set->nsegs];
+		seg->npieces = (uint32) (set->npieces - seg->first_piece);
+		set->nsegs++;
+		done += cnt;
+		if (building)
+			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) done);
+	}
 }
 
 static void
@@ -315,20 +378,10 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	BuildState	bs;
 	double		reltuples;
 	int			eps;
-	int			P;
 	Buffer		metabuf;
 	Page		metapage;
 	LearnedMetaPage meta;
-	LearnedSegment *segs;
-	Size		nsegs = 0;
-	Size		maxsegs;
-	LearnedPiece *pieces;
-	Size		npieces = 0;
-	Size		maxpieces = 64;
-	double		err_sum = 0;
-	int32		err_max = 0;
-	Size		segcap;
-	Size		done;
+	LearnedSegmentSet set;
 	uint32		dir_npages;
 	BlockNumber dir_start;
 	TimestampTz start_time = GetCurrentTimestamp();
@@ -347,9 +400,8 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	memset(&bs, 0, sizeof(bs));
 	LearnedKeyInfoInit(index, &bs.ki);
 	eps = learned_get_error_bound(index);
-	P = bs.ki.layout.capacity;
 	bs.maxentries = 1024;
-	bs.entries = palloc_extended(bs.maxentries * sizeof(BuildEntry), MCXT_ALLOC_HUGE);
+	bs.entries = palloc_extended(bs.maxentries * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
 	bs.maxnulls = 64;
 	bs.nulls = palloc_extended(bs.maxnulls * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
 
@@ -369,7 +421,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 									   build_callback, (void *) &bs, NULL);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_SORT);
-	sort_build_entries(bs.entries, bs.nentries);
+	sort_learned_entries(bs.entries, bs.nentries);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_LOAD);
 	{
@@ -380,30 +432,9 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		pgstat_progress_update_multi_param(2, index_cols, vals);
 	}
 
-	/* cut the sorted entries into segments of at most SEGMENT_MAX_PAGES */
-	segcap = (Size) LEARNED_SEGMENT_MAX_PAGES * P;
-	maxsegs = bs.nentries / segcap + 2;
-	segs = palloc_extended(maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	pieces = palloc_extended(maxpieces * sizeof(LearnedPiece), MCXT_ALLOC_HUGE);
-	for (done = 0; done < bs.nentries;)
-	{
-		Size		n = Min(segcap, bs.nentries - done);
-		LearnedSegment *seg = &segs[nsegs];
-
-		seg->start_blk = write_leaf_run(index, &bs.ki.layout, LEARNED_PAGE_LEAF,
-										bs.entries + done, NULL, n, 1);
-		seg->npages = (uint32) ((n + P - 1) / P);
-		seg->nitems = (uint32) n;
-		seg->first_piece = (uint32) npieces;
-
-		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_TRAIN);
-		train_segment(bs.entries + done, n, eps, P, (uint32) nsegs,
-					  &pieces, &npieces, &maxpieces, &err_sum, &err_max);
-		seg->npieces = (uint32) (npieces - seg->first_piece);
-		nsegs++;
-		done += n;
-		pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) done);
-	}
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_TRAIN);
+	memset(&set, 0, sizeof(set));
+	LearnedWriteSegments(index, &bs.ki, eps, bs.entries, bs.nentries, 1, true, &set);
 
 	/* NULL keys: a run of TID-only pages after the key segments */
 	if (bs.nnulls > 0)
@@ -411,23 +442,23 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		LearnedLeafLayout nl;
 
 		LearnedLeafLayoutInit(&nl, 0);
-		meta->nulls_start = write_leaf_run(index, &nl, LEARNED_PAGE_NULLS, NULL,
-										   bs.nulls, bs.nnulls, 1);
+		meta->nulls_start = LearnedWriteLeafRun(index, &nl, LEARNED_PAGE_NULLS, NULL,
+												bs.nulls, bs.nnulls, 1, true);
 		meta->nulls_npages = (uint32) ((bs.nnulls + nl.capacity - 1) / nl.capacity);
 	}
 
-	dir_start = write_directory(index, segs, nsegs, pieces, npieces, 1,
-								&dir_npages);
+	dir_start = LearnedWriteDirectory(index, set.segs, set.nsegs, set.pieces,
+									  set.npieces, 1, &dir_npages, true);
 
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	meta->nsegments = (uint32) nsegs;
-	meta->npieces = (uint32) npieces;
+	meta->nsegments = (uint32) set.nsegs;
+	meta->npieces = (uint32) set.npieces;
 	meta->dir_start = dir_start;
 	meta->dir_npages = dir_npages;
 	meta->nstatic = bs.nentries;
 	meta->nnulls = bs.nnulls;
-	meta->mean_error = npieces > 0 ? err_sum / npieces : 0;
-	meta->max_error = err_max;
+	meta->mean_error = set.npieces > 0 ? set.err_sum / set.npieces : 0;
+	meta->max_error = set.err_max;
 	meta->build_time_us = GetCurrentTimestamp() - start_time;
 	MarkBufferDirty(metabuf);
 	UnlockReleaseBuffer(metabuf);

@@ -32,6 +32,9 @@ PG_MODULE_MAGIC;
 
 static relopt_kind learned_relopt_kind;
 
+int			learned_pending_limit_guc = LEARNED_DEFAULT_PENDING_LIMIT;
+char	   *learned_fail_point = NULL;
+
 void		_PG_init(void);
 
 /*
@@ -53,6 +56,22 @@ _PG_init(void)
 					   LEARNED_MIN_MERGE_RATIO, LEARNED_MAX_MERGE_RATIO,
 					   ShareUpdateExclusiveLock);
 
+	add_int_reloption(learned_relopt_kind, "pending_limit",
+					  "Merge the pending list when it exceeds this many kB (-1: learned_idx.pending_limit)",
+					  -1, -1, LEARNED_MAX_PENDING_LIMIT,
+					  ShareUpdateExclusiveLock);
+
+	DefineCustomIntVariable("learned_idx.pending_limit",
+							"Default pending list size, in kB, that triggers a merge.",
+							NULL, &learned_pending_limit_guc,
+							LEARNED_DEFAULT_PENDING_LIMIT,
+							LEARNED_MIN_PENDING_LIMIT, LEARNED_MAX_PENDING_LIMIT,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomStringVariable("learned_idx.fail_point",
+							   "Test only: raise an error (name) or a PANIC (name:panic) at a named merge step.",
+							   NULL, &learned_fail_point, "",
+							   PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("learned_idx");
 }
 
@@ -62,6 +81,7 @@ learnedoptions(Datum reloptions, bool validate)
 	static const relopt_parse_elt tab[] = {
 		{"error_bound", RELOPT_TYPE_INT, offsetof(LearnedOptions, error_bound)},
 		{"merge_ratio", RELOPT_TYPE_REAL, offsetof(LearnedOptions, merge_ratio)},
+		{"pending_limit", RELOPT_TYPE_INT, offsetof(LearnedOptions, pending_limit)},
 	};
 
 	return (bytea *) build_reloptions(reloptions, validate,
@@ -84,6 +104,36 @@ learned_get_merge_ratio(Relation index)
 	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
 
 	return opts ? opts->merge_ratio : LEARNED_DEFAULT_MERGE_RATIO;
+}
+
+int
+learned_get_pending_limit(Relation index)
+{
+	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
+
+	if (opts && opts->pending_limit >= LEARNED_MIN_PENDING_LIMIT)
+		return opts->pending_limit;
+	return learned_pending_limit_guc;
+}
+
+/*
+ * Fault injection for the crash tests: learned_idx.fail_point = 'name'
+ * raises an ERROR at that point, 'name:panic' a PANIC.
+ */
+void
+learned_fault(const char *point)
+{
+	size_t		len;
+
+	if (learned_fail_point == NULL || learned_fail_point[0] == '\0')
+		return;
+	len = strlen(point);
+	if (strncmp(learned_fail_point, point, len) != 0)
+		return;
+	if (learned_fail_point[len] == '\0')
+		elog(ERROR, "learned_idx fault injected at \"%s\"", point);
+	if (strcmp(learned_fail_point + len, ":panic") == 0)
+		elog(PANIC, "learned_idx fault injected at \"%s\"", point);
 }
 
 static bool
@@ -293,7 +343,8 @@ learned_handler(PG_FUNCTION_ARGS)
 	amroutine->amcanparallel = false;
 	amroutine->amcaninclude = false;
 	amroutine->amusemaintenanceworkmem = false;
-	amroutine->amparallelvacuumoptions = VACUUM_OPTION_PARALLEL_BULKDEL;
+	/* bulkdelete merges and takes the merge lock: keep it in the leader */
+	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
 	amroutine->amkeytype = InvalidOid;
 
 	amroutine->ambuild = learnedbuild;

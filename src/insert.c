@@ -44,6 +44,7 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 	int			capacity;
 	Buffer		tailbuf = InvalidBuffer;
 	GenericXLogState *state;
+	LearnedMetaPageData after;
 
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -74,15 +75,17 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 			opaque->nitems++;
 			meta->pending_appended++;
 			LearnedXLogFinish(state);
+			memcpy(&after, LearnedPageGetMeta(metapage), sizeof(after));
 			UnlockReleaseBuffer(tailbuf);
 			UnlockReleaseBuffer(metabuf);
+			LearnedMaybeMerge(index, &after);
 			return false;
 		}
 	}
 
 	/* the tail is full or absent: start a new tail page */
 	{
-		Buffer		newbuf = LearnedNewBuffer(index, MAIN_FORKNUM);
+		Buffer		newbuf = LearnedAllocPage(index);
 		BlockNumber newblk = BufferGetBlockNumber(newbuf);
 		Page		newpage;
 
@@ -106,9 +109,11 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 		meta->pending_pages++;
 		LearnedXLogFinish(state);
 		UnlockReleaseBuffer(newbuf);
+		memcpy(&after, LearnedPageGetMeta(metapage), sizeof(after));
 		if (BufferIsValid(tailbuf))
 			UnlockReleaseBuffer(tailbuf);
 		UnlockReleaseBuffer(metabuf);
 	}
+	LearnedMaybeMerge(index, &after);
 	return false;
 }

@@ -12,6 +12,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "learned.h"
 
@@ -155,7 +156,10 @@ learned_index_info(PG_FUNCTION_ARGS)
 	values[16] = Int32GetDatum(meta.items_per_page);
 	values[17] = CStringGetTextDatum("model");
 	values[18] = Int64GetDatum(meta.generation);
-	nulls[19] = true;			/* no merge has run: the dynamic stage is not built yet */
+	if (meta.nmerges > 0)
+		values[19] = TimestampTzGetDatum((TimestampTz) meta.last_merge_time);
+	else
+		nulls[19] = true;
 
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

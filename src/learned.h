@@ -38,6 +38,15 @@
 #define LEARNED_PAGE_NULLS		3	/* static stage: TIDs of NULL keys */
 #define LEARNED_PAGE_DIR		4	/* segment directory */
 #define LEARNED_PAGE_PENDING	5	/* pending list: unsorted appended entries */
+#define LEARNED_PAGE_FREE		6	/* unreachable, recorded in the FSM */
+
+/* heavyweight lock on this pseudo page serialises merges, VACUUM and GC */
+#define LEARNED_MERGE_LOCK		0
+
+/* pending_limit reloption and GUC, in kB */
+#define LEARNED_DEFAULT_PENDING_LIMIT	4096
+#define LEARNED_MIN_PENDING_LIMIT	64
+#define LEARNED_MAX_PENDING_LIMIT	(INT_MAX / 1024)
 
 /* error_bound reloption */
 #define LEARNED_DEFAULT_ERROR_BOUND	32
@@ -67,6 +76,7 @@ typedef struct LearnedOptions
 	int32		vl_len_;		/* varlena header (do not touch directly) */
 	int			error_bound;	/* frozen into the metapage at build */
 	double		merge_ratio;	/* read live */
+	int			pending_limit;	/* kB; -1: use learned_idx.pending_limit */
 } LearnedOptions;
 
 /* ---------- page special space (ON-DISK) ---------- */
@@ -147,7 +157,7 @@ typedef struct LearnedSegment
 	uint32		nitems;			/* entries, dead included */
 	uint32		first_piece;	/* index of its first PLA piece */
 	uint32		npieces;
-	uint32		flags;			/* reserved */
+	uint32		generation;		/* generation that wrote its pages */
 } LearnedSegment;
 
 /*
@@ -256,6 +266,7 @@ extern void learned_store_key(char *p, int keylen, Datum value);
 
 typedef struct LearnedDirectory
 {
+	int			refcount;		/* scans using it (see page.c) */
 	uint32		generation;
 	Oid			keytype;
 	int			keylen;
@@ -295,6 +306,7 @@ extern void LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 extern void LearnedCheckMeta(Relation index, LearnedMetaPage meta);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
 extern LearnedDirectory *LearnedGetDirectory(Relation index, uint32 generation);
+extern void LearnedReleaseDirectory(LearnedDirectory *dir);
 extern void LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki);
 
 /* GenericXLog wrappers: every page change goes through these */
@@ -364,8 +376,59 @@ extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 
 extern int	learned_get_error_bound(Relation index);
 extern double learned_get_merge_ratio(Relation index);
+extern int	learned_get_pending_limit(Relation index);
+extern int	learned_pending_limit_guc;
+extern char *learned_fail_point;
+
+/* test-only fault injection: ERROR or PANIC at a named point */
+extern void learned_fault(const char *point);
+
+/* ---------- merge.c ---------- */
+
+extern int64 LearnedMerge(Relation index);
+extern int64 LearnedMergeLocked(Relation index);
+extern void LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta);
+extern void LearnedCollectGarbage(Relation index);
+extern Buffer LearnedAllocPage(Relation index);
+extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building);
+extern PGDLLEXPORT void learned_merge_worker_main(Datum arg);
 
 /* ---------- build.c ---------- */
+
+/* an entry being sorted and written by a build or a merge */
+typedef struct LearnedEntry
+{
+	uint64		mkey;			/* mapped key */
+	Datum		key;
+	ItemPointerData tid;
+} LearnedEntry;
+
+/* segments and pieces being produced by a build or a merge */
+typedef struct LearnedSegmentSet
+{
+	LearnedSegment *segs;
+	Size		nsegs;
+	Size		maxsegs;
+	LearnedPiece *pieces;
+	Size		npieces;
+	Size		maxpieces;
+	double		err_sum;
+	int32		err_max;
+} LearnedSegmentSet;
+
+extern void LearnedSortEntries(LearnedEntry *entries, Size n);
+extern BlockNumber LearnedWriteLeafRun(Relation index, const LearnedLeafLayout *layout,
+									   uint16 type, const LearnedEntry *entries,
+									   const ItemPointerData *tids, Size n,
+									   uint32 generation, bool building);
+extern void LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
+								 const LearnedEntry *entries, Size n,
+								 uint32 generation, bool building,
+								 LearnedSegmentSet *set);
+extern BlockNumber LearnedWriteDirectory(Relation index, const LearnedSegment *segs,
+										 Size nsegs, const LearnedPiece *pieces,
+										 Size npieces, uint32 generation,
+										 uint32 *npages, bool building);
 
 extern IndexBuildResult *learnedbuild(Relation heap, Relation index,
 									  struct IndexInfo *indexInfo);

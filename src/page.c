@@ -212,6 +212,42 @@ typedef struct DirCacheEntry
 
 static HTAB *dir_cache = NULL;
 
+/*
+ * Directories replaced while a scan of this backend still used them; freed
+ * once released.  (A scan ended by an error never releases its reference:
+ * that directory then stays until the backend exits.)
+ */
+typedef struct OrphanDir
+{
+	LearnedDirectory *dir;
+	MemoryContext cxt;
+	struct OrphanDir *next;
+} OrphanDir;
+
+static OrphanDir *orphans = NULL;
+
+void
+LearnedReleaseDirectory(LearnedDirectory *dir)
+{
+	OrphanDir **prev = &orphans;
+	OrphanDir  *o;
+
+	Assert(dir->refcount > 0);
+	dir->refcount--;
+	if (dir->refcount > 0)
+		return;
+	for (o = orphans; o != NULL; prev = &o->next, o = o->next)
+	{
+		if (o->dir == dir)
+		{
+			*prev = o->next;
+			MemoryContextDelete(o->cxt);
+			pfree(o);
+			return;
+		}
+	}
+}
+
 static LearnedDirectory *
 load_directory(Relation index, MemoryContext cxt)
 {
@@ -338,7 +374,16 @@ LearnedGetDirectory(Relation index, uint32 generation)
 	{
 		LearnedDirectory *dir = load_directory(index, cxt);
 
-		if (entry->cxt)
+		if (entry->cxt && entry->dir && entry->dir->refcount > 0)
+		{
+			OrphanDir  *o = MemoryContextAlloc(CacheMemoryContext, sizeof(OrphanDir));
+
+			o->dir = entry->dir;
+			o->cxt = entry->cxt;
+			o->next = orphans;
+			orphans = o;
+		}
+		else if (entry->cxt)
 			MemoryContextDelete(entry->cxt);
 		entry->cxt = cxt;
 		entry->dir = dir;

@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "access/xlog.h"
 
 #include "learned.h"
 
@@ -559,7 +560,14 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
 	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
 	opaque = LearnedPageGetOpaque(page);
-	if (opaque->generation != dir->generation || opaque->nitems != expect)
+	if ((opaque->generation != seg->generation || opaque->nitems != expect) &&
+		RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("canceling statement due to conflict with recovery"),
+				 errdetail("A merge on the primary recycled a page of learned index \"%s\" that this scan still needed.",
+						   RelationGetRelationName(scan->indexRelation))));
+	if (opaque->generation != seg->generation || opaque->nitems != expect)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("learned index \"%s\" is corrupted: leaf block %u does not match its directory",
@@ -1264,7 +1272,10 @@ start_scan(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedReadMeta(scan->indexRelation, &so->meta);
+	if (so->dir)
+		LearnedReleaseDirectory(so->dir);
 	so->dir = LearnedGetDirectory(scan->indexRelation, so->meta.generation);
+	so->dir->refcount++;
 	if (so->dir->keytype != so->ki.keytype)
 		elog(ERROR, "learned index \"%s\" has key type %u, expected %u",
 			 RelationGetRelationName(scan->indexRelation),
@@ -1527,6 +1538,8 @@ learnedendscan(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 
 	reset_position(so);
+	if (so->dir)
+		LearnedReleaseDirectory(so->dir);
 	MemoryContextDelete(so->scanCxt);
 	scan->opaque = NULL;
 }

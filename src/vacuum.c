@@ -14,7 +14,9 @@
 
 #include "access/genam.h"
 #include "commands/vacuum.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/rel.h"
 
 #include "learned.h"
@@ -166,8 +168,33 @@ bump_pending_epoch(Relation index)
 	UnlockReleaseBuffer(metabuf);
 }
 
+static void bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+							  IndexBulkDeleteCallback callback, void *callback_state);
+
 IndexBulkDeleteResult *
 learnedbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+				  IndexBulkDeleteCallback callback, void *callback_state)
+{
+	Relation	index = info->index;
+
+	if (stats == NULL)
+		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
+	else
+		stats->num_index_tuples = 0;	/* recounted below */
+
+	/*
+	 * Hold the merge lock throughout: a merge copying a pending entry into
+	 * the static stage while we delete it would resurrect it.  Merge first
+	 * (as GIN cleans its pending list), so most entries are visited once.
+	 */
+	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+	bulkdelete_locked(info, stats, callback, callback_state);
+	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+	return stats;
+}
+
+static void
+bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				  IndexBulkDeleteCallback callback, void *callback_state)
 {
 	Relation	index = info->index;
@@ -176,12 +203,12 @@ learnedbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	LearnedKeyInfo ki;
 	uint32		s;
 
-	if (stats == NULL)
-		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
-	else
-		stats->num_index_tuples = 0;	/* recounted below */
-
 	LearnedReadMeta(index, &meta);
+	if (meta.pending_appended != meta.pending_merged && !RecoveryInProgress())
+	{
+		LearnedMergeLocked(index);
+		LearnedReadMeta(index, &meta);
+	}
 	dir = LearnedGetDirectory(index, meta.generation);
 	LearnedKeyInfoInit(index, &ki);
 
@@ -209,7 +236,6 @@ learnedbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	}
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	stats->estimated_count = false;
-	return stats;
 }
 
 IndexBulkDeleteResult *
@@ -217,6 +243,8 @@ learnedvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	if (info->analyze_only)
 		return stats;
+	/* recycle the pages merges replaced, once no scan can use them */
+	LearnedCollectGarbage(info->index);
 	if (stats == NULL)
 	{
 		LearnedMetaPageData meta;

@@ -1,0 +1,869 @@
+/*
+ * merge.c
+ *		The dynamic stage's merge: fold the pending list into the static
+ *		stage copy-on-write, flip the metapage, recycle unreachable pages;
+ *		the merge trigger, the background worker and learned_index_merge().
+ *
+ * Merge protocol (see docs/architecture.md, "Merge"):
+ *	 1. Take the merge lock (heavyweight, pseudo page LEARNED_MERGE_LOCK): one
+ *		merge per index, and never concurrently with ambulkdelete or GC.
+ *	 2. Read the metapage: generation g, pending range [merged, S) where S is
+ *		the append counter now.  Later appends are left for the next merge.
+ *	 3. Read those pending entries, sort them, and assign each to the segment
+ *		whose key range holds it.
+ *	 4. Rewrite only the segments that received entries: their old live
+ *		entries plus the new ones, into newly allocated page runs (split when
+ *		they outgrow the cap), retrained, WAL-logged as full pages.  Untouched
+ *		segments keep their pages and descriptors.
+ *	 5. Write a new directory (generation g+1) on new pages.
+ *	 6. Flip the metapage in one record: generation, directory, counts,
+ *		pending_merged = S, pending head advanced, pending_epoch bumped, and
+ *		last_flip_xid.  Before the flip nothing reachable has changed (a crash
+ *		leaves the old index and orphaned pages); after it the new index is
+ *		complete.
+ *	 7. The replaced pages become unreachable.  GC (in VACUUM) frees
+ *		unreachable pages only once no snapshot older than the last flip can
+ *		exist (GlobalVisCheckRemovableFullXid), so running scans of the old
+ *		generation keep valid pages.
+ *
+ * The merge lock is a heavyweight lock: an ERROR releases it with the
+ * transaction, so no PG_TRY is needed around it.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/index.h"
+#include "commands/defrem.h"
+#include "catalog/pg_index.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/freespace.h"
+#include "storage/indexfsm.h"
+#include "storage/ipc.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "learned.h"
+
+PG_FUNCTION_INFO_V1(learned_index_merge);
+
+/* ---------- page allocation ---------- */
+
+/*
+ * Claim a block for a new page: it must be a FREE page (or never
+ * initialized).  The FSM is only a hint (it is not WAL-logged and may be
+ * stale after a crash), so ownership is decided here, under the buffer's
+ * exclusive lock: whoever turns a FREE page into something else owns it.
+ * Returns the buffer exclusively locked, or InvalidBuffer.
+ */
+static Buffer
+claim_block(Relation index, BlockNumber blkno)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+	Page		page;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buf);
+	if (PageIsNew(page) ||
+		(((PageHeader) page)->pd_special == BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) &&
+		 LearnedPageGetOpaque(page)->page_id == LEARNED_PAGE_ID &&
+		 LearnedPageGetOpaque(page)->type == LEARNED_PAGE_FREE))
+	{
+		/* mark it taken at once (not WAL-logged: the writer logs it) */
+		LearnedInitPage(page, LEARNED_PAGE_LEAF, 0);
+		return buf;
+	}
+	UnlockReleaseBuffer(buf);
+	return InvalidBuffer;
+}
+
+/*
+ * One page, for the pending list or a directory: a recycled one if the FSM
+ * has one, else a new one.  Returned exclusively locked.
+ */
+Buffer
+LearnedAllocPage(Relation index)
+{
+	for (;;)
+	{
+		BlockNumber blkno = GetFreeIndexPage(index);
+		Buffer		buf;
+
+		if (blkno == InvalidBlockNumber)
+			break;
+		buf = claim_block(index, blkno);
+		if (BufferIsValid(buf))
+			return buf;
+	}
+	return LearnedNewBuffer(index, MAIN_FORKNUM);
+}
+
+/*
+ * A run of npages contiguous blocks (leaf segments need them: an entry's
+ * rank gives its block by arithmetic).  Outside a build, look for a run of
+ * free blocks in the FSM first (first fit), else extend the relation.  The
+ * blocks are claimed (see claim_block) and released unlocked; the caller
+ * initializes and writes them.
+ */
+BlockNumber
+LearnedAllocRun(Relation index, uint32 npages, bool building)
+{
+	BlockNumber first;
+	uint32		i;
+
+	if (!building && npages > 0)
+	{
+		BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+		BlockNumber blk;
+		uint32		run = 0;
+
+		for (blk = 1; blk < nblocks; blk++)
+		{
+			if (GetRecordedFreeSpace(index, blk) < BLCKSZ / 2)
+			{
+				run = 0;
+				continue;
+			}
+			if (++run < npages)
+				continue;
+			/* candidate run [blk - npages + 1, blk]: claim every page */
+			first = blk - npages + 1;
+			for (i = 0; i < npages; i++)
+			{
+				Buffer		buf = claim_block(index, first + i);
+
+				if (!BufferIsValid(buf))
+					break;
+				UnlockReleaseBuffer(buf);
+				RecordUsedIndexPage(index, first + i);
+			}
+			if (i == npages)
+				return first;
+			/*
+			 * Someone took a page of the run (or the FSM was stale).  The
+			 * pages claimed so far are unreachable: GC frees them again.
+			 */
+			RecordUsedIndexPage(index, first + i);
+			run = 0;
+			blk = first + i;
+		}
+	}
+
+	/* extend the relation by npages, under the extension lock */
+	if (!RELATION_IS_LOCAL(index))
+		LockRelationForExtension(index, ExclusiveLock);
+	first = InvalidBlockNumber;
+	for (i = 0; i < npages; i++)
+	{
+		Buffer		buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
+
+		if (i == 0)
+			first = BufferGetBlockNumber(buf);
+		Assert(BufferGetBlockNumber(buf) == first + i);
+		ReleaseBuffer(buf);
+	}
+	if (!RELATION_IS_LOCAL(index))
+		UnlockRelationForExtension(index, ExclusiveLock);
+	return first;
+}
+
+/* ---------- reading ---------- */
+
+typedef struct PendingRead
+{
+	LearnedEntry *keys;
+	Size		nkeys;
+	ItemPointerData *nulls;
+	Size		nnulls;
+	BlockNumber new_head;		/* first page holding an entry >= upto */
+	uint32		dropped_pages;	/* pages before new_head: they leave the chain */
+} PendingRead;
+
+/*
+ * Read the live pending entries with seq in [from, upto).
+ */
+static void
+read_pending(Relation index, const LearnedMetaPageData *meta, uint64 upto,
+			 PendingRead *pr)
+{
+	BlockNumber blkno = meta->pending_head;
+	int			keylen = meta->keylen;
+	Size		maxkeys = 1024;
+	Size		maxnulls = 64;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->keys = palloc_extended(maxkeys * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
+	pr->nulls = palloc(maxnulls * sizeof(ItemPointerData));
+	pr->new_head = InvalidBlockNumber;
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf = ReadBuffer(index, blkno);
+		Page		page;
+		uint64		first_seq;
+		int			n;
+		int			i;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
+		first_seq = LearnedPendingFirstSeq(page);
+		n = LearnedPageGetOpaque(page)->nitems;
+		for (i = 0; i < n; i++)
+		{
+			char	   *p = LearnedPendingItemPtr(page, keylen, i);
+			uint64		seq = first_seq + i;
+			uint16		flags;
+
+			if (seq < meta->pending_merged)
+				continue;
+			if (seq >= upto)
+				break;
+			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+			if (flags & LEARNED_PENDING_DEAD)
+				continue;
+			if (flags & LEARNED_PENDING_NULL)
+			{
+				if (pr->nnulls >= maxnulls)
+				{
+					maxnulls *= 2;
+					pr->nulls = repalloc_huge(pr->nulls, maxnulls * sizeof(ItemPointerData));
+				}
+				memcpy(&pr->nulls[pr->nnulls++], p, sizeof(ItemPointerData));
+			}
+			else
+			{
+				LearnedEntry *e;
+
+				if (pr->nkeys >= maxkeys)
+				{
+					maxkeys *= 2;
+					pr->keys = repalloc_huge(pr->keys, maxkeys * sizeof(LearnedEntry));
+				}
+				e = &pr->keys[pr->nkeys++];
+				memcpy(&e->tid, p, sizeof(ItemPointerData));
+				e->key = learned_fetch_key(p + LEARNED_PENDING_HDR, keylen, meta->keytype);
+				e->mkey = learned_map_datum(e->key, meta->keytype, meta->keytype);
+			}
+		}
+		/* the page stays in the chain if it has (or may get) entries >= upto */
+		if (pr->new_head == InvalidBlockNumber &&
+			(first_seq + n > upto || LearnedPageGetOpaque(page)->next == InvalidBlockNumber))
+			pr->new_head = blkno;
+		if (pr->new_head == InvalidBlockNumber)
+			pr->dropped_pages++;
+		blkno = LearnedPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Append the live entries of a static segment to *out (sorted order kept).
+ */
+static void
+read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg,
+			 LearnedEntry **out, Size *nout, Size *maxout)
+{
+	uint32		pg;
+
+	for (pg = 0; pg < seg->npages; pg++)
+	{
+		BlockNumber blkno = seg->start_blk + pg;
+		Buffer		buf = ReadBuffer(index, blkno);
+		Page		page;
+		int			n;
+		int			i;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
+		n = Min(LearnedPageGetOpaque(page)->nitems, ki->layout.capacity);
+		if (*nout + n > *maxout)
+		{
+			while (*nout + n > *maxout)
+				*maxout *= 2;
+			*out = repalloc_huge(*out, *maxout * sizeof(LearnedEntry));
+		}
+		for (i = 0; i < n; i++)
+		{
+			LearnedEntry *e;
+
+			if (LearnedLeafIsDead(page, &ki->layout, i))
+				continue;
+			e = &(*out)[(*nout)++];
+			e->key = learned_fetch_key(LearnedLeafKeyPtr(page, &ki->layout, i),
+									   ki->keylen, ki->keytype);
+			e->mkey = learned_map_datum(e->key, ki->keytype, ki->keytype);
+			e->tid = *LearnedLeafTid(page, &ki->layout, i);
+		}
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* live TIDs of the NULL run */
+static void
+read_nulls(Relation index, BlockNumber start, uint32 npages,
+		   ItemPointerData **out, Size *nout, Size *maxout)
+{
+	LearnedLeafLayout nl;
+	uint32		pg;
+
+	LearnedLeafLayoutInit(&nl, 0);
+	for (pg = 0; pg < npages; pg++)
+	{
+		Buffer		buf = ReadBuffer(index, start + pg);
+		Page		page;
+		int			n;
+		int			i;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, start + pg, LEARNED_PAGE_NULLS);
+		n = Min(LearnedPageGetOpaque(page)->nitems, nl.capacity);
+		for (i = 0; i < n; i++)
+		{
+			if (LearnedLeafIsDead(page, &nl, i))
+				continue;
+			if (*nout >= *maxout)
+			{
+				*maxout *= 2;
+				*out = repalloc_huge(*out, *maxout * sizeof(ItemPointerData));
+			}
+			(*out)[(*nout)++] = *LearnedLeafTid(page, &nl, i);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/* merge two runs sorted by (mkey, tid) */
+static void
+merge_entries(const LearnedEntry *a, Size na, const LearnedEntry *b, Size nb,
+			  LearnedEntry *dst)
+{
+	Size		i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na && j < nb)
+	{
+		bool		take_a;
+
+		if (a[i].mkey != b[j].mkey)
+			take_a = a[i].mkey < b[j].mkey;
+		else
+			take_a = ItemPointerCompare((ItemPointer) &a[i].tid,
+										(ItemPointer) &b[j].tid) <= 0;
+		dst[k++] = take_a ? a[i++] : b[j++];
+	}
+	while (i < na)
+		dst[k++] = a[i++];
+	while (j < nb)
+		dst[k++] = b[j++];
+}
+
+/* ---------- the merge ---------- */
+
+/*
+ * Merge the pending list into the static stage.  The caller holds the merge
+ * lock.  Returns the number of pending entries merged.
+ */
+static int64
+merge_locked(Relation index)
+{
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	LearnedKeyInfo ki;
+	PendingRead pr;
+	uint64		upto;
+	uint32		gen;
+	LearnedSegmentSet set;
+	Size		p = 0;
+	uint32		s;
+	BlockNumber nulls_start;
+	uint32		nulls_npages;
+	uint64		nnulls;
+	uint64		nstatic = 0;
+	BlockNumber dir_start;
+	uint32		dir_npages = 0;
+	MemoryContext cxt;
+	MemoryContext old;
+	int64		merged;
+	Buffer		metabuf;
+	GenericXLogState *state;
+	LearnedMetaPage m;
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned merge",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+
+	LearnedReadMeta(index, &meta);
+	upto = meta.pending_appended;
+	if (upto == meta.pending_merged)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return 0;
+	}
+	dir = LearnedGetDirectory(index, meta.generation);
+	LearnedKeyInfoInit(index, &ki);
+	gen = meta.generation + 1;
+
+	learned_fault("merge-start");
+	read_pending(index, &meta, upto, &pr);
+	LearnedSortEntries(pr.keys, pr.nkeys);
+	merged = (int64) (pr.nkeys + pr.nnulls);
+
+	/*
+	 * Walk the segments in key order.  Segment s holds the keys from its
+	 * first key up to the next segment's first key; the pending entries in
+	 * that range (by mapped key, which is exact for every supported type)
+	 * go into it.  Untouched segments are kept as they are.
+	 */
+	memset(&set, 0, sizeof(set));
+	set.maxsegs = dir->nsegments + 16;
+	set.segs = palloc_extended(set.maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
+	set.maxpieces = dir->npieces + 64;
+	set.pieces = palloc_extended(set.maxpieces * sizeof(LearnedPiece), MCXT_ALLOC_HUGE);
+	for (s = 0; s < dir->nsegments || (s == 0 && pr.nkeys > 0); s++)
+	{
+		Size		q = p;
+
+		if (dir->nsegments == 0)
+			q = pr.nkeys;		/* an empty static stage: everything */
+		else if (s + 1 < dir->nsegments)
+		{
+			uint64		next_first = dir->pieces[dir->segments[s + 1].first_piece].first_key;
+
+			while (q < pr.nkeys && pr.keys[q].mkey < next_first)
+				q++;
+		}
+		else
+			q = pr.nkeys;
+
+		if (dir->nsegments > 0 && q == p)
+		{
+			/* untouched: keep its pages, copy its descriptor and pieces */
+			LearnedSegment *seg = &dir->segments[s];
+			LearnedSegment *ns;
+
+			if (set.nsegs >= set.maxsegs)
+			{
+				set.maxsegs *= 2;
+				set.segs = repalloc_huge(set.segs, set.maxsegs * sizeof(LearnedSegment));
+			}
+			if (set.npieces + seg->npieces > set.maxpieces)
+			{
+				set.maxpieces = (set.npieces + seg->npieces) * 2;
+				set.pieces = repalloc_huge(set.pieces, set.maxpieces * sizeof(LearnedPiece));
+			}
+			ns = &set.segs[set.nsegs++];
+			*ns = *seg;
+			ns->first_piece = (uint32) set.npieces;
+			memcpy(&set.pieces[set.npieces], &dir->pieces[seg->first_piece],
+				   seg->npieces * sizeof(LearnedPiece));
+			set.npieces += seg->npieces;
+			nstatic += seg->nitems;
+		}
+		else
+		{
+			Size		maxold = 1024;
+			Size		nold = 0;
+			LearnedEntry *olds = palloc_extended(maxold * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
+			LearnedEntry *all;
+
+			if (dir->nsegments > 0)
+				read_segment(index, &ki, &dir->segments[s], &olds, &nold, &maxold);
+			all = palloc_extended((nold + (q - p)) * sizeof(LearnedEntry) + 1, MCXT_ALLOC_HUGE);
+			merge_entries(olds, nold, pr.keys + p, q - p, all);
+			LearnedWriteSegments(index, &ki, meta.error_bound, all, nold + (q - p),
+								 gen, false, &set);
+			nstatic += nold + (q - p);
+			pfree(all);
+			pfree(olds);
+		}
+		p = q;
+		CHECK_FOR_INTERRUPTS();
+	}
+	learned_fault("merge-after-segments");
+
+	/* NULLs: rewrite the NULL run if any NULL arrived */
+	nulls_start = meta.nulls_start;
+	nulls_npages = meta.nulls_npages;
+	nnulls = meta.nnulls;
+	if (pr.nnulls > 0)
+	{
+		Size		maxn = Max(pr.nnulls, 64);
+		Size		n = 0;
+		ItemPointerData *all = palloc_extended(maxn * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
+		LearnedLeafLayout nl;
+
+		if (meta.nulls_npages > 0)
+			read_nulls(index, meta.nulls_start, meta.nulls_npages, &all, &n, &maxn);
+		if (n + pr.nnulls > maxn)
+			all = repalloc_huge(all, (n + pr.nnulls) * sizeof(ItemPointerData));
+		memcpy(all + n, pr.nulls, pr.nnulls * sizeof(ItemPointerData));
+		n += pr.nnulls;
+		LearnedLeafLayoutInit(&nl, 0);
+		nulls_start = LearnedWriteLeafRun(index, &nl, LEARNED_PAGE_NULLS, NULL, all, n,
+										  gen, false);
+		nulls_npages = (uint32) ((n + nl.capacity - 1) / nl.capacity);
+		nnulls = n;
+	}
+
+	dir_start = LearnedWriteDirectory(index, set.segs, set.nsegs, set.pieces,
+									  set.npieces, gen, &dir_npages, false);
+	learned_fault("merge-before-flip");
+
+	/* the flip: one record makes the new generation the index */
+	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	state = LearnedXLogStart(index);
+	m = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
+	m->generation = gen;
+	m->nsegments = (uint32) set.nsegs;
+	m->npieces = (uint32) set.npieces;
+	m->dir_start = dir_start;
+	m->dir_npages = dir_npages;
+	m->nstatic = nstatic;
+	m->nulls_start = nulls_start;
+	m->nulls_npages = nulls_npages;
+	m->nnulls = nnulls;
+	m->pending_merged = upto;
+	/* pages wholly below upto leave the chain (the tail always stays) */
+	if (pr.new_head != InvalidBlockNumber)
+	{
+		m->pending_head = pr.new_head;
+		m->pending_pages -= Min(m->pending_pages, pr.dropped_pages);
+	}
+	m->pending_epoch++;
+	m->nmerges++;
+	m->last_merge_time = GetCurrentTimestamp();
+	m->last_flip_xid = U64FromFullTransactionId(ReadNextFullTransactionId());
+	if (set.npieces > 0)
+	{
+		double		sum = 0;
+		int32		mx = 0;
+		Size		i;
+
+		for (i = 0; i < set.npieces; i++)
+		{
+			sum += (set.pieces[i].err_below + set.pieces[i].err_above) / 2.0;
+			mx = Max(mx, Max(set.pieces[i].err_below, set.pieces[i].err_above));
+		}
+		m->mean_error = sum / set.npieces;
+		m->max_error = mx;
+	}
+	LearnedXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
+	learned_fault("merge-after-flip");
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return merged;
+}
+
+int64
+LearnedMergeLocked(Relation index)
+{
+	return merge_locked(index);
+}
+
+/*
+ * Merge now, waiting for a running merge or VACUUM of the index.
+ */
+int64
+LearnedMerge(Relation index)
+{
+	int64		n;
+
+	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+	n = merge_locked(index);
+	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+	return n;
+}
+
+/* ---------- garbage collection ---------- */
+
+static inline void
+mark_run(uint8 *reach, BlockNumber nblocks, BlockNumber start, uint32 npages)
+{
+	uint32		i;
+
+	if (start == InvalidBlockNumber)
+		return;
+	for (i = 0; i < npages; i++)
+		if (start + i < nblocks)
+			reach[(start + i) >> 3] |= (uint8) (1 << ((start + i) & 7));
+}
+
+/*
+ * Free every page that no generation a running scan may use can reach:
+ * pages replaced by merges, pending pages already merged, orphans of a merge
+ * that crashed before its flip.  They are marked FREE (WAL-logged) and
+ * recorded in the FSM.  Runs under the merge lock and the metapage lock, so
+ * that no merge or insert allocates or links a page meanwhile.
+ */
+static void
+collect_garbage_locked(Relation index)
+{
+	Buffer		metabuf;
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	BlockNumber nblocks;
+	uint8	   *reach;
+	BlockNumber blk;
+	uint32		s;
+	bool		freed = false;
+
+	/*
+	 * Load the directory before locking the metapage (loading reads the
+	 * metapage).  It cannot change meanwhile: merges need our merge lock.
+	 */
+	LearnedReadMeta(index, &meta);
+	dir = LearnedGetDirectory(index, meta.generation);
+
+	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	memcpy(&meta, LearnedPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
+	LearnedCheckMeta(index, &meta);
+	if (meta.generation != dir->generation)
+		elog(ERROR, "learned index \"%s\" changed generation during garbage collection",
+			 RelationGetRelationName(index));
+
+	/* a scan that started before the last flip may still read old pages */
+	if (meta.nmerges > 0 &&
+		!GlobalVisCheckRemovableFullXid(NULL,
+										FullTransactionIdFromU64(meta.last_flip_xid)))
+	{
+		UnlockReleaseBuffer(metabuf);
+		return;
+	}
+
+	nblocks = RelationGetNumberOfBlocks(index);
+	reach = palloc0(nblocks / 8 + 1);
+	mark_run(reach, nblocks, LEARNED_METAPAGE_BLKNO, 1);
+	mark_run(reach, nblocks, meta.dir_start, meta.dir_npages);
+	mark_run(reach, nblocks, meta.nulls_start, meta.nulls_npages);
+	for (s = 0; s < dir->nsegments; s++)
+		mark_run(reach, nblocks, dir->segments[s].start_blk, dir->segments[s].npages);
+	for (blk = meta.pending_head; blk != InvalidBlockNumber;)
+	{
+		Buffer		buf = ReadBuffer(index, blk);
+
+		mark_run(reach, nblocks, blk, 1);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		LearnedCheckPage(index, BufferGetPage(buf), blk, LEARNED_PAGE_PENDING);
+		blk = LearnedPageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+	}
+
+	for (blk = 1; blk < nblocks; blk++)
+	{
+		Buffer		buf;
+		Page		page;
+
+		if (reach[blk >> 3] & (1 << (blk & 7)))
+			continue;
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) || LearnedPageGetOpaque(page)->type != LEARNED_PAGE_FREE)
+		{
+			GenericXLogState *state = LearnedXLogStart(index);
+
+			page = LearnedXLogRegister(state, buf, true);
+			LearnedInitPage(page, LEARNED_PAGE_FREE, 0);
+			LearnedXLogFinish(state);
+		}
+		UnlockReleaseBuffer(buf);
+		RecordFreeIndexPage(index, blk);
+		freed = true;
+		CHECK_FOR_INTERRUPTS();
+	}
+	UnlockReleaseBuffer(metabuf);
+	if (freed)
+		IndexFreeSpaceMapVacuum(index);
+	pfree(reach);
+}
+
+void
+LearnedCollectGarbage(Relation index)
+{
+	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+	collect_garbage_locked(index);
+	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+}
+
+/* ---------- trigger and background worker ---------- */
+
+/* per backend: when we last asked for a worker for an index */
+static Oid	last_launch_index = InvalidOid;
+static TimestampTz last_launch_time = 0;
+
+static bool
+launch_worker(Relation index)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	Oid			dboid = MyDatabaseId;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "learned_idx");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "learned_merge_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "learned_idx merge of %u", RelationGetRelid(index));
+	snprintf(worker.bgw_type, BGW_MAXLEN, "learned_idx merge");
+	worker.bgw_main_arg = ObjectIdGetDatum(RelationGetRelid(index));
+	memcpy(worker.bgw_extra, &dboid, sizeof(Oid));
+	worker.bgw_notify_pid = 0;
+	return RegisterDynamicBackgroundWorker(&worker, &handle);
+}
+
+/*
+ * Called after an insert with the metapage as the insert left it.  When the
+ * pending list passes the trigger (entries > static / merge_ratio, or size
+ * > pending_limit) ask a background worker to merge; if none can start, or
+ * the list passed twice the limit, merge here, unless a merge is running.
+ * An INSERT never fails because a worker could not start.
+ */
+void
+LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta)
+{
+	uint64		pending = meta->pending_appended - meta->pending_merged;
+	double		ratio = learned_get_merge_ratio(index);
+	int64		limit_bytes = (int64) learned_get_pending_limit(index) * 1024;
+	int64		bytes = (int64) meta->pending_pages * BLCKSZ;
+	bool		by_ratio = meta->nstatic > 0 && (double) pending > (double) meta->nstatic / ratio;
+	bool		by_size = bytes > limit_bytes;
+	TimestampTz now;
+
+	/* tiny indexes: do not merge for every insert */
+	if (pending < 1024 && !by_size)
+		return;
+	if (!by_ratio && !by_size)
+		return;
+	if (RelationUsesLocalBuffers(index) || RecoveryInProgress())
+	{
+		/* temp indexes: no worker can see them; merge inline */
+		if (bytes > 2 * limit_bytes || by_ratio)
+			LearnedMerge(index);
+		return;
+	}
+
+	if (bytes <= 2 * limit_bytes)
+	{
+		now = GetCurrentTimestamp();
+		if (last_launch_index == RelationGetRelid(index) &&
+			!TimestampDifferenceExceeds(last_launch_time, now, 1000))
+			return;
+		last_launch_index = RelationGetRelid(index);
+		last_launch_time = now;
+		if (launch_worker(index))
+			return;
+	}
+
+	/* no worker, or far over the limit: merge inline unless one runs */
+	if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+	{
+		merge_locked(index);
+		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+	}
+}
+
+/*
+ * Background worker: merge one index.  It copes with the index (or its
+ * database) being dropped: it opens it with try_relation_open and checks
+ * that it is still a valid learned index.
+ */
+void
+learned_merge_worker_main(Datum arg)
+{
+	Oid			indexoid = DatumGetObjectId(arg);
+	Oid			dboid;
+	Relation	index;
+
+	memcpy(&dboid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "learned_idx merge");
+
+	index = try_relation_open(indexoid, RowExclusiveLock);
+	if (index != NULL)
+	{
+		if (index->rd_rel->relkind == RELKIND_INDEX &&
+			index->rd_rel->relam == get_index_am_oid("learned", true) &&
+			index->rd_index->indisready && index->rd_index->indislive)
+		{
+			/* someone else merging: it will take our entries too */
+			if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+			{
+				merge_locked(index);
+				UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+			}
+		}
+		relation_close(index, RowExclusiveLock);
+	}
+
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	proc_exit(0);
+}
+
+/*
+ * SQL: learned_index_merge(regclass) merges the pending list now and returns
+ * the number of entries merged.
+ */
+Datum
+learned_index_merge(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	index;
+	int64		n;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("recovery is in progress"),
+				 errhint("Learned index merges cannot run during recovery.")));
+	index = index_open(relid, RowExclusiveLock);
+	if (index->rd_rel->relam != get_index_am_oid("learned", false))
+	{
+		char	   *name = pstrdup(RelationGetRelationName(index));
+
+		index_close(index, RowExclusiveLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a learned index", name)));
+	}
+	if (RELATION_IS_OTHER_TEMP(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary indexes of other sessions")));
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, RelationGetRelationName(index));
+	n = LearnedMerge(index);
+	index_close(index, RowExclusiveLock);
+	PG_RETURN_INT64(n);
+}
