@@ -132,3 +132,9 @@ RETURNS int8
 AS 'MODULE_PATHNAME', 'learned_index_merge'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION learned_index_merge(regclass) IS 'merge the pending list of a learned index into its static stage now';
+
+CREATE FUNCTION learned_index_check(index regclass, heapallindexed boolean DEFAULT false)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'learned_index_check'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION learned_index_check(regclass, boolean) IS 'verify a learned index: key order, model windows, page ownership, pending list; optionally that every live heap tuple is indexed';

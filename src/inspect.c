@@ -5,6 +5,10 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "utils/snapmgr.h"
 #include "access/htup_details.h"
 #include "commands/defrem.h"
 #include "funcapi.h"
@@ -254,4 +258,313 @@ learned_index_segments(PG_FUNCTION_ARGS)
 	}
 	relation_close(index, AccessShareLock);
 	return (Datum) 0;
+}
+
+/* ---------- learned_index_check ---------- */
+
+PG_FUNCTION_INFO_V1(learned_index_check);
+
+static void
+check_fail(Relation index, const char *fmt, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("learned index \"%s\" failed check: %s",
+					RelationGetRelationName(index), fmt),
+			 detail ? errdetail_internal("%s", detail) : 0,
+			 errhint("REINDEX the index.")));
+}
+
+/* claim a block for the ownership check */
+static void
+own_block(Relation index, uint8 *seen, BlockNumber nblocks, BlockNumber blk,
+		  const char *what)
+{
+	if (blk >= nblocks)
+		check_fail(index, "a reachable block is past the end of the relation",
+				   psprintf("%s block %u, relation has %u blocks", what, blk, nblocks));
+	if (seen[blk >> 3] & (1 << (blk & 7)))
+		check_fail(index, "a block is reachable twice",
+				   psprintf("%s block %u", what, blk));
+	seen[blk >> 3] |= (uint8) (1 << (blk & 7));
+}
+
+typedef struct CheckTids
+{
+	ItemPointerData *tids;
+	Size		n;
+	Size		max;
+	int64		missing;
+	ItemPointerData first_missing;
+} CheckTids;
+
+static void
+add_tid(CheckTids *ct, ItemPointer tid)
+{
+	if (ct->n >= ct->max)
+	{
+		ct->max = Max(1024, ct->max * 2);
+		ct->tids = ct->tids ? repalloc_huge(ct->tids, ct->max * sizeof(ItemPointerData)) :
+			palloc_extended(ct->max * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
+	}
+	ct->tids[ct->n++] = *tid;
+}
+
+static int
+tid_cmp(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
+}
+
+static void
+check_heap_callback(Relation index, ItemPointer tid, Datum *values,
+					bool *isnull, bool tupleIsAlive, void *state)
+{
+	CheckTids  *ct = (CheckTids *) state;
+
+	if (!tupleIsAlive)
+		return;
+	if (bsearch(tid, ct->tids, ct->n, sizeof(ItemPointerData), tid_cmp) == NULL)
+	{
+		if (ct->missing == 0)
+			ct->first_missing = *tid;
+		ct->missing++;
+	}
+}
+
+/*
+ * learned_index_check(index regclass, heapallindexed bool default false)
+ *
+ * Verifies: key order within and across pages and segments, every model's
+ * window on the keys it was trained on, page ownership (no page reachable
+ * twice), the pending list's sequence numbers and counters, and optionally
+ * that every live heap tuple is indexed.  Raises an ERROR naming the first
+ * violation; returns true otherwise.
+ */
+Datum
+learned_index_check(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	bool		heapallindexed = PG_GETARG_BOOL(1);
+	Relation	index = open_learned_index(relid);
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	LearnedKeyInfo ki;
+	LearnedLeafLayout nl;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	uint8	   *seen = palloc0(nblocks / 8 + 1);
+	bool		have_prev = false;
+	Datum		prev = (Datum) 0;
+	uint32		s;
+	BlockNumber blk;
+	uint64		expect_seq = 0;
+	uint64		pending_seen = 0;
+	uint32		chain = 0;
+	CheckTids	ct;
+	Snapshot	snapshot = InvalidSnapshot;
+
+	memset(&ct, 0, sizeof(ct));
+	if (heapallindexed)
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+
+	LearnedReadMeta(index, &meta);
+	dir = LearnedGetDirectory(index, meta.generation);
+	LearnedKeyInfoInit(index, &ki);
+	LearnedLeafLayoutInit(&nl, 0);
+
+	own_block(index, seen, nblocks, LEARNED_METAPAGE_BLKNO, "metapage");
+	for (blk = meta.dir_start; blk != InvalidBlockNumber && blk < meta.dir_start + meta.dir_npages; blk++)
+		own_block(index, seen, nblocks, blk, "directory");
+	if (meta.nstatic != dir->nstatic || meta.nsegments != dir->nsegments)
+		check_fail(index, "the directory does not match the metapage", NULL);
+
+	for (s = 0; s < dir->nsegments; s++)
+	{
+		LearnedSegment *seg = &dir->segments[s];
+		uint32		pg;
+		uint32		p;
+		int64		rank = 0;
+		uint64		prev_mkey = 0;
+		bool		first_in_seg = true;
+
+		for (pg = 0; pg < seg->npages; pg++)
+		{
+			BlockNumber b = seg->start_blk + pg;
+			Buffer		buf;
+			Page		page;
+			LearnedPageOpaque op;
+			int			n;
+			int			expect;
+			int			i;
+
+			own_block(index, seen, nblocks, b, "leaf");
+			buf = ReadBuffer(index, b);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			LearnedCheckPage(index, page, b, LEARNED_PAGE_LEAF);
+			op = LearnedPageGetOpaque(page);
+			expect = (pg + 1 < seg->npages) ? ki.layout.capacity :
+				(int) (seg->nitems - (uint64) pg * ki.layout.capacity);
+			if (op->nitems != expect || op->generation != seg->generation)
+				check_fail(index, "a leaf page does not match its segment",
+						   psprintf("block %u: %u items, generation %u; expected %d, %u",
+									b, op->nitems, op->generation, expect, seg->generation));
+			n = op->nitems;
+			for (i = 0; i < n; i++, rank++)
+			{
+				Datum		key = learned_fetch_key(LearnedLeafKeyPtr(page, &ki.layout, i),
+												   ki.keylen, ki.keytype);
+				uint64		mkey = learned_map_datum(key, ki.keytype, ki.keytype);
+
+				if (have_prev &&
+					DatumGetInt32(FunctionCall2Coll(&ki.cmp, ki.collation, prev, key)) > 0)
+					check_fail(index, "keys out of order",
+							   psprintf("segment %u, block %u, slot %d", s, b, i));
+				/* the model window of each distinct key's first occurrence */
+				if (first_in_seg || mkey != prev_mkey)
+				{
+					uint32		lo = seg->first_piece,
+								hi = seg->first_piece + seg->npieces;
+					int64		pred;
+					int64		next;
+					LearnedPiece *pc;
+					PlaPiece	pp;
+					int64		page_of_rank = rank / ki.layout.capacity;
+
+					while (hi - lo > 1)
+					{
+						uint32		mid = (lo + hi) / 2;
+
+						if (dir->pieces[mid].first_key <= mkey)
+							lo = mid;
+						else
+							hi = mid;
+					}
+					pc = &dir->pieces[lo];
+					if (pc->first_key <= mkey)
+					{
+						pp.first_key = pc->first_key;
+						pp.intercept = pc->intercept;
+						pp.slope = (double) pc->slope;
+						pred = pla_predict(&pp, mkey);
+						next = (lo + 1 < seg->first_piece + seg->npieces) ?
+							dir->pieces[lo + 1].start_rank : seg->nitems;
+						pred = Min(Max(pred, (int64) pc->start_rank), next);
+						if (page_of_rank < Max(pred - pc->err_below, 0) / ki.layout.capacity ||
+							page_of_rank > (pred + pc->err_above) / ki.layout.capacity)
+							check_fail(index, "a key lies outside its model's window",
+									   psprintf("segment %u, piece %u, rank " INT64_FORMAT ", predicted " INT64_FORMAT,
+												s, lo, rank, pred));
+					}
+					else if (!first_in_seg || s == 0)
+						check_fail(index, "a key precedes its segment's first piece",
+								   psprintf("segment %u, rank " INT64_FORMAT, s, rank));
+				}
+				first_in_seg = false;
+				prev_mkey = mkey;
+				prev = key;
+				have_prev = true;
+				if (heapallindexed && !LearnedLeafIsDead(page, &ki.layout, i))
+					add_tid(&ct, LearnedLeafTid(page, &ki.layout, i));
+			}
+			UnlockReleaseBuffer(buf);
+			CHECK_FOR_INTERRUPTS();
+		}
+		for (p = seg->first_piece; p + 1 < seg->first_piece + seg->npieces; p++)
+			if (dir->pieces[p].first_key >= dir->pieces[p + 1].first_key)
+				check_fail(index, "piece keys are not increasing",
+						   psprintf("segment %u, piece %u", s, p));
+	}
+
+	for (blk = 0; blk < meta.nulls_npages; blk++)
+	{
+		BlockNumber b = meta.nulls_start + blk;
+		Buffer		buf;
+		Page		page;
+		int			i;
+
+		own_block(index, seen, nblocks, b, "nulls");
+		buf = ReadBuffer(index, b);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, b, LEARNED_PAGE_NULLS);
+		if (heapallindexed)
+			for (i = 0; i < LearnedPageGetOpaque(page)->nitems; i++)
+				if (!LearnedLeafIsDead(page, &nl, i))
+					add_tid(&ct, LearnedLeafTid(page, &nl, i));
+		UnlockReleaseBuffer(buf);
+	}
+
+	/* the pending list: sequence numbers continue page to page */
+	for (blk = meta.pending_head; blk != InvalidBlockNumber;)
+	{
+		Buffer		buf;
+		Page		page;
+		uint64		first_seq;
+		int			n;
+		int			i;
+
+		own_block(index, seen, nblocks, blk, "pending");
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blk, LEARNED_PAGE_PENDING);
+		first_seq = LearnedPendingFirstSeq(page);
+		n = LearnedPageGetOpaque(page)->nitems;
+		if (chain > 0 && first_seq != expect_seq)
+			check_fail(index, "pending sequence numbers are not contiguous",
+					   psprintf("block %u starts at " UINT64_FORMAT ", expected " UINT64_FORMAT,
+								blk, first_seq, expect_seq));
+		if (chain == 0 && first_seq > meta.pending_merged)
+			check_fail(index, "the pending head starts after the merged position", NULL);
+		for (i = 0; i < n; i++)
+		{
+			char	   *ip = LearnedPendingItemPtr(page, meta.keylen, i);
+			uint16		flags;
+
+			if (first_seq + i < meta.pending_merged)
+				continue;
+			pending_seen++;
+			memcpy(&flags, ip + sizeof(ItemPointerData), sizeof(uint16));
+			if (heapallindexed && !(flags & LEARNED_PENDING_DEAD))
+				add_tid(&ct, (ItemPointer) ip);
+		}
+		expect_seq = first_seq + n;
+		chain++;
+		if (LearnedPageGetOpaque(page)->next == InvalidBlockNumber && blk != meta.pending_tail)
+			check_fail(index, "the pending chain does not end at the tail", NULL);
+		blk = LearnedPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+	}
+	/* appends may run concurrently: only what existed at our metapage read */
+	if (pending_seen < meta.pending_appended - meta.pending_merged)
+		check_fail(index, "pending entries are missing",
+				   psprintf("found " UINT64_FORMAT ", metapage says " UINT64_FORMAT,
+							pending_seen, meta.pending_appended - meta.pending_merged));
+	if (chain < meta.pending_pages)
+		check_fail(index, "the pending page count is wrong",
+				   psprintf("chain has %u pages, metapage says %u", chain, meta.pending_pages));
+
+	if (heapallindexed)
+	{
+		Relation	heap = table_open(index->rd_index->indrelid, AccessShareLock);
+		IndexInfo  *indexInfo = BuildIndexInfo(index);
+		TableScanDesc scan;
+
+		qsort(ct.tids, ct.n, sizeof(ItemPointerData), tid_cmp);
+		scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, false);
+		indexInfo->ii_Concurrent = true;	/* use our MVCC snapshot */
+		table_index_build_scan(heap, index, indexInfo, true, false,
+							   check_heap_callback, (void *) &ct, scan);
+		if (ct.missing > 0)
+			check_fail(index, "live heap tuples are not indexed",
+					   psprintf(INT64_FORMAT " missing, first (%u,%u)", ct.missing,
+								ItemPointerGetBlockNumber(&ct.first_missing),
+								ItemPointerGetOffsetNumber(&ct.first_missing)));
+		table_close(heap, AccessShareLock);
+		UnregisterSnapshot(snapshot);
+	}
+
+	relation_close(index, AccessShareLock);
+	PG_RETURN_BOOL(true);
 }
