@@ -63,6 +63,9 @@
  */
 #define LEARNED_SEGMENT_MAX_PAGES	1024
 
+/* VACUUM rewrites a segment once this fraction of its entries is dead */
+#define LEARNED_REWRITE_DEAD_FRACTION	0.2
+
 /* progress reporting sub-phases of CREATE INDEX */
 #define LEARNED_PHASE_SCAN		2
 #define LEARNED_PHASE_SORT		3
@@ -386,7 +389,7 @@ extern void learned_fault(const char *point);
 /* ---------- merge.c ---------- */
 
 extern int64 LearnedMerge(Relation index);
-extern int64 LearnedMergeLocked(Relation index);
+extern int64 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite);
 extern void LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta);
 extern void LearnedCollectGarbage(Relation index);
 extern Buffer LearnedAllocPage(Relation index);

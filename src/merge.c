@@ -20,7 +20,7 @@
  *		pending_merged = S, pending head advanced, pending_epoch bumped, and
  *		last_flip_xid.  Before the flip nothing reachable has changed (a crash
  *		leaves the old index and orphaned pages); after it the new index is
- *		complete.
+ *		complete.  last_flip_xid is the merging transaction's own xid.
  *	 7. The replaced pages become unreachable.  GC (in VACUUM) frees
  *		unreachable pages only once no snapshot older than the last flip can
  *		exist (GlobalVisCheckRemovableFullXid), so running scans of the old
@@ -379,10 +379,12 @@ merge_entries(const LearnedEntry *a, Size na, const LearnedEntry *b, Size nb,
 
 /*
  * Merge the pending list into the static stage.  The caller holds the merge
- * lock.  Returns the number of pending entries merged.
+ * lock.  Segments flagged in rewrite[] (by VACUUM: mostly dead entries) are
+ * rewritten even if no entry arrived, so their dead entries go away.
+ * Returns the number of pending entries merged.
  */
 static int64
-merge_locked(Relation index)
+merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 {
 	LearnedMetaPageData meta;
 	LearnedDirectory *dir;
@@ -405,6 +407,7 @@ merge_locked(Relation index)
 	Buffer		metabuf;
 	GenericXLogState *state;
 	LearnedMetaPage m;
+	FullTransactionId flip_xid;
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned merge",
 								ALLOCSET_DEFAULT_SIZES);
@@ -412,7 +415,7 @@ merge_locked(Relation index)
 
 	LearnedReadMeta(index, &meta);
 	upto = meta.pending_appended;
-	if (upto == meta.pending_merged)
+	if (upto == meta.pending_merged && rewrite == NULL)
 	{
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
@@ -454,7 +457,8 @@ merge_locked(Relation index)
 		else
 			q = pr.nkeys;
 
-		if (dir->nsegments > 0 && q == p)
+		if (dir->nsegments > 0 && q == p &&
+			!(rewrite && s < nrewrite && rewrite[s]))
 		{
 			/* untouched: keep its pages, copy its descriptor and pieces */
 			LearnedSegment *seg = &dir->segments[s];
@@ -489,8 +493,10 @@ merge_locked(Relation index)
 				read_segment(index, &ki, &dir->segments[s], &olds, &nold, &maxold);
 			all = palloc_extended((nold + (q - p)) * sizeof(LearnedEntry) + 1, MCXT_ALLOC_HUGE);
 			merge_entries(olds, nold, pr.keys + p, q - p, all);
-			LearnedWriteSegments(index, &ki, meta.error_bound, all, nold + (q - p),
-								 gen, false, &set);
+			/* a segment whose entries all died disappears */
+			if (nold + (q - p) > 0)
+				LearnedWriteSegments(index, &ki, meta.error_bound, all, nold + (q - p),
+									 gen, false, &set);
 			nstatic += nold + (q - p);
 			pfree(all);
 			pfree(olds);
@@ -529,6 +535,7 @@ merge_locked(Relation index)
 	learned_fault("merge-before-flip");
 
 	/* the flip: one record makes the new generation the index */
+	flip_xid = GetTopFullTransactionId();
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	state = LearnedXLogStart(index);
@@ -552,7 +559,12 @@ merge_locked(Relation index)
 	m->pending_epoch++;
 	m->nmerges++;
 	m->last_merge_time = GetCurrentTimestamp();
-	m->last_flip_xid = U64FromFullTransactionId(ReadNextFullTransactionId());
+	/*
+	 * Any snapshot that may still use the old generation was taken before
+	 * this transaction's xid completed, so its xmin is at most that xid:
+	 * once the xid is below every horizon, old pages are safe to recycle.
+	 */
+	m->last_flip_xid = U64FromFullTransactionId(flip_xid);
 	if (set.npieces > 0)
 	{
 		double		sum = 0;
@@ -577,9 +589,9 @@ merge_locked(Relation index)
 }
 
 int64
-LearnedMergeLocked(Relation index)
+LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite)
 {
-	return merge_locked(index);
+	return merge_locked(index, rewrite, nrewrite);
 }
 
 /*
@@ -591,7 +603,7 @@ LearnedMerge(Relation index)
 	int64		n;
 
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
-	n = merge_locked(index);
+	n = merge_locked(index, NULL, 0);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	return n;
 }
@@ -781,7 +793,7 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta)
 	/* no worker, or far over the limit: merge inline unless one runs */
 	if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
 	{
-		merge_locked(index);
+		merge_locked(index, NULL, 0);
 		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	}
 }
@@ -818,7 +830,7 @@ learned_merge_worker_main(Datum arg)
 			/* someone else merging: it will take our entries too */
 			if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
 			{
-				merge_locked(index);
+				merge_locked(index, NULL, 0);
 				UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 			}
 		}

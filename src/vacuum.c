@@ -25,12 +25,13 @@
  * Visit every live entry of a run of static pages (keys or NULLs); mark the
  * deleted ones dead.
  */
-static void
+static int64
 vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				  IndexBulkDeleteCallback callback, void *callback_state,
 				  BlockNumber start, uint32 npages, uint16 type,
 				  const LearnedLeafLayout *layout)
 {
+	int64		total_dead = 0;
 	Relation	index = info->index;
 	uint32		i;
 	int		   *dead = palloc(sizeof(int) * layout->capacity);
@@ -54,7 +55,10 @@ vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		for (s = 0; s < n; s++)
 		{
 			if (LearnedLeafIsDead(page, layout, s))
+			{
+				total_dead++;
 				continue;
+			}
 			if (callback(LearnedLeafTid(page, layout, s), callback_state))
 				dead[ndead++] = s;
 			else
@@ -70,10 +74,12 @@ vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				LearnedLeafSetDead(page, layout, dead[k]);
 			LearnedXLogFinish(state);
 			stats->tuples_removed += ndead;
+			total_dead += ndead;
 		}
 		UnlockReleaseBuffer(buf);
 	}
 	pfree(dead);
+	return total_dead;
 }
 
 /*
@@ -202,11 +208,14 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	LearnedDirectory *dir;
 	LearnedKeyInfo ki;
 	uint32		s;
+	bool	   *rewrite;
+	uint32		nsegs;
+	bool		any_rewrite = false;
 
 	LearnedReadMeta(index, &meta);
 	if (meta.pending_appended != meta.pending_merged && !RecoveryInProgress())
 	{
-		LearnedMergeLocked(index);
+		LearnedMergeLocked(index, NULL, 0);
 		LearnedReadMeta(index, &meta);
 	}
 	dir = LearnedGetDirectory(index, meta.generation);
@@ -221,10 +230,22 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 					   meta.pending_head, meta.pending_merged, meta.keylen) > 0)
 		bump_pending_epoch(index);
 
+	rewrite = palloc0(sizeof(bool) * Max(dir->nsegments, 1));
+	nsegs = dir->nsegments;
 	for (s = 0; s < dir->nsegments; s++)
-		vacuum_static_run(info, stats, callback, callback_state,
-						  dir->segments[s].start_blk, dir->segments[s].npages,
-						  LEARNED_PAGE_LEAF, &ki.layout);
+	{
+		int64		ndead = vacuum_static_run(info, stats, callback, callback_state,
+											  dir->segments[s].start_blk,
+											  dir->segments[s].npages,
+											  LEARNED_PAGE_LEAF, &ki.layout);
+
+		if (ndead > 0 &&
+			(double) ndead >= LEARNED_REWRITE_DEAD_FRACTION * dir->segments[s].nitems)
+		{
+			rewrite[s] = true;
+			any_rewrite = true;
+		}
+	}
 	if (dir->nulls_npages > 0)
 	{
 		LearnedLeafLayout nl;
@@ -234,6 +255,14 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 						  dir->nulls_start, dir->nulls_npages,
 						  LEARNED_PAGE_NULLS, &nl);
 	}
+	/*
+	 * Segments that are mostly dead are rewritten now (a merge with no new
+	 * entries for them), so that space does not stay lost where no insert
+	 * lands (an append-only table deleting its oldest rows).
+	 */
+	if (any_rewrite && !RecoveryInProgress())
+		LearnedMergeLocked(index, rewrite, nsegs);
+	pfree(rewrite);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	stats->estimated_count = false;
 }
