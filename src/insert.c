@@ -31,6 +31,52 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid, bool isnull,
 		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key);
 }
 
+/*
+ * Try to append to the current tail page while holding the metapage in the
+ * given mode.  Returns true on success and sets *appended to the sequence
+ * number after the new entry.
+ */
+static bool
+append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
+			   bool isnull, Datum key, uint64 *appended)
+{
+	int			keylen = meta->keylen;
+	Buffer		tailbuf;
+	Page		tailpage;
+	LearnedPageOpaque opaque;
+	GenericXLogState *state;
+
+	if (meta->pending_tail == InvalidBlockNumber)
+		return false;
+	tailbuf = ReadBuffer(index, meta->pending_tail);
+	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
+	tailpage = BufferGetPage(tailbuf);
+	LearnedCheckPage(index, tailpage, meta->pending_tail, LEARNED_PAGE_PENDING);
+	if (LearnedPageGetOpaque(tailpage)->nitems >= LearnedPendingCapacity(keylen))
+	{
+		UnlockReleaseBuffer(tailbuf);
+		return false;
+	}
+	state = LearnedXLogStart(index);
+	tailpage = LearnedXLogRegister(state, tailbuf, false);
+	opaque = LearnedPageGetOpaque(tailpage);
+	pending_put(tailpage, keylen, opaque->nitems, tid, isnull, key);
+	opaque->nitems++;
+	*appended = LearnedPendingFirstSeq(tailpage) + opaque->nitems;
+	LearnedXLogFinish(state);
+	UnlockReleaseBuffer(tailbuf);
+	return true;
+}
+
+/*
+ * Append (key, TID) to the pending list.
+ *
+ * The common case holds the metapage only in share mode (it just says which
+ * page is the tail) and changes the tail page alone, so concurrent inserters
+ * only meet on the tail page and the WAL record is one small delta.  Only
+ * when the tail is full does an insert take the metapage exclusively, to
+ * link a new tail page (one record: metapage, old tail, new page).
+ */
 bool
 learnedinsert(Relation index, Datum *values, bool *isnull,
 			  ItemPointer ht_ctid, Relation heapRel,
@@ -40,60 +86,49 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 	Buffer		metabuf;
 	Page		metapage;
 	LearnedMetaPage meta;
-	int			keylen;
-	int			capacity;
-	Buffer		tailbuf = InvalidBuffer;
-	GenericXLogState *state;
 	LearnedMetaPageData after;
+	uint64		appended;
+	bool		done;
 
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	metapage = BufferGetPage(metabuf);
 	LearnedCheckPage(index, metapage, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
 	meta = LearnedPageGetMeta(metapage);
 	LearnedCheckMeta(index, meta);
-	keylen = meta->keylen;
-	capacity = LearnedPendingCapacity(keylen);
-
-	if (meta->pending_tail != InvalidBlockNumber)
+	done = append_to_tail(index, meta, ht_ctid, isnull[0], values[0], &appended);
+	if (!done)
 	{
-		Page		tailpage;
-
-		tailbuf = ReadBuffer(index, meta->pending_tail);
-		LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
-		tailpage = BufferGetPage(tailbuf);
-		LearnedCheckPage(index, tailpage, meta->pending_tail, LEARNED_PAGE_PENDING);
-		if (LearnedPageGetOpaque(tailpage)->nitems < capacity)
-		{
-			LearnedPageOpaque opaque;
-
-			state = LearnedXLogStart(index);
-			meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
-			tailpage = LearnedXLogRegister(state, tailbuf, false);
-			opaque = LearnedPageGetOpaque(tailpage);
-			pending_put(tailpage, keylen, opaque->nitems, ht_ctid, isnull[0], values[0]);
-			opaque->nitems++;
-			meta->pending_appended++;
-			LearnedXLogFinish(state);
-			memcpy(&after, LearnedPageGetMeta(metapage), sizeof(after));
-			UnlockReleaseBuffer(tailbuf);
-			UnlockReleaseBuffer(metabuf);
-			LearnedMaybeMerge(index, &after);
-			return false;
-		}
+		/* retake the metapage exclusively; someone may have extended */
+		LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		meta = LearnedPageGetMeta(metapage);
+		done = append_to_tail(index, meta, ht_ctid, isnull[0], values[0], &appended);
 	}
-
-	/* the tail is full or absent: start a new tail page */
+	if (!done)
 	{
-		Buffer		newbuf = LearnedAllocPage(index);
-		BlockNumber newblk = BufferGetBlockNumber(newbuf);
+		int			keylen = meta->keylen;
+		Buffer		tailbuf = InvalidBuffer;
+		Buffer		newbuf;
+		BlockNumber newblk;
 		Page		newpage;
+		GenericXLogState *state;
+		uint64		first_seq = meta->pending_tail_seq;
+
+		if (meta->pending_tail != InvalidBlockNumber)
+		{
+			tailbuf = ReadBuffer(index, meta->pending_tail);
+			LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
+			first_seq = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +
+				LearnedPageGetOpaque(BufferGetPage(tailbuf))->nitems;
+		}
+		newbuf = LearnedAllocPage(index);
+		newblk = BufferGetBlockNumber(newbuf);
 
 		state = LearnedXLogStart(index);
 		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
 		newpage = LearnedXLogRegister(state, newbuf, true);
-		LearnedPendingInitPage(newpage, keylen, meta->generation,
-							   meta->pending_appended);
+		LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
 		pending_put(newpage, keylen, 0, ht_ctid, isnull[0], values[0]);
 		LearnedPageGetOpaque(newpage)->nitems = 1;
 		if (BufferIsValid(tailbuf))
@@ -105,15 +140,18 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 		else
 			meta->pending_head = newblk;
 		meta->pending_tail = newblk;
-		meta->pending_appended++;
+		meta->pending_tail_seq = first_seq;
 		meta->pending_pages++;
 		LearnedXLogFinish(state);
+		appended = first_seq + 1;
 		UnlockReleaseBuffer(newbuf);
-		memcpy(&after, LearnedPageGetMeta(metapage), sizeof(after));
 		if (BufferIsValid(tailbuf))
 			UnlockReleaseBuffer(tailbuf);
-		UnlockReleaseBuffer(metabuf);
+		meta = LearnedPageGetMeta(metapage);
 	}
-	LearnedMaybeMerge(index, &after);
+	memcpy(&after, meta, sizeof(after));
+	UnlockReleaseBuffer(metabuf);
+
+	LearnedMaybeMerge(index, &after, appended);
 	return false;
 }

@@ -126,7 +126,7 @@ typedef struct LearnedMetaPageData
 	/* pending list (dynamic stage) */
 	BlockNumber pending_head;	/* InvalidBlockNumber if empty */
 	BlockNumber pending_tail;
-	uint64		pending_appended;	/* sequence number of the next append */
+	uint64		pending_tail_seq;	/* first sequence number of the tail page */
 	uint64		pending_merged; /* entries with seq below this are merged */
 	uint32		pending_epoch;	/* bumped when merged or dead-marked */
 	uint32		pending_pages;	/* pages in the chain */
@@ -374,6 +374,7 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 											  LearnedKeyInfo *ki);
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 								   uint64 first_seq);
+extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- handler.c ---------- */
 
@@ -390,7 +391,8 @@ extern void learned_fault(const char *point);
 
 extern int64 LearnedMerge(Relation index);
 extern int64 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite);
-extern void LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta);
+extern void LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta,
+							  uint64 appended);
 extern void LearnedCollectGarbage(Relation index);
 extern Buffer LearnedAllocPage(Relation index);
 extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building);

@@ -414,7 +414,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	old = MemoryContextSwitchTo(cxt);
 
 	LearnedReadMeta(index, &meta);
-	upto = meta.pending_appended;
+	upto = LearnedPendingAppended(index, &meta);
 	if (upto == meta.pending_merged && rewrite == NULL)
 	{
 		MemoryContextSwitchTo(old);
@@ -755,9 +755,9 @@ launch_worker(Relation index)
  * An INSERT never fails because a worker could not start.
  */
 void
-LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta)
+LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 appended)
 {
-	uint64		pending = meta->pending_appended - meta->pending_merged;
+	uint64		pending = appended - meta->pending_merged;
 	double		ratio = learned_get_merge_ratio(index);
 	int64		limit_bytes = (int64) learned_get_pending_limit(index) * 1024;
 	int64		bytes = (int64) meta->pending_pages * BLCKSZ;

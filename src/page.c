@@ -323,7 +323,7 @@ load_directory(Relation index, MemoryContext cxt)
 			report_corrupt(index, meta.dir_start, "bad segment descriptor");
 		for (p = seg->first_piece; p < seg->first_piece + seg->npieces; p++)
 		{
-			if (dir->pieces[p].start_rank >= seg->nitems)
+			if (dir->pieces[p].start_rank > seg->nitems)
 				report_corrupt(index, meta.dir_start, "bad piece descriptor");
 			dir->piece_segment[p] = i;
 		}

@@ -53,6 +53,28 @@ LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 		LearnedPendingCapacity(keylen) * LearnedPendingItemSize(keylen);
 }
 
+/*
+ * The sequence number of the next append.  Inserts touch the metapage only
+ * when they start a new tail page, so the exact count is on the tail page.
+ */
+uint64
+LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
+{
+	Buffer		buf;
+	Page		page;
+	uint64		appended;
+
+	if (meta->pending_tail == InvalidBlockNumber)
+		return meta->pending_tail_seq;
+	buf = ReadBuffer(index, meta->pending_tail);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, meta->pending_tail, LEARNED_PAGE_PENDING);
+	appended = LearnedPendingFirstSeq(page) + LearnedPageGetOpaque(page)->nitems;
+	UnlockReleaseBuffer(buf);
+	return appended;
+}
+
 static int
 entry_cmp(const void *a, const void *b, void *arg)
 {

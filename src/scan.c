@@ -1127,7 +1127,7 @@ collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 			int			hi = pending_bound(so, arr, n, &so->driver->cmp, val, true);
 
 			for (i = lo; i < hi; i++)
-				if (arr[i].seq < so->meta.pending_appended && key_matches(so, arr[i].key))
+				if (key_matches(so, arr[i].key))
 					out[(*nout)++] = arr[i];
 		}
 		return;
@@ -1150,7 +1150,7 @@ collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 										   cond->strategy != BTLessStrategyNumber));
 		}
 		for (i = lo; i < hi; i++)
-			if (arr[i].seq < so->meta.pending_appended && key_matches(so, arr[i].key))
+			if (key_matches(so, arr[i].key))
 				out[(*nout)++] = arr[i];
 	}
 }
@@ -1217,8 +1217,6 @@ load_pending(IndexScanDesc scan)
 		so->pendnull_ref = palloc(sizeof(LearnedPendingEntry) * c->nnulls);
 		for (i = 0; i < c->nnulls; i++)
 		{
-			if (c->nulls[i].seq >= so->meta.pending_appended)
-				continue;
 			so->pendnull_ref[so->npendnull] = c->nulls[i];
 			so->pendnull[so->npendnull++] = c->nulls[i].tid;
 		}

@@ -213,7 +213,7 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	bool		any_rewrite = false;
 
 	LearnedReadMeta(index, &meta);
-	if (meta.pending_appended != meta.pending_merged && !RecoveryInProgress())
+	if (LearnedPendingAppended(index, &meta) != meta.pending_merged && !RecoveryInProgress())
 	{
 		LearnedMergeLocked(index, NULL, 0);
 		LearnedReadMeta(index, &meta);
@@ -282,7 +282,7 @@ learnedvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		LearnedReadMeta(info->index, &meta);
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 		stats->num_index_tuples = (double) (meta.nstatic + meta.nnulls +
-											(meta.pending_appended - meta.pending_merged));
+											(LearnedPendingAppended(info->index, &meta) - meta.pending_merged));
 		stats->estimated_count = true;
 	}
 	stats->num_pages = RelationGetNumberOfBlocks(info->index);
