@@ -20,7 +20,8 @@
 #   --heap-order O   random (default) or sorted: physical order of rows in the heap
 #   --port P         server port (unix socket only; default 5498)
 #   --keep           leave the cluster running and its directory in place at the end
-#   --out DIR        result directory (default bench/results/<YYYY-MM-DD_HHMM>[_sweep])
+#   --out DIR        result directory (default bench/results/<YYYY-MM-DD_HHMM>[_sweep]);
+#                    with --out, bench/RESULTS*.md is not updated
 #
 # Installs its own dependencies (Debian packages + a Python venv in bench/.venv), starts a
 # throwaway cluster as user postgres in a temp dir, runs everything, writes
@@ -141,7 +142,10 @@ runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/serve
 log "cluster up (socket $TMP, port $PORT, server pinned: ${SRV_PIN[*]:-no})"
 
 STAMP="$(date +%Y-%m-%d_%H%M)"
+COPY_TO=""
 if [ -z "$OUT" ]; then
+  # only default-location runs update bench/RESULTS.md (RESULTS_SWEEP.md)
+  COPY_TO="$BENCH_DIR/RESULTS.md"; [ "$SWEEP" = 1 ] && COPY_TO="$BENCH_DIR/RESULTS_SWEEP.md"
   OUT="$BENCH_DIR/results/$STAMP"
   [ "$SWEEP" = 1 ] && OUT="${OUT}_sweep"
 fi
@@ -150,7 +154,7 @@ mkdir -p "$OUT/raw"
 set +e
 PGHOST="$TMP" PGPORT="$PORT" PGUSER=postgres PGDATABASE=postgres \
   "${CLI_PIN[@]}" "$PY" "$BENCH_DIR/lib/bench.py" --out "$OUT" --cmd "$ORIG_CMD" \
-  --copy-to "$BENCH_DIR/$([ "$SWEEP" = 1 ] && echo RESULTS_SWEEP.md || echo RESULTS.md)" \
+  --copy-to "$COPY_TO" \
   --server-pin "${SRV_PIN[*]:-none}" --client-pin "${CLI_PIN[*]:-none}" "${PYARGS[@]}"
 rc=$?
 set -e

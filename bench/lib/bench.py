@@ -262,10 +262,12 @@ class Bench:
         for var, idx, table in members:
             try:
                 res[var["label"]] = self.static_info(var, idx)
-                active.append((var, idx, table))
             except psycopg.Error as e:
-                res[var["label"]] = {"error": "info: " + str(e).strip()}
+                # keep measuring: whether scans still work on such an index is worth knowing
+                res[var["label"]] = {"error": "info: " + str(e).strip(),
+                                     "index_bytes": db.q1("SELECT pg_relation_size(%s)", (idx,))[0]}
                 self.problem(name, var, "index info failed: %s" % str(e).strip())
+            active.append((var, idx, table))
         rels = [m[2] for m in active] + [m[1] for m in active] + ["probe_" + name, "range_" + name, "miss_" + name]
         for rel in rels:
             db.q("SELECT pg_prewarm(%s)", (rel,))
@@ -273,7 +275,8 @@ class Bench:
             db.q("SET %s = '%s'" % (k, v))
 
         def fail(var, what, e):
-            res[var["label"]]["error"] = "%s: %s" % (what, str(e).strip())
+            prev = res[var["label"]].get("error")
+            res[var["label"]]["error"] = (prev + "; " if prev else "") + "%s: %s" % (what, str(e).strip())
             self.problem(name, var, "%s failed: %s" % (what, str(e).strip()))
             active[:] = [m for m in active if m[0]["label"] != var["label"]]
 
@@ -354,7 +357,7 @@ class Bench:
         return res
 
     def problem(self, name, var, msg):
-        full = "%s / %s: %s" % (name, var["label"], msg)
+        full = "%s / %s: %s" % (name, var["label"], " ".join(str(msg).split()))
         self.problems.append(full)
         log("!!! " + full)
 

@@ -143,7 +143,8 @@ def line_plot(out, fname, title, ylabel, by_ds, ref=None, logy=False):
     ax.set_title(title)
     if logy:
         ax.set_yscale("log")
-    ax.legend()
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(os.path.join(out, fname), dpi=110)
@@ -229,7 +230,7 @@ def correctness(meta, rows):
         L.append("**!!! %d PROBLEM(S) — RESULTS BELOW ARE NOT TRUSTWORTHY WHERE FLAGGED !!!**" % len(probs))
         L.append("")
         for p in probs:
-            L.append("* **%s**" % p)
+            L.append("* **%s**" % " ".join(str(p).split()))
     else:
         L.append("All checks passed: lookup and range counts/sums equal the ground truth for every index "
                  "(so learned == btree), absent keys return 0 rows, every plan was Nested Loop -> Index Scan.")
@@ -239,7 +240,7 @@ def correctness(meta, rows):
     for r in rows:
         L.append("| %s | %s | %s | %s | %s | %s |" % (r["dataset"], r["variant"], f(r.get("lookup_count"), "%d"),
                                                    f(r.get("range_count"), "%d"), f(r.get("miss_count"), "%d"),
-                                                   (str(r.get("error") or "")[:150]).replace("|", "/")))
+                                                   " ".join(str(r.get("error") or "").split())[:200].replace("|", "/")))
     L.append("")
     return L
 
@@ -261,7 +262,7 @@ def write_main(out, rows, meta):
     for ds in dss:
         bt, le, m = by[ds].get("btree", {}), by[ds].get("learned", {}), pm[ds]
         L.append("| %s | %s | %s | %s | %s / %s | %s / %s = %s | %s / %s = %s | %s |" % (
-            ds, f(m["size_ratio"], "%.3f"), f(m["build_ratio"], "%.2f"), f(m["lookup_ratio"], "%.3f"),
+            ds + (" **(ERROR, see Correctness)**" if le.get("error") or bt.get("error") else ""), f(m["size_ratio"], "%.3f"), f(m["build_ratio"], "%.2f"), f(m["lookup_ratio"], "%.3f"),
             f(le.get("lookup_bufs_idx")), f(bt.get("lookup_bufs_idx")),
             f(le.get("inner_bytes"), "%d"), f(bt.get("inner_bytes"), "%d"), f(m["dir_ratio"], "%.3f"),
             f(le.get("model_bytes"), "%d"), f(bt.get("inner_bytes"), "%d"),
