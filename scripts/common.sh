@@ -34,10 +34,18 @@ li_install_deps() {
     elif ! li_is_root; then
         li_warn "not root: cannot install missing packages: ${missing[*]} (install them, or run as root)"
     else
-        li_log "Installing Debian packages: ${missing[*]}"
-        apt-get update -qq >/dev/null || li_die "apt-get update failed"
-        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
-            || li_die "apt-get install ${missing[*]} failed"
+        li_log "Installing Debian packages (a few minutes on a fresh machine): ${missing[*]}"
+        local log
+        log="$(mktemp /tmp/learned_idx_apt.XXXXXX)"
+        if ! apt-get update -q >"$log" 2>&1; then
+            tail -n 20 "$log" >&2; li_die "apt-get update failed (log: $log)"
+        fi
+        if ! apt-get install -y -q --no-install-recommends \
+                -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+                "${missing[@]}" >"$log" 2>&1 </dev/null; then
+            tail -n 30 "$log" >&2; li_die "apt-get install ${missing[*]} failed (log: $log)"
+        fi
+        rm -f "$log"
     fi
     [ -x "$PG_CONFIG" ] || li_die "$PG_CONFIG not found (postgresql-server-dev-$LI_PG_MAJOR missing?)"
     [ -x "$LI_PGBIN/initdb" ] || li_die "$LI_PGBIN/initdb not found (postgresql-$LI_PG_MAJOR missing?)"

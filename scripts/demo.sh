@@ -43,7 +43,7 @@ li_log "Starting a throwaway cluster in $CL (port $PORT, shared_buffers=512MB)"
 li_cluster_start "$CL" "$PORT" "shared_buffers = 512MB" "max_wal_size = 4GB" \
     "checkpoint_timeout = 30min" "jit = off"
 
-li_log "Loading $ROWS rows and building both indexes (this takes a minute)"
+li_log "Loading $ROWS rows and building both indexes"
 li_as_pg psql -X -q -v ON_ERROR_STOP=1 -P pager=off \
     -v rows="$ROWS" -v probes="$PROBES" -v eps="$EPS" -v reps="$REPS" -f - <<'SQL'
 CREATE EXTENSION learned_idx;
