@@ -293,11 +293,22 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 {
 	int			P = ki->layout.capacity;
 	Size		segcap = (Size) LEARNED_SEGMENT_MAX_PAGES * P;
+	Size		nparts = (n + segcap - 1) / segcap;
+	Size		per;
 	Size		done;
 
+	/*
+	 * Split evenly, in whole pages: a segment that just outgrew the cap
+	 * becomes two half-full ones rather than a full one and a sliver.
+	 */
+	if (nparts == 0)
+		return;
+	per = (n + nparts - 1) / nparts;
+	per = ((per + P - 1) / P) * P;
+	per = Min(per, segcap);
 	for (done = 0; done < n;)
 	{
-		Size		cnt = Min(segcap, n - done);
+		Size		cnt = Min(per, n - done);
 		LearnedSegment *seg;
 
 		if (set->nsegs >= set->maxsegs)

@@ -61,7 +61,7 @@
 /*
  * Segments are capped in pages, so that a later merge rewrites bounded runs.
  */
-#define LEARNED_SEGMENT_MAX_PAGES	1024
+#define LEARNED_SEGMENT_MAX_PAGES	128
 
 /* VACUUM rewrites a segment once this fraction of its entries is dead */
 #define LEARNED_REWRITE_DEAD_FRACTION	0.2
