@@ -84,10 +84,22 @@ learnedoptions(Datum reloptions, bool validate)
 		{"pending_limit", RELOPT_TYPE_INT, offsetof(LearnedOptions, pending_limit)},
 	};
 
-	return (bytea *) build_reloptions(reloptions, validate,
-									  learned_relopt_kind,
-									  sizeof(LearnedOptions),
-									  tab, lengthof(tab));
+	LearnedOptions *opts;
+
+	opts = (LearnedOptions *) build_reloptions(reloptions, validate,
+											   learned_relopt_kind,
+											   sizeof(LearnedOptions),
+											   tab, lengthof(tab));
+	/* the range has a hole (0..63) that the generic check cannot express */
+	if (validate && opts &&
+		opts->pending_limit >= 0 && opts->pending_limit < LEARNED_MIN_PENDING_LIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("value %d out of bounds for option \"pending_limit\"",
+						opts->pending_limit),
+				 errdetail("Valid values are -1 (use learned_idx.pending_limit) and between \"%d\" and \"%d\".",
+						   LEARNED_MIN_PENDING_LIMIT, LEARNED_MAX_PENDING_LIMIT)));
+	return (bytea *) opts;
 }
 
 int
