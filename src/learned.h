@@ -346,6 +346,7 @@ LearnedLeafSetDead(Page page, const LearnedLeafLayout *l, int slot)
 
 typedef struct LearnedPendingEntry
 {
+	uint64		mkey;			/* mapped key: exact order for the key type */
 	Datum		key;
 	ItemPointerData tid;
 	bool		isnull;

@@ -75,17 +75,19 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
 	return appended;
 }
 
+/*
+ * Order by (mapped key, TID).  For every supported key type the mapping is
+ * strictly monotone on the opclass's equality classes, so this is the
+ * comparator's order, without an fmgr call per comparison.
+ */
 static int
 entry_cmp(const void *a, const void *b, void *arg)
 {
-	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
 	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
 	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
-	int32		r;
 
-	r = DatumGetInt32(FunctionCall2Coll(&ki->cmp, ki->collation, x->key, y->key));
-	if (r != 0)
-		return r;
+	if (x->mkey != y->mkey)
+		return x->mkey < y->mkey ? -1 : 1;
 	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
 }
 
@@ -251,6 +253,8 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 					c->nulls = repalloc_huge(c->nulls, sizeof(LearnedPendingEntry) * pc->maxnulls);
 				}
 				e = &c->nulls[c->nnulls++];
+				e->key = (Datum) 0;
+				e->mkey = 0;
 			}
 			else
 			{
@@ -262,6 +266,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 				}
 				e = &fresh[nfresh++];
 				e->key = learned_fetch_key(p + LEARNED_PENDING_HDR, keylen, meta->keytype);
+				e->mkey = learned_map_datum(e->key, meta->keytype, meta->keytype);
 			}
 			memcpy(&e->tid, p, sizeof(ItemPointerData));
 			e->isnull = (flags & LEARNED_PENDING_NULL) != 0;

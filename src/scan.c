@@ -1085,14 +1085,31 @@ nulls_advance(IndexScanDesc scan)
 
 /* ---------- the pending list ---------- */
 
-/* first index in [0, n) whose key satisfies past_bound(key, v, strict) */
+/*
+ * First index in [0, n) whose key satisfies past_bound(key, v, strict).
+ * When v has the key's own type, the exact mapping orders like the
+ * comparator and the search compares mapped keys (no fmgr call).
+ */
 static int
 pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
-			  FmgrInfo *cmp, Datum v, bool strict)
+			  FmgrInfo *cmp, Datum v, Oid vtype, uint64 hint, bool strict)
 {
 	int			lo = 0,
 				hi = n;
 
+	if (vtype == so->ki.keytype)
+	{
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (strict ? arr[mid].mkey > hint : arr[mid].mkey >= hint)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		return lo;
+	}
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
@@ -1105,14 +1122,27 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 	return lo;
 }
 
+static void
+push_pending(LearnedScanOpaque so, const LearnedPendingEntry *e, int *max)
+{
+	if (so->npending >= *max)
+	{
+		*max = Max(16, *max * 2);
+		so->pending_ref = so->pending_ref ?
+			repalloc_huge(so->pending_ref, sizeof(LearnedPendingEntry) * *max) :
+			palloc_extended(sizeof(LearnedPendingEntry) * *max, MCXT_ALLOC_HUGE);
+	}
+	so->pending_ref[so->npending++] = *e;
+}
+
 /*
  * Append to the scan's pending list the matching entries of one sorted
  * array of the backend's pending copy, using binary search to skip to the
- * key range.
+ * key range.  Only the matches are copied: a lookup costs O(log n).
  */
 static void
 collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
-					LearnedPendingEntry *out, int *nout)
+					int *max)
 {
 	int			i;
 
@@ -1123,14 +1153,16 @@ collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 		for (v = 0; v < so->driver->nvalues; v++)
 		{
 			Datum		val = so->driver->values[v];
-			int			lo = pending_bound(so, arr, n, &so->driver->cmp, val, false);
-			int			hi = pending_bound(so, arr, n, &so->driver->cmp, val, true);
+			uint64		h = so->driver->hints[v];
+			int			lo = pending_bound(so, arr, n, &so->driver->cmp, val,
+										   so->driver->type, h, false);
+			int			hi = pending_bound(so, arr, n, &so->driver->cmp, val,
+										   so->driver->type, h, true);
 
 			for (i = lo; i < hi; i++)
 				if (key_matches(so, arr[i].key))
-					out[(*nout)++] = arr[i];
+					push_pending(so, &arr[i], max);
 		}
-		return;
 	}
 	else
 	{
@@ -1144,27 +1176,28 @@ collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 
 			if (cond->strategy >= BTEqualStrategyNumber)
 				lo = Max(lo, pending_bound(so, arr, n, &cond->cmp, cond->value,
+										   cond->type, cond->hint,
 										   cond->strategy == BTGreaterStrategyNumber));
 			if (cond->strategy <= BTEqualStrategyNumber)
 				hi = Min(hi, pending_bound(so, arr, n, &cond->cmp, cond->value,
+										   cond->type, cond->hint,
 										   cond->strategy != BTLessStrategyNumber));
 		}
 		for (i = lo; i < hi; i++)
 			if (key_matches(so, arr[i].key))
-				out[(*nout)++] = arr[i];
+				push_pending(so, &arr[i], max);
 	}
 }
 
+/* (mapped key, TID) order, as in the backend's pending copy */
 static int
 pending_entry_cmp(const void *a, const void *b, void *arg)
 {
-	LearnedScanOpaque so = (LearnedScanOpaque) arg;
 	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
 	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
-	int32		r = cmp_key(&so->ki.cmp, so->ki.collation, x->key, y->key);
 
-	if (r != 0)
-		return r;
+	if (x->mkey != y->mkey)
+		return x->mkey < y->mkey ? -1 : 1;
 	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
 }
 
@@ -1178,8 +1211,6 @@ load_pending(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedPendingCache *c;
-	LearnedPendingEntry *tmp;
-	int			ntmp = 0;
 	int			i;
 	MemoryContext old;
 
@@ -1190,26 +1221,25 @@ load_pending(IndexScanDesc scan)
 	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
 
 	old = MemoryContextSwitchTo(so->rescanCxt);
+	so->pending_ref = NULL;
 	if (so->want_keys && c->nmain + c->nrecent > 0)
 	{
-		tmp = palloc_extended(sizeof(LearnedPendingEntry) *
-							  (so->driver ? (Size) (c->nmain + c->nrecent) *
-							   Max(so->driver->nvalues, 1) : (Size) (c->nmain + c->nrecent)),
-							  MCXT_ALLOC_HUGE);
-		collect_pending_run(so, c->main, c->nmain, tmp, &ntmp);
-		collect_pending_run(so, c->recent, c->nrecent, tmp, &ntmp);
-		if (ntmp > 1)
-			qsort_arg(tmp, ntmp, sizeof(LearnedPendingEntry), pending_entry_cmp, so);
-		so->pending = palloc(sizeof(BatchItem) * Max(ntmp, 1));
-		so->pending_ref = palloc(sizeof(LearnedPendingEntry) * Max(ntmp, 1));
-		for (i = 0; i < ntmp; i++)
+		int			max = 0;
+		int			from_main;
+
+		collect_pending_run(so, c->main, c->nmain, &max);
+		from_main = so->npending;
+		collect_pending_run(so, c->recent, c->nrecent, &max);
+		/* each array's matches are sorted; interleave them if both gave some */
+		if (from_main > 0 && so->npending > from_main)
+			qsort_arg(so->pending_ref, so->npending, sizeof(LearnedPendingEntry),
+					  pending_entry_cmp, so);
+		so->pending = palloc(sizeof(BatchItem) * Max(so->npending, 1));
+		for (i = 0; i < so->npending; i++)
 		{
-			so->pending[i].key = tmp[i].key;
-			so->pending[i].tid = tmp[i].tid;
-			so->pending_ref[i] = tmp[i];
+			so->pending[i].key = so->pending_ref[i].key;
+			so->pending[i].tid = so->pending_ref[i].tid;
 		}
-		so->npending = ntmp;
-		pfree(tmp);
 	}
 	if (so->want_nulls && c->nnulls > 0)
 	{
