@@ -13,8 +13,12 @@
 # The last line is "N passed, M failed" (test files: the unit-test program,
 # each regress/isolation test, each TAP script); exit status is 0 only if M = 0.
 #
+# Every suite and every TAP script runs under a timeout (a hang is a failure).
+#
 # Environment: KEEP=1 keeps the temp dir; TEST_PORT (default 5497);
-#              PROVE_FLAGS (default "-I ./t"); PROVE_TESTS (default t/*.pl).
+#              PROVE_FLAGS (default "-I ./t"); PROVE_TESTS (default t/*.pl);
+#              TEST_BUDGET (seconds for the whole run, default 1080);
+#              TAP_FILE_TIMEOUT (seconds per TAP script, default 420).
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -22,6 +26,8 @@ set -uo pipefail
 T0=$(date +%s)
 TEST_PORT="${TEST_PORT:-5497}"
 export PROVE_FLAGS="${PROVE_FLAGS:--I ./t}"
+TEST_BUDGET="${TEST_BUDGET:-1080}"          # seconds for the whole run (CI allows 20 min)
+TAP_FILE_TIMEOUT="${TAP_FILE_TIMEOUT:-420}" # seconds per TAP script
 N_PASS=0
 N_FAIL=0
 SUMMARY=()
@@ -36,9 +42,27 @@ note() {   # note SUITE STATUS PASSED FAILED DETAIL
     [ "$4" -eq 0 ] || OK_ALL=0
 }
 
+# budget MAX: seconds a suite may take: MAX, or what is left of TEST_BUDGET (>= 30).
+budget() {
+    local left=$(( T0 + TEST_BUDGET - $(date +%s) ))
+    [ "$left" -lt 30 ] && left=30
+    echo $(( left < $1 ? left : $1 ))
+}
+
+# Stop servers that a killed TAP script left behind (they live under tmp_check).
+stop_tap_nodes() {
+    [ -n "${SRC:-}" ] && [ -d "$SRC/tmp_check" ] || return 0
+    local pidf
+    while IFS= read -r pidf; do
+        li_as_pg "$LI_PGBIN/pg_ctl" -D "$(dirname "$pidf")" -m immediate -w stop >/dev/null 2>&1
+    done < <(find "$SRC/tmp_check" -name postmaster.pid 2>/dev/null)
+    return 0
+}
+
 finish() {
     local rc=$?
     li_cluster_stop
+    stop_tap_nodes
     local dt=$(( $(date +%s) - T0 ))
     echo
     echo "==================== learned_idx test summary ===================="
@@ -119,7 +143,7 @@ fi
 
 # ---------------------------------------------------------------- (a) unit tests
 li_log "Suite unit: make unit-test"
-li_as_pg make -C "$SRC" --no-print-directory unit-test 2>&1 | tee "$LOGS/unit.log" | grep -v '^ok '
+li_as_pg timeout -k 20 "$(budget 600)" make -C "$SRC" --no-print-directory unit-test 2>&1 | tee "$LOGS/unit.log" | grep -v '^ok '
 rc=${PIPESTATUS[0]}   # (passing cases are not echoed; the full output is in $LOGS/unit.log)
 detail="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOGS/unit.log" | tail -n 1)"
 if [ "$rc" -eq 0 ]; then
@@ -138,7 +162,7 @@ regress_counts() {   # LOG NTESTS RC
     elif [[ "$line" =~ ([0-9]+)\ of\ ([0-9]+)\ tests\ failed ]]; then
         a=${BASH_REMATCH[1]}; b=${BASH_REMATCH[2]}; F=$a; P=$((b - a))
     else   # pg_regress stopped early (missing expected file, CREATE EXTENSION failed...)
-        P=0; F=$(( n > 0 ? n : 1 )); HOW="pg_regress aborted, all $F counted as failed; see the output above"
+        P=0; F=$(( n > 0 ? n : 1 )); HOW="pg_regress aborted (exit $rc$( [ "$rc" -eq 124 ] && echo ': timed out')), all $F counted as failed; see the output above"
     fi
     if [ "$rc" -ne 0 ] && [ "$F" -eq 0 ]; then F=1; fi
 }
@@ -156,7 +180,8 @@ if [ "$BUILD_OK" = 1 ]; then
     fi
     if [ "$NREG" -gt 0 ]; then
         li_log "Suite regress: make installcheck ($NREG tests)"
-        li_as_pg make -C "$SRC" --no-print-directory installcheck TAP_TESTS= ISOLATION= 2>&1 |
+        li_as_pg timeout -k 20 "$(budget 900)" \
+            make -C "$SRC" --no-print-directory installcheck TAP_TESTS= ISOLATION= 2>&1 |
             tee "$LOGS/regress.log"
         rc=${PIPESTATUS[0]}
         regress_counts "$LOGS/regress.log" "$NREG" "$rc"
@@ -178,7 +203,8 @@ if [ "$BUILD_OK" = 1 ]; then
     # ------------------------------------------------------------ (d) isolation
     if [ "$NISO" -gt 0 ] && [ -d "$SRC/specs" ]; then
         li_log "Suite isolation: pg_isolation_regress ($NISO specs)"
-        li_as_pg make -C "$SRC" --no-print-directory installcheck TAP_TESTS= REGRESS= 2>&1 |
+        li_as_pg timeout -k 20 "$(budget 600)" \
+            make -C "$SRC" --no-print-directory installcheck TAP_TESTS= REGRESS= 2>&1 |
             tee "$LOGS/isolation.log"
         rc=${PIPESTATUS[0]}
         regress_counts "$LOGS/isolation.log" "$NISO" "$rc"
@@ -198,30 +224,56 @@ if [ "$BUILD_OK" = 1 ]; then
     unset PGHOST PGPORT PGUSER PGDATABASE
 
     # ------------------------------------------------------------ (c) TAP
+    # One prove run per script (the command PGXS's prove_installcheck runs), each
+    # under a timeout, so that a hung script fails alone and CI stays in budget.
+    if [ -n "${PROVE_TESTS:-}" ]; then
+        TAP_FILES=()
+        for f in $PROVE_TESTS; do TAP_FILES+=("$SRC/$f"); done
+    fi
     NTAP=${#TAP_FILES[@]}
     if [ -n "$TAP_ENABLED" ] && [ "$NTAP" -gt 0 ]; then
-        li_log "Suite tap: prove ($NTAP scripts)"
-        li_as_pg make -C "$SRC" --no-print-directory installcheck REGRESS= ISOLATION= \
-            PROVE_FLAGS="$PROVE_FLAGS" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} 2>&1 |
-            tee "$LOGS/tap.log"
-        rc=${PIPESTATUS[0]}
-        if grep -qE '^Files=[0-9]+' "$LOGS/tap.log"; then
-            total=$(grep -oE '^Files=[0-9]+' "$LOGS/tap.log" | tail -n 1 | cut -d= -f2)
-            F=$(grep -cE '^t/[^ ]+\.pl \(' "$LOGS/tap.log")
-        else
-            total=$NTAP; F=$NTAP
-        fi
-        if [ "$rc" -ne 0 ] && [ "$F" -eq 0 ]; then F=1; fi
-        P=$(( total > F ? total - F : 0 ))
+        li_log "Suite tap: prove, $NTAP scripts (each at most ${TAP_FILE_TIMEOUT}s)"
+        PGXS_TOP="$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)"
+        li_as_pg rm -rf "$SRC/tmp_check"
+        li_as_pg mkdir -p "$SRC/tmp_check"
+        P=0; F=0; TAP_FAILED=()
+        for f in "${TAP_FILES[@]}"; do
+            rel="t/${f##*/}"
+            left=$(( T0 + TEST_BUDGET - $(date +%s) ))
+            if [ "$left" -lt 60 ]; then
+                echo "$rel .. NOT RUN: the time budget (TEST_BUDGET=${TEST_BUDGET}s) is spent"
+                F=$((F + 1)); TAP_FAILED+=("$rel (not run: time budget)")
+                continue
+            fi
+            lim=$(( left < TAP_FILE_TIMEOUT ? left : TAP_FILE_TIMEOUT ))
+            li_as_pg bash -c 'cd "$1" && shift && exec "$@"' _ "$SRC" \
+                timeout -k 20 "$lim" env TESTDIR="$SRC" PATH="$LI_PGBIN:$SRC:$PATH" PGPORT=65432 \
+                PG_REGRESS="$PGXS_TOP/src/test/regress/pg_regress" \
+                prove -I "$PGXS_TOP/src/test/perl/" -I ./ $PROVE_FLAGS "$rel" 2>&1 |
+                tee -a "$LOGS/tap.log"
+            rc=${PIPESTATUS[0]}
+            stop_tap_nodes
+            if [ "$rc" -eq 0 ]; then
+                P=$((P + 1))
+            elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+                echo "$rel .. TIMED OUT after ${lim}s (killed)"
+                F=$((F + 1)); TAP_FAILED+=("$rel (timed out after ${lim}s)")
+            else
+                F=$((F + 1)); TAP_FAILED+=("$rel")
+            fi
+        done
         if [ "$F" -eq 0 ]; then
-            note tap PASS "$P" 0 "$P of $total scripts passed"
+            note tap PASS "$P" 0 "$P of $NTAP scripts passed"
         else
-            for f in "$SRC"/tmp_check/log/*; do
-                [ -f "$f" ] || continue
-                echo "---------------- tail of ${f#$SRC/} ----------------"
-                tail -n 40 "$f"
+            for t in "${TAP_FAILED[@]}"; do   # the logs of the failed scripts only
+                t="${t%% *}"; t="${t#t/}"; t="${t%.pl}"
+                for f in "$SRC/tmp_check/log/regress_log_$t" "$SRC/tmp_check/log/${t}"_*.log; do
+                    [ -f "$f" ] || continue
+                    echo "---------------- tail of ${f#$SRC/} ----------------"
+                    tail -n 40 "$f"
+                done
             done
-            note tap FAIL "$P" "$F" "$F of $total scripts failed (logs: $SRC/tmp_check/log/)"
+            note tap FAIL "$P" "$F" "$F of $NTAP scripts failed: ${TAP_FAILED[*]} (logs: $SRC/tmp_check/log/)"
         fi
     elif [ -z "$TAP_ENABLED" ]; then
         note tap SKIP 0 0 "TAP_TESTS not set in the Makefile"

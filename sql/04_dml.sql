@@ -162,6 +162,15 @@ BEGIN
             bad := bad || (q || ' => ' || res);
         END IF;
     END LOOP;
+    -- and the index's own consistency check, heap included
+    IF EXISTS (SELECT 1 FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+               JOIN pg_am a ON a.oid = c.relam
+               LEFT JOIN pg_inherits h ON h.inhrelid = x.indrelid
+               WHERE (x.indrelid = tab::regclass OR h.inhparent = tab::regclass)
+                 AND a.amname = 'learned' AND c.relkind = 'i'
+                 AND NOT learned_index_check(c.oid, true)) THEN
+        bad := bad || 'learned_index_check'::text;
+    END IF;
     RETURN format('checks=%s rows=%s', checks, nrows) ||
            CASE WHEN cardinality(bad) = 0 THEN ' all ok'
                 ELSE ' FAILED: ' || array_to_string(bad, '; ') END;

@@ -18,23 +18,29 @@ CREATE INDEX e_bad ON e USING learned (a) WITH (merge_ratio = -3);
 CREATE INDEX e_bad ON e USING learned (a) WITH (merge_ratio = 100001);
 CREATE INDEX e_bad ON e USING learned (a) WITH (merge_ratio = 'NaN');
 CREATE INDEX e_bad ON e USING learned (a) WITH (merge_ratio = 'x');
+CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = 10);
+CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = 63);
+CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = -2);
+CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = 'x');
 CREATE INDEX e_bad ON e USING learned (a) WITH (fillfactor = 50);
 CREATE INDEX e_bad ON e USING learned (a) WITH (no_such_option = 1);
 CREATE INDEX e_bad ON e USING learned (a) WITH (error_bound = 8, error_bound = 9);
 -- The bounds themselves are accepted.
 CREATE INDEX e_min ON e USING learned (a) WITH (error_bound = 1, merge_ratio = 1);
 CREATE INDEX e_max ON e USING learned (a) WITH (error_bound = 65536, merge_ratio = 100000);
-CREATE INDEX e_frac ON e USING learned (a) WITH (merge_ratio = 2.5);
+CREATE INDEX e_frac ON e USING learned (a) WITH (merge_ratio = 2.5, pending_limit = 64);
+CREATE INDEX e_pl ON e USING learned (a) WITH (pending_limit = -1);
 -- An integer option given as a fraction is rounded (as for every integer
 -- reloption of PostgreSQL).
 CREATE INDEX e_round ON e USING learned (a) WITH (error_bound = 1.5);
-SELECT relname, reloptions FROM pg_class WHERE relname IN ('e_min', 'e_max', 'e_frac', 'e_round') ORDER BY 1;
+SELECT relname, reloptions FROM pg_class WHERE relname IN ('e_min', 'e_max', 'e_frac', 'e_round', 'e_pl') ORDER BY 1;
 SELECT error_bound FROM learned_index_info('e_round');
 SELECT error_bound FROM learned_index_info('e_max');
 ALTER INDEX e_min SET (error_bound = 0);
 ALTER INDEX e_min SET (error_bound = 70000);
 ALTER INDEX e_min SET (merge_ratio = 0.99);
 ALTER INDEX e_min SET (merge_ratio = 1e6);
+ALTER INDEX e_min SET (pending_limit = 1);
 ALTER INDEX e_min SET (bogus = 1);
 SELECT relname, reloptions FROM pg_class WHERE relname = 'e_min';
 -- They still answer correctly.
@@ -44,7 +50,14 @@ SELECT count(*) FROM e WHERE a BETWEEN 10 AND 20;
 SELECT a FROM e WHERE a > 95 ORDER BY a DESC;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
-DROP INDEX e_min, e_max, e_frac, e_round;
+DROP INDEX e_min, e_max, e_frac, e_round, e_pl;
+-- The GUC behind pending_limit = -1.
+SET learned_idx.pending_limit = 10;
+SET learned_idx.pending_limit = -1;
+SET learned_idx.pending_limit = '1MB';
+SHOW learned_idx.pending_limit;
+RESET learned_idx.pending_limit;
+SET learned_idx.no_such_setting = 1;
 
 -- Types without a learned operator class.
 CREATE INDEX e_bad ON e USING learned (t);
@@ -87,6 +100,8 @@ SELECT * FROM learned_index_info('e_btree');
 SELECT * FROM learned_index_segments('e_btree');
 SELECT * FROM learned_index_info('e');
 SELECT * FROM learned_index_segments('e');
+SELECT learned_index_check('e_btree');
+SELECT learned_index_merge('e_btree');
 SELECT count(*) FROM learned_index_info(NULL);
 SELECT count(*) FROM learned_index_segments(NULL);
 CREATE TABLE e_part (k int8) PARTITION BY RANGE (k);

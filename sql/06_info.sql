@@ -62,6 +62,9 @@ BEGIN
     check_name := 'error_bound within 1..65536';
     ok := i.error_bound BETWEEN 1 AND 65536;
     RETURN NEXT;
+    check_name := 'learned_index_check passes (heapallindexed)';
+    ok := learned_index_check(idx, true);
+    RETURN NEXT;
     -- learned_index_segments agrees with learned_index_info
     SELECT count(*) INTO nsegrows FROM learned_index_segments(idx) s
     WHERE s.kind IS DISTINCT FROM 'nulls';

@@ -372,6 +372,9 @@ FROM ldist ORDER BY name;
 -- Round 1: the freshly built indexes.
 SELECT name, r.* FROM ldist, ldiff_round(name, 300) r ORDER BY name;
 
+SELECT name, learned_index_check(('d_' || name || '_k')::regclass, true) AS index_check
+FROM ldist ORDER BY name;
+
 -- Round 2: 10% more rows, inserted after the build.
 DO $$
 BEGIN
@@ -379,6 +382,9 @@ BEGIN
 END $$;
 ANALYZE d_clustered, d_float_lognormal, d_heavy_dups, d_lognormal, d_seq_gaps, d_uniform64;
 SELECT name, r.* FROM ldist, ldiff_round(name, 300) r ORDER BY name;
+
+SELECT name, learned_index_check(('d_' || name || '_k')::regclass, true) AS index_check
+FROM ldist ORDER BY name;
 
 -- Round 3: a third of the rows deleted, VACUUM, 5% more rows.
 DO $$
@@ -396,6 +402,9 @@ BEGIN
 END $$;
 ANALYZE d_clustered, d_float_lognormal, d_heavy_dups, d_lognormal, d_seq_gaps, d_uniform64;
 SELECT name, r.* FROM ldist, ldiff_round(name, 300) r ORDER BY name;
+
+SELECT name, learned_index_check(('d_' || name || '_k')::regclass, true) AS index_check
+FROM ldist ORDER BY name;
 
 DROP TABLE d_clustered, d_float_lognormal, d_heavy_dups, d_lognormal, d_seq_gaps, d_uniform64;
 DROP FUNCTION ldiff_round(text, int);

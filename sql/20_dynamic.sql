@@ -1,0 +1,539 @@
+-- 20_dynamic (the self-checking helpers come first; the tests follow them)
+-- Self-checking helpers (identical in every test file).
+--
+-- lcheck(query, modes): runs the query once with every index path disabled
+-- (the reference, a sequential scan) and once per requested mode, and reports
+--   rows=N  is:..  ios:..  bis:..
+-- where a mode shows "ok" when its result equals the reference AND its plan
+-- contains that scan node on an index of access method "learned", "noidx"
+-- when the result is right but the learned index was not used, and "WRONG"
+-- (plus a NOTICE with the first difference) when the answer differs.
+-- Queries with ORDER BY are compared in order, others as multisets.
+-- Modes: is = Index Scan, ios = Index Only Scan, bis = Bitmap Index Scan.
+CREATE FUNCTION lcheck_set(seq text, idx text, ios text, bmp text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('enable_seqscan', seq, true);
+    PERFORM set_config('enable_indexscan', idx, true);
+    PERFORM set_config('enable_indexonlyscan', ios, true);
+    PERFORM set_config('enable_bitmapscan', bmp, true);
+END $$;
+
+CREATE FUNCTION lcheck_run(q text, ordered bool) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+    r record;
+    res text[] := '{}';
+BEGIN
+    FOR r IN EXECUTE q LOOP
+        res := res || r::text;
+    END LOOP;
+    IF NOT ordered THEN
+        res := ARRAY(SELECT x FROM unnest(res) x ORDER BY x COLLATE "C");
+    END IF;
+    RETURN res;
+END $$;
+
+-- Does the plan of q contain node "node" (e.g. 'Index Scan') on a learned index?
+CREATE FUNCTION lcheck_uses(q text, node text) RETURNS bool
+LANGUAGE plpgsql AS $$
+DECLARE
+    ln text;
+    m text[];
+BEGIN
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        m := regexp_match(ln, '(Bitmap Index Scan|Index Only Scan|Index Scan)(?: Backward)? (?:using|on) ("[^"]+"|\S+)');
+        IF m IS NOT NULL AND m[1] = node AND EXISTS (
+            SELECT 1 FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+            WHERE c.oid = to_regclass(m[2]) AND a.amname = 'learned') THEN
+            RETURN true;
+        END IF;
+    END LOOP;
+    RETURN false;
+END $$;
+
+CREATE FUNCTION lcheck(q text, modes text DEFAULT 'is,bis') RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    saved text[] := ARRAY[current_setting('enable_seqscan'),
+                          current_setting('enable_indexscan'),
+                          current_setting('enable_indexonlyscan'),
+                          current_setting('enable_bitmapscan')];
+    ordered bool := q ~* '\morder\s+by\M';
+    ref text[];
+    got text[];
+    m text;
+    node text;
+    out text;
+    i int;
+BEGIN
+    PERFORM lcheck_set('on', 'off', 'off', 'off');
+    ref := lcheck_run(q, ordered);
+    out := 'rows=' || cardinality(ref);
+    FOREACH m IN ARRAY string_to_array(modes, ',') LOOP
+        CASE m
+            WHEN 'is' THEN
+                PERFORM lcheck_set('off', 'on', 'off', 'off');
+                node := 'Index Scan';
+            WHEN 'ios' THEN
+                PERFORM lcheck_set('off', 'on', 'on', 'off');
+                node := 'Index Only Scan';
+            WHEN 'bis' THEN
+                PERFORM lcheck_set('off', 'off', 'off', 'on');
+                node := 'Bitmap Index Scan';
+            ELSE
+                RAISE EXCEPTION 'unknown mode %', m;
+        END CASE;
+        got := lcheck_run(q, ordered);
+        IF got IS DISTINCT FROM ref THEN
+            i := 1;
+            WHILE i <= greatest(cardinality(got), cardinality(ref))
+                  AND got[i] IS NOT DISTINCT FROM ref[i] LOOP
+                i := i + 1;
+            END LOOP;
+            RAISE NOTICE 'WRONG % answer for: %', m, q
+                USING DETAIL = format('%s rows vs %s expected; first difference at row %s: got %s, expected %s',
+                                      cardinality(got), cardinality(ref), i,
+                                      coalesce(got[i], '(none)'), coalesce(ref[i], '(none)'));
+            out := out || ' ' || m || ':WRONG';
+        ELSIF lcheck_uses(q, node) THEN
+            out := out || ' ' || m || ':ok';
+        ELSE
+            out := out || ' ' || m || ':noidx';
+        END IF;
+    END LOOP;
+    PERFORM lcheck_set(saved[1], saved[2], saved[3], saved[4]);
+    RETURN out;
+END $$;
+
+--
+-- The dynamic stage: inserts into the pending list before and after merges,
+-- learned_index_merge, DELETE, UPDATE, VACUUM (which merges first, marks
+-- entries dead, rewrites mostly-dead segments and collects garbage),
+-- ordered scans over both stages, cursors that span merges, transactions,
+-- empty and NULL-only stages, segment splits, failed merges (ERROR fault
+-- points), error cases.  learned_index_check(heapallindexed) after each step.
+--
+
+-- dverify(tab): a battery of queries on column k (int8) of tab, each checked
+-- by lcheck against a sequential scan; one summary line.  Keys are in
+-- [-10, 400000) plus extremes.
+CREATE FUNCTION dverify(tab text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    q text;
+    res text;
+    checks int := 0;
+    nrows bigint := 0;
+    bad text[] := '{}';
+BEGIN
+    FOREACH q IN ARRAY ARRAY[
+        'SELECT k FROM %I ORDER BY k',
+        'SELECT k FROM %I ORDER BY k DESC',
+        'SELECT k FROM %I ORDER BY k LIMIT 7',
+        'SELECT k FROM %I ORDER BY k DESC LIMIT 7',
+        'SELECT k FROM %I WHERE k IS NOT NULL ORDER BY k DESC LIMIT 7',
+        'SELECT id, k FROM %I WHERE k IS NULL',
+        'SELECT id, k FROM %I WHERE k IS NOT NULL',
+        'SELECT id, k FROM %I WHERE k = 0',
+        'SELECT id, k FROM %I WHERE k = 5',
+        'SELECT id, k FROM %I WHERE k = 100',
+        'SELECT id, k FROM %I WHERE k = 105',
+        'SELECT id, k FROM %I WHERE k = 77777',
+        'SELECT id, k FROM %I WHERE k = 199990',
+        'SELECT id, k FROM %I WHERE k = -9223372036854775808',
+        'SELECT id, k FROM %I WHERE k = 9223372036854775807',
+        'SELECT k FROM %I WHERE k < 1000 ORDER BY k',
+        'SELECT k FROM %I WHERE k < 1000 ORDER BY k DESC',
+        'SELECT k FROM %I WHERE k >= 150000 ORDER BY k',
+        'SELECT k FROM %I WHERE k > 150000 ORDER BY k DESC',
+        'SELECT k FROM %I WHERE k BETWEEN 50000 AND 50500 ORDER BY k',
+        'SELECT k FROM %I WHERE k BETWEEN 50000 AND 50500 ORDER BY k DESC',
+        'SELECT k FROM %I WHERE k > 99990 ORDER BY k LIMIT 7',
+        'SELECT k FROM %I WHERE k < 100010 ORDER BY k DESC LIMIT 7',
+        'SELECT id, k FROM %I WHERE k BETWEEN 20000 AND 80000',
+        'SELECT k FROM %I WHERE k IN (5, 100, 105, 12345, 77777, 199990, 250000) ORDER BY k',
+        'SELECT k FROM %I WHERE k IN (5, 100, 105, 12345, 77777, 199990, 250000) ORDER BY k DESC',
+        'SELECT count(*) FROM %I WHERE k > 0',
+        'SELECT count(*) FROM %I WHERE k IS NULL'] LOOP
+        q := format(q, tab);
+        res := lcheck(q, CASE WHEN q ~ '^SELECT id' THEN 'is,bis'
+                              WHEN q ~ 'ORDER BY' THEN 'is,ios'
+                              ELSE 'is,ios,bis' END);
+        checks := checks + 1;
+        nrows := nrows + substring(res from 'rows=(\d+)')::int;
+        IF res ~ ':(WRONG|noidx)' THEN
+            bad := bad || (q || ' => ' || res);
+        END IF;
+    END LOOP;
+    RETURN format('checks=%s rows=%s', checks, nrows) ||
+           CASE WHEN cardinality(bad) = 0 THEN ' all ok'
+                ELSE ' FAILED: ' || array_to_string(bad, '; ') END;
+END $$;
+
+-- dstate(idx): the deterministic part of learned_index_info.
+CREATE FUNCTION dstate(idx regclass) RETURNS text
+LANGUAGE sql AS $$
+    SELECT format('generation=%s segments=%s entries=%s dead=%s nulls=%s pending=%s',
+                  generation, segments, entries, dead_entries, null_entries, pending_entries)
+    FROM learned_index_info(idx)
+$$;
+
+-- 20000 keys 0, 10, ..., 199990 and 20 NULLs.  merge_ratio 1 and a large
+-- pending_limit: no merge but the ones asked for (or VACUUM's).
+CREATE TABLE d (id serial, k int8, v text);
+INSERT INTO d (k, v) SELECT i * 10, 'b' FROM generate_series(0, 19999) i;
+INSERT INTO d (k, v) SELECT NULL, 'bn' FROM generate_series(1, 20);
+CREATE INDEX d_k ON d USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
+ANALYZE d;
+SELECT dstate('d_k');
+SELECT learned_index_merge('d_k');  -- nothing pending: 0, no new generation
+SELECT dstate('d_k');
+
+-- Pending entries: between the keys, equal to static keys, beyond both
+-- ends, NULLs, extremes, duplicates among themselves.
+INSERT INTO d (k, v) SELECT i * 10 + 5, 'p1' FROM generate_series(0, 19999, 50) i;
+INSERT INTO d (k, v) SELECT i * 10, 'p1' FROM generate_series(0, 19999, 70) i;
+INSERT INTO d (k, v) VALUES (-5, 'p1'), (-9223372036854775808, 'p1'),
+    (9223372036854775807, 'p1'), (250000, 'p1'), (NULL, 'p1'), (NULL, 'p1'),
+    (77777, 'p1'), (77777, 'p1');
+SELECT dstate('d_k');
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+
+-- Ordered scans interleave the two stages.
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT k, v FROM d WHERE k BETWEEN 90 AND 120 ORDER BY k, v;
+SELECT k, v FROM d WHERE k BETWEEN 90 AND 120 ORDER BY k DESC, v;
+SELECT k FROM d ORDER BY k LIMIT 4;
+SELECT k FROM d ORDER BY k DESC LIMIT 4;
+SELECT k FROM d ORDER BY k DESC NULLS LAST LIMIT 3;
+SELECT count(*) FILTER (WHERE v = 'p1') AS pending, count(*) AS total FROM d WHERE k IS NULL;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- The merge folds every pending entry in.
+SELECT learned_index_merge('d_k');
+SELECT dstate('d_k');
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+
+-- Inserts after the merge: a new pending list over the new generation.
+INSERT INTO d (k, v) SELECT i * 10 + 7, 'p2' FROM generate_series(0, 19999, 40) i;
+INSERT INTO d (k, v) VALUES (95, 'p2'), (100, 'p2'), (NULL, 'p2'), (-10, 'p2');
+SELECT dstate('d_k');
+SELECT dverify('d');
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT k, v FROM d WHERE k BETWEEN 90 AND 120 ORDER BY k, v;
+SELECT k, v FROM d WHERE k < 0 ORDER BY k;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT learned_index_check('d_k', true);
+
+-- DELETE from both stages: the deleted rows are gone at once (heap
+-- visibility), before any VACUUM.
+DELETE FROM d WHERE v = 'p2' AND k % 3 = 0;
+DELETE FROM d WHERE v = 'b' AND k % 70 = 0;
+DELETE FROM d WHERE k IS NULL AND v = 'bn' AND id % 2 = 0;
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+
+-- VACUUM merges the pending list first (a new generation), then marks the
+-- deleted entries dead.
+VACUUM d;
+SELECT dstate('d_k');
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+
+-- UPDATE: key changes (new entries in the pending list, the old ones die),
+-- and a non-key update.
+UPDATE d SET k = k + 1, v = 'u' WHERE k BETWEEN 1000 AND 1100;
+UPDATE d SET k = NULL, v = 'u' WHERE k BETWEEN 2000 AND 2030;
+UPDATE d SET k = 3333, v = 'u' WHERE k IS NULL AND v = 'p1';
+UPDATE d SET v = v || '+' WHERE k BETWEEN 5000 AND 5100;
+SELECT dverify('d');
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT k, v FROM d WHERE k BETWEEN 1000 AND 1022 ORDER BY k, v;
+SELECT k, v FROM d WHERE k = 3333 ORDER BY v;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT learned_index_check('d_k', true);
+SELECT learned_index_merge('d_k');
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+
+-- A third of the static entries deleted: VACUUM rewrites the mostly-dead
+-- segments, so the dead entries leave the index.
+DELETE FROM d WHERE id % 3 = 0;
+VACUUM d;
+SELECT dstate('d_k');
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+
+-- Rolled-back inserts, merged: the entries point to dead tuples, the rows
+-- never show; VACUUM removes them.
+BEGIN;
+INSERT INTO d (k, v) SELECT i * 10 + 3, 'rb' FROM generate_series(0, 19999, 10) i;
+ROLLBACK;
+SELECT learned_index_merge('d_k');
+SELECT count(*) FROM d WHERE v = 'rb';
+SELECT dverify('d');
+VACUUM d;
+SELECT dstate('d_k');
+SELECT learned_index_check('d_k', true);
+
+-- Inside a transaction: its own inserts, then a merge in the same
+-- transaction, then a rollback.
+BEGIN;
+INSERT INTO d (k, v) SELECT i * 10 + 4, 'tx' FROM generate_series(0, 19999, 100) i;
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) FROM d WHERE k BETWEEN 0 AND 1000000 AND v = 'tx';
+SELECT learned_index_merge('d_k');
+SELECT count(*) FROM d WHERE k BETWEEN 0 AND 1000000 AND v = 'tx';
+SELECT k, v FROM d WHERE k BETWEEN 100 AND 110 ORDER BY k, v;
+ROLLBACK;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM d WHERE k BETWEEN 0 AND 1000000 AND v = 'tx';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT dverify('d');
+
+-- A cursor opened before inserts and a merge keeps its view: each row of
+-- its snapshot exactly once, in order, none of the later rows.
+CREATE TABLE cur_expect AS SELECT k FROM d WHERE k BETWEEN 40000 AND 40200;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+BEGIN;
+DECLARE c CURSOR FOR SELECT k FROM d WHERE k BETWEEN 40000 AND 40200 ORDER BY k;
+FETCH 3 FROM c;
+INSERT INTO d (k, v) SELECT 40000 + i, 'cur' FROM generate_series(0, 200) i;
+SELECT learned_index_merge('d_k');
+FETCH 3 FROM c;
+COMMIT;
+-- the same, collected: a plpgsql loop merges twice in the middle
+DELETE FROM d WHERE v = 'cur';
+CREATE FUNCTION cursor_across_merges() RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    c refcursor;
+    r record;
+    n int := 0;
+    got int8[] := '{}';
+    expect int8[];
+BEGIN
+    expect := ARRAY(SELECT k FROM cur_expect ORDER BY k);
+    OPEN c FOR SELECT k FROM d WHERE k BETWEEN 40000 AND 40200 ORDER BY k;
+    LOOP
+        FETCH c INTO r;
+        EXIT WHEN NOT FOUND;
+        got := got || r.k;
+        n := n + 1;
+        IF n IN (2, 7) THEN
+            INSERT INTO d (k, v) SELECT 40000 + i, 'cur' FROM generate_series(0, 200, 3) i;
+            PERFORM learned_index_merge('d_k');
+        END IF;
+    END LOOP;
+    CLOSE c;
+    RETURN CASE WHEN got = expect THEN format('ok: %s rows', n)
+                ELSE format('WRONG: got %s expected %s', got, expect) END;
+END $$;
+SELECT cursor_across_merges();
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DELETE FROM d WHERE v = 'cur';
+SELECT learned_index_check('d_k', true);
+
+-- Repeated merges and VACUUMs do not make the index grow: garbage
+-- collection recycles what the merges replaced.
+CREATE TABLE sizes (round int, pages int8);
+CREATE FUNCTION churn_round(r int) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO d (k, v) SELECT i * 10 + 6, 'ch' FROM generate_series(0, 19999, 4) i;
+    DELETE FROM d WHERE v = 'ch' AND id % 2 = r % 2;
+    PERFORM learned_index_merge('d_k');
+END $$;
+SELECT churn_round(1);
+VACUUM d;
+VACUUM d;
+INSERT INTO sizes SELECT 1, pg_relation_size('d_k') / 8192;
+SELECT churn_round(2);
+VACUUM d;
+VACUUM d;
+SELECT churn_round(3);
+VACUUM d;
+VACUUM d;
+SELECT churn_round(4);
+VACUUM d;
+VACUUM d;
+INSERT INTO sizes SELECT 4, pg_relation_size('d_k') / 8192;
+SELECT (SELECT pages FROM sizes WHERE round = 4) <= 1.3 * (SELECT pages FROM sizes WHERE round = 1)
+       AS bounded;
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+
+-- Failed merges (ERROR at each fault point; superuser only): before the
+-- flip nothing changes, after it the new generation stands.
+INSERT INTO d (k, v) SELECT i * 10 + 8, 'f' FROM generate_series(0, 19999, 30) i;
+SET learned_idx.fail_point = 'merge-start';
+SELECT learned_index_merge('d_k');
+SET learned_idx.fail_point = 'merge-after-segments';
+SELECT learned_index_merge('d_k');
+SET learned_idx.fail_point = 'merge-before-flip';
+SELECT learned_index_merge('d_k');
+SELECT dstate('d_k');
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+SET learned_idx.fail_point = 'merge-after-flip';
+SELECT learned_index_merge('d_k');
+RESET learned_idx.fail_point;
+SELECT dstate('d_k');
+SELECT dverify('d');
+SELECT learned_index_check('d_k', true);
+SELECT learned_index_merge('d_k');
+VACUUM d;
+VACUUM d;
+SELECT learned_index_check('d_k', true);
+
+-- Reloptions of the dynamic stage change on the fly.
+ALTER INDEX d_k SET (merge_ratio = 5, pending_limit = 64);
+SELECT reloptions FROM pg_class WHERE relname = 'd_k';
+ALTER INDEX d_k RESET (merge_ratio, pending_limit);
+SELECT reloptions FROM pg_class WHERE relname = 'd_k';
+ALTER INDEX d_k SET (merge_ratio = 1, pending_limit = 100000);
+
+-- An index built on an empty table: the first merge creates the static
+-- stage; deleting everything and vacuuming empties it again.
+CREATE TABLE e0 (id serial, k int8, v text);
+CREATE INDEX e0_k ON e0 USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
+SELECT dstate('e0_k');
+INSERT INTO e0 (k, v) SELECT (i * 7919) % 200000, 'x' FROM generate_series(1, 3000) i;
+INSERT INTO e0 (k, v) VALUES (NULL, 'x');
+SELECT dstate('e0_k');
+SELECT dverify('e0');
+SELECT learned_index_merge('e0_k');
+SELECT dstate('e0_k');
+SELECT dverify('e0');
+SELECT learned_index_check('e0_k', true);
+DELETE FROM e0;
+VACUUM e0;
+SELECT dstate('e0_k');
+SELECT dverify('e0');
+SELECT learned_index_check('e0_k', true);
+INSERT INTO e0 (k, v) SELECT i, 'y' FROM generate_series(1, 10) i;
+SELECT learned_index_merge('e0_k');
+SELECT dstate('e0_k');
+SELECT dverify('e0');
+SELECT learned_index_check('e0_k', true);
+
+-- Only NULLs pending: the merge rewrites the NULL run alone.
+INSERT INTO e0 (k, v) SELECT NULL, 'n' FROM generate_series(1, 700) i;
+SELECT learned_index_merge('e0_k');
+SELECT dstate('e0_k');
+SELECT dverify('e0');
+SELECT learned_index_check('e0_k', true);
+
+-- A merge that makes one segment outgrow its 128-page cap splits it.
+CREATE TABLE s (id serial, k int8, v text);
+INSERT INTO s (k, v) SELECT i * 100, 'b' FROM generate_series(0, 999) i;
+CREATE INDEX s_k ON s USING learned (k) WITH (merge_ratio = 1, pending_limit = 2000000);
+SELECT segments FROM learned_index_info('s_k');
+INSERT INTO s (k, v) SELECT (i * 7) % 100000, 'i' FROM generate_series(1, 90000) i;
+SELECT learned_index_merge('s_k');
+SELECT segments > 1 AS split, entries FROM learned_index_info('s_k');
+SELECT dverify('s');
+SELECT learned_index_check('s_k', true);
+
+-- Other key types and a DESC index, over both stages.
+CREATE TABLE ty (id serial, i4 int4, f8 float8, ts timestamptz, k int8);
+INSERT INTO ty (i4, f8, ts, k)
+    SELECT i, i / 7.0, '2024-01-01'::timestamptz + i * interval '1 minute', i
+    FROM generate_series(1, 5000) i;
+CREATE INDEX ty_i4 ON ty USING learned (i4) WITH (merge_ratio = 1);
+CREATE INDEX ty_f8 ON ty USING learned (f8) WITH (merge_ratio = 1);
+CREATE INDEX ty_ts ON ty USING learned (ts) WITH (merge_ratio = 1);
+CREATE INDEX ty_kd ON ty USING learned (k DESC) WITH (merge_ratio = 1);
+INSERT INTO ty (i4, f8, ts, k)
+    SELECT -i, -i / 3.0, '2023-12-31'::timestamptz - i * interval '1 hour', -i
+    FROM generate_series(1, 300) i;
+INSERT INTO ty (i4, f8, ts, k) VALUES (2500, 'NaN', 'infinity', 2500), (NULL, NULL, NULL, NULL);
+SELECT lcheck('SELECT i4 FROM ty WHERE i4 BETWEEN -5 AND 5 ORDER BY i4', 'is,ios');
+SELECT lcheck('SELECT f8 FROM ty WHERE f8 > 700 ORDER BY f8 DESC', 'is,ios');
+SELECT lcheck('SELECT ts FROM ty WHERE ts < ''2024-01-01 00:05'' ORDER BY ts LIMIT 10', 'is,ios');
+SELECT lcheck('SELECT k FROM ty ORDER BY k DESC LIMIT 10', 'is,ios');
+SELECT lcheck('SELECT k FROM ty ORDER BY k LIMIT 10', 'is,ios');
+SELECT lcheck('SELECT id FROM ty WHERE k BETWEEN -10 AND 10', 'is,bis');
+SELECT learned_index_merge('ty_i4'), learned_index_merge('ty_f8'),
+       learned_index_merge('ty_ts'), learned_index_merge('ty_kd');
+SELECT lcheck('SELECT i4 FROM ty WHERE i4 BETWEEN -5 AND 5 ORDER BY i4', 'is,ios');
+SELECT lcheck('SELECT f8 FROM ty WHERE f8 > 700 ORDER BY f8 DESC', 'is,ios');
+SELECT lcheck('SELECT ts FROM ty WHERE ts < ''2024-01-01 00:05'' ORDER BY ts LIMIT 10', 'is,ios');
+SELECT lcheck('SELECT k FROM ty ORDER BY k DESC LIMIT 10', 'is,ios');
+SELECT lcheck('SELECT k FROM ty ORDER BY k LIMIT 10', 'is,ios');
+SELECT lcheck('SELECT id FROM ty WHERE k BETWEEN -10 AND 10', 'is,bis');
+SELECT learned_index_check('ty_i4', true), learned_index_check('ty_f8', true),
+       learned_index_check('ty_ts', true), learned_index_check('ty_kd', true);
+
+-- Errors.
+CREATE INDEX d_btree ON d USING btree (k);
+SELECT learned_index_merge('d_btree');
+DROP INDEX d_btree;
+SELECT learned_index_merge('d');
+SELECT learned_index_merge('no_such_index');
+SELECT learned_index_merge(NULL);
+SELECT learned_index_merge(0);
+ALTER INDEX d_k SET (pending_limit = 10);
+ALTER INDEX d_k SET (pending_limit = 0);
+ALTER INDEX d_k SET (pending_limit = -2);
+ALTER INDEX d_k SET (merge_ratio = 0.5);
+ALTER INDEX d_k SET (merge_ratio = 0);
+ALTER INDEX d_k SET (merge_ratio = 'x');
+SET learned_idx.pending_limit = 10;
+SET learned_idx.pending_limit = '64kB';
+SHOW learned_idx.pending_limit;
+RESET learned_idx.pending_limit;
+SET learned_idx.fail_point = 'no-such-point';
+SELECT learned_index_merge('d_k');   -- an unknown point never fires
+RESET learned_idx.fail_point;
+-- not the owner; not a superuser for the fault points
+CREATE ROLE learned_dyn_user;
+GRANT SELECT, INSERT ON d TO learned_dyn_user;
+GRANT USAGE ON SEQUENCE d_id_seq TO learned_dyn_user;
+SET ROLE learned_dyn_user;
+SELECT learned_index_merge('d_k');
+SET learned_idx.fail_point = 'merge-start';
+INSERT INTO d (k, v) VALUES (1, 'user');
+SELECT learned_index_check('d_k');
+RESET ROLE;
+REVOKE ALL ON d FROM learned_dyn_user;
+REVOKE ALL ON SEQUENCE d_id_seq FROM learned_dyn_user;
+DROP ROLE learned_dyn_user;
+-- a merge is maintenance, not a write of the transaction's data: it also
+-- runs in a read-only transaction
+BEGIN READ ONLY;
+SELECT learned_index_merge('d_k') >= 0 AS merged;
+ROLLBACK;
+SELECT learned_index_check('d_k', true);
+SELECT dverify('d');
+
+-- The insert trigger (last, on its own table: a merge worker it starts may
+-- still run after the statement).  Past twice pending_limit (64 kB, 16
+-- pages) an INSERT merges inline, whatever the workers do; a list that
+-- passes static / merge_ratio (and 1024 entries) is merged by a worker or
+-- inline.  Either way the list never grows past about twice the limit.
+CREATE TABLE tr (id serial, k int8);
+INSERT INTO tr (k) SELECT i FROM generate_series(1, 10000) i;
+CREATE INDEX tr_k ON tr USING learned (k) WITH (merge_ratio = 1, pending_limit = 64);
+INSERT INTO tr (k) SELECT (i * 7919) % 10000 FROM generate_series(1, 30000) i;
+SELECT generation > 1 AS merged, pending_pages <= 17 AS bounded FROM learned_index_info('tr_k');
+SELECT learned_index_merge('tr_k') >= 0 AS merged_rest;
+SELECT dverify('tr');
+SELECT learned_index_check('tr_k', true);
+
+DROP TABLE d, e0, s, ty, sizes, cur_expect, tr;
+DROP FUNCTION cursor_across_merges(), churn_round(int);

@@ -1,0 +1,281 @@
+# Merges that fail: an ERROR or a PANIC injected at every step of the merge
+# protocol (learned_idx.fail_point), through learned_index_merge(), through
+# the merge VACUUM starts, through an INSERT's inline merge and in the
+# background worker.  After each failure (and the crash recovery a PANIC
+# causes): every row is found through the index, index scans agree with a
+# sequential scan, learned_index_check(heapallindexed) passes, the next merge
+# succeeds, and VACUUM recycles the orphaned pages, so that the relation
+# stops growing over repeated crash cycles.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use LearnedDynamic;
+
+my $node = PostgreSQL::Test::Cluster->new('merge_crash');
+$node->init;
+# restart_after_crash: a PANIC restarts the server, which then runs crash
+# recovery.  No checkpoints unless asked, so that recovery replays the merges.
+$node->append_conf('postgresql.conf', qq{
+restart_after_crash = on
+autovacuum = off
+checkpoint_timeout = 1h
+max_wal_size = 2GB
+shared_buffers = 16MB
+log_statement = none
+});
+$node->start;
+
+$node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
+$node->safe_psql('postgres', 'CREATE EXTENSION pageinspect');
+# merge_ratio 1 and a huge pending_limit: no merge unless asked (the trigger
+# needs as many pending entries as static ones).
+$node->safe_psql('postgres', q{
+CREATE TABLE t (id serial, k int8, v text) WITH (autovacuum_enabled = off);
+INSERT INTO t (k, v) SELECT (i::int8 * 7919) % 1000000, 'b' FROM generate_series(1, 100000) i;
+INSERT INTO t (k, v) SELECT NULL, 'n' FROM generate_series(1, 50);
+CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 1, pending_limit = 2000000);
+ANALYZE t;
+});
+
+my $batch = 0;
+
+# A batch of changes that every merge has to fold in: 4000 new keys spread
+# over the whole key range (every segment is rewritten), a few NULLs, and the
+# deletion of 4000 old rows, so that the live size stays about constant.
+sub churn
+{
+	$batch++;
+	my $seed = $batch * 104729;
+	$node->safe_psql('postgres', qq{
+INSERT INTO t (k, v) SELECT (i::int8 * 15485863 + $seed) % 1000000, 'c$batch' FROM generate_series(1, 4000) i;
+INSERT INTO t (k, v) SELECT NULL, 'c$batch' FROM generate_series(1, 5);
+DELETE FROM t WHERE id IN (SELECT id FROM t ORDER BY id LIMIT 4000);
+});
+	return;
+}
+
+sub verify
+{
+	my ($name) = @_;
+	dyn_compare($node, 't', $name);
+	dyn_all_found($node, 't', $name, step => 7);
+	dyn_check($node, 't_k', $name);
+	return;
+}
+
+# Runs $sql with the fail point set; expects an ERROR naming it, or (with
+# :panic) a crash; waits for recovery.  Returns the stderr.
+sub fail_with
+{
+	my ($fp, $sql, $name) = @_;
+	my $offset = -s $node->logfile;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SET learned_idx.fail_point = '$fp';\n$sql",
+		on_error_stop => 1);
+	my ($point) = $fp =~ /^([^:]+)/;
+	if ($fp =~ /:panic$/)
+	{
+		isnt($ret, 0, "$name: the statement failed");
+		dyn_wait_ready($node);
+		ok($node->log_contains(qr/PANIC:  learned_idx fault injected at "$point"/, $offset),
+			"$name: the server log shows the PANIC");
+	}
+	else
+	{
+		like($err, qr/ERROR:  learned_idx fault injected at "$point"/, "$name: ERROR at $point");
+	}
+	return $err;
+}
+
+# Baseline: a clean merge and VACUUM.
+churn();
+my $merged = $node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
+ok($merged >= 4000, "clean merge merged $merged entries");
+$node->safe_psql('postgres', 'VACUUM t');
+verify('baseline');
+my $baseline = dyn_info($node, 't_k')->{total_pages};
+note "baseline total_pages $baseline";
+my @sizes;
+
+# The cycles: each churns, fails a merge in some way, checks, merges
+# cleanly, vacuums, checks.  'gen' says whether the failed merge's flip must
+# (1), must not (0) or may (undef) have happened.
+my @cycles = (
+	[ 'merge-start:panic',            'merge', 0 ],
+	[ 'merge-after-segments:panic',   'merge', 0 ],
+	[ 'merge-before-flip:panic',      'merge', 0 ],
+	[ 'merge-after-flip:panic',       'merge', undef ],
+	[ 'merge-before-flip',            'merge', 0 ],
+	[ 'merge-after-flip',             'merge', 1 ],
+	[ 'merge-after-segments',         'vacuum', 0 ],
+	[ 'merge-before-flip:panic',      'vacuum', 0 ],
+	[ 'merge-before-flip:panic',      'rewrite', 0 ],
+	[ 'merge-after-segments:panic',   'insert', undef ],
+	[ 'merge-start',                  'merge', 0 ],
+	[ 'merge-after-segments:panic',   'merge', 0 ],
+	[ 'merge-before-flip:panic',      'merge', 0 ],
+	[ 'merge-after-flip:panic',       'merge', undef ],);
+
+foreach my $c (@cycles)
+{
+	my ($fp, $how, $gen_moves) = @$c;
+	my $name = "$fp via $how";
+	churn();
+	my $before = dyn_info($node, 't_k');
+	my $sql;
+	if ($how eq 'merge')
+	{
+		$sql = "SELECT learned_index_merge('t_k');";
+	}
+	elsif ($how eq 'vacuum')
+	{
+		# VACUUM merges the pending list first
+		$sql = 'VACUUM t;';
+	}
+	elsif ($how eq 'rewrite')
+	{
+		# no pending entries left, but a third of the rows deleted: VACUUM
+		# marks them dead, then rewrites the mostly-dead segments (a merge)
+		$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
+		$node->safe_psql('postgres', 'DELETE FROM t WHERE id % 3 = 0');
+		$before = dyn_info($node, 't_k');
+		$sql = 'VACUUM t;';
+	}
+	elsif ($how eq 'insert')
+	{
+		# an INSERT far past the pending limit merges inline (no worker is
+		# asked for when the list is over twice the limit; the workers it
+		# asked for before may merge some of it: the generation may move)
+		$node->safe_psql('postgres', 'ALTER INDEX t_k SET (pending_limit = 64)');
+		$before = dyn_info($node, 't_k');
+		$sql = "INSERT INTO t (k, v) SELECT i * 3, 'lost' FROM generate_series(1, 50000) i;";
+	}
+	fail_with($fp, $sql, $name);
+	if ($how eq 'insert')
+	{
+		$node->safe_psql('postgres', 'ALTER INDEX t_k RESET (pending_limit)');
+		is($node->safe_psql('postgres',
+			"SET enable_seqscan = off; SELECT count(*) FROM t WHERE v = 'lost'"),
+			'0', "$name: the failed INSERT's rows are gone");
+	}
+	my $after = dyn_info($node, 't_k');
+	if (defined $gen_moves)
+	{
+		is($after->{generation}, $before->{generation} + $gen_moves,
+			"$name: generation " . ($gen_moves ? 'advanced' : 'unchanged'));
+	}
+	else
+	{
+		note "$name: generation $before->{generation} -> $after->{generation}";
+		ok( $after->{generation} == $before->{generation}
+			  || $after->{generation} == $before->{generation} + 1,
+			"$name: generation is the old one or the next");
+	}
+	verify("after $name");
+
+	# a merge without the fail point succeeds and empties the pending list
+	my ($ret, $n, $err) = $node->psql('postgres', "SELECT learned_index_merge('t_k')");
+	is($ret, 0, "$name: the next merge succeeds") or diag($err);
+	my $m = dyn_info($node, 't_k');
+	is($m->{pending_entries}, 0, "$name: nothing pending after the merge");
+	$node->safe_psql('postgres', 'VACUUM t');
+	# a second VACUUM: its garbage collection runs after the horizon passed
+	# the last merge (the first one may have merged again itself)
+	$node->safe_psql('postgres', 'VACUUM t');
+	# The FSM is not WAL-logged: what GC recorded in it survives a crash
+	# only once a checkpoint wrote it (as checkpoint_timeout bounds in
+	# production).  Without this, see the TODO test at the end.
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	verify("after $name, merge and vacuum");
+	my $info = dyn_info($node, 't_k');
+	my $types = dyn_page_types($node, 't_k');
+	my $reachable = 1 + $info->{directory_pages} + $info->{leaf_pages} +
+	  $info->{null_pages} + $info->{pending_pages};
+	is(($types->{6} // 0) + $reachable, $info->{total_pages},
+		"$name: every page is reachable or FREE after VACUUM");
+	push @sizes, $info->{total_pages};
+	note "$name: total_pages $info->{total_pages}, free " . ($types->{6} // 0)
+	  . ", live $reachable";
+}
+
+note 'total_pages after each cycle: ' . join(' ', @sizes);
+my $max = 0;
+$max = $_ > $max ? $_ : $max for @sizes;
+cmp_ok($max, '<', 3 * $baseline,
+	"total_pages stays below 3x the baseline ($baseline) over " . scalar(@sizes) . ' crash cycles');
+# the second half of the cycles should not need much more room than the first
+my $half = int(@sizes / 2);
+my $first_max = 0;
+$first_max = $_ > $first_max ? $_ : $first_max for @sizes[ 0 .. $half - 1 ];
+cmp_ok($max, '<=', int(1.3 * $first_max) + 1,
+	'the relation stops growing: the later cycles need at most 1.3x the room of the earlier ones');
+
+# Without a checkpoint between a VACUUM and a crash, what GC recorded in
+# the FSM (not WAL-logged) is lost with the crash; the merges that follow,
+# before the next VACUUM re-records the FREE pages, find no free run and
+# extend the relation by a whole merge's worth of pages.  The FREE pages are
+# there (checked above), only the FSM forgot them.  A REINDEX starts from an
+# index whose FSM on disk is empty.
+{
+	$node->safe_psql('postgres', 'REINDEX INDEX t_k');
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	my @nock;
+	for my $i (1 .. 3)
+	{
+		churn();
+		$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
+		$node->safe_psql('postgres', 'VACUUM t');
+		churn();
+		fail_with('merge-before-flip:panic', "SELECT learned_index_merge('t_k');",
+			"no checkpoint $i");
+		$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
+		$node->safe_psql('postgres', 'VACUUM t');
+		push @nock, dyn_info($node, 't_k')->{total_pages};
+	}
+	note 'total_pages over crash cycles without checkpoints: ' . join(' ', @nock);
+	verify('after the crash cycles without checkpoints');
+  TODO:
+	{
+		local $TODO = 'the FSM forgets the free pages at a crash: merges extend the relation until the next VACUUM';
+		cmp_ok($nock[2], '<=', $nock[0],
+			'no growth over crash cycles without checkpoints');
+	}
+	$node->safe_psql('postgres', 'CHECKPOINT');
+}
+
+# The worker: an ERROR in the background merge worker leaves the inserts
+# alone; the index stays right, and a later merge works.
+$node->safe_psql('postgres', q{LOAD 'learned_idx'; ALTER SYSTEM SET learned_idx.fail_point = 'merge-before-flip'});
+$node->reload;
+$node->safe_psql('postgres', 'ALTER INDEX t_k SET (merge_ratio = 100000, pending_limit = 1000000)');
+my $log_offset = -s $node->logfile;
+my $gen0 = dyn_info($node, 't_k')->{generation};
+# the trigger: > nstatic / 100000 and >= 1024 pending entries
+$node->safe_psql('postgres', q{
+SET learned_idx.fail_point = '';
+INSERT INTO t (k, v) SELECT (i::int8 * 7) % 1000000, 'w' FROM generate_series(1, 3000) i;
+});
+my $seen = 0;
+for (my $i = 0; $i < 300 && !$seen; $i++)
+{
+	$seen = $node->log_contains(
+		qr/background worker "learned_idx merge" \(PID \d+\) exited with exit code 1/, $log_offset);
+	usleep(100_000) unless $seen;
+}
+ok($seen, 'the merge worker ran and failed at the fail point');
+is(dyn_info($node, 't_k')->{generation}, $gen0, 'the failed worker merge did not flip');
+verify('after the failed worker merge');
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET learned_idx.fail_point');
+$node->reload;
+$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
+cmp_ok(dyn_info($node, 't_k')->{generation}, '>', $gen0, 'a later merge works');
+$node->safe_psql('postgres', 'VACUUM t');
+verify('the end');
+
+$node->stop;
+done_testing();

@@ -1,0 +1,123 @@
+# LearnedCheck.pm: shared checks for the TAP tests of learned_idx.
+#
+# Every check answers the same queries once through the learned index and
+# once with every index path disabled (a sequential scan), and compares.
+package LearnedCheck;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use Test::More;
+use Time::HiRes qw(usleep);
+
+our @EXPORT = qw(index_queries index_vs_seq all_rows_found uses_learned_index crash_restart);
+
+# Settings that force each kind of scan.
+my %MODES = (
+	index => 'SET enable_seqscan = off; SET enable_indexscan = on; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;',
+	indexonly => 'SET enable_seqscan = off; SET enable_indexscan = on; SET enable_indexonlyscan = on; SET enable_bitmapscan = off;',
+	bitmap => 'SET enable_seqscan = off; SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = on;',
+	seq => 'SET enable_seqscan = on; SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;',
+);
+
+# A battery of queries on column k (int8) of $table.  Ordered queries select
+# k only, so that ties are indistinguishable; the others return a count and
+# a sum of hashes of the rows (id included).
+sub index_queries
+{
+	my ($table) = @_;
+	my @q = (
+		"SELECT count(*), sum(hashint8(k)), sum(hashint4(id)) FROM $table WHERE k IS NOT NULL",
+		"SELECT count(*), sum(hashint4(id)) FROM $table WHERE k IS NULL",
+		"SELECT count(*), sum(hashint4(id)) FROM $table WHERE k < 1000",
+		"SELECT count(*), sum(hashint4(id)) FROM $table WHERE k >= 500000",
+		"SELECT count(*), sum(hashint4(id)) FROM $table WHERE k BETWEEN 250000 AND 260000",
+		"SELECT count(*), sum(hashint4(id)) FROM $table WHERE k = ANY ('{0,7,70,700,7000,70000,700000,-1}')",
+		"SELECT id, k FROM $table WHERE k = 4242",
+		"SELECT id, k FROM $table WHERE k = 1000001",
+		"SELECT k FROM $table WHERE k > 123456 ORDER BY k LIMIT 200",
+		"SELECT k FROM $table WHERE k < 654321 ORDER BY k DESC LIMIT 200",
+		"SELECT k FROM $table ORDER BY k LIMIT 100",
+		"SELECT k FROM $table ORDER BY k DESC LIMIT 100",
+		"SELECT k FROM $table WHERE k IS NOT NULL ORDER BY k DESC LIMIT 100",
+		"SELECT k FROM $table WHERE k BETWEEN 300000 AND 310000 ORDER BY k");
+	return @q;
+}
+
+# Runs the queries in every mode on $node (database $db) and checks that the
+# index modes agree with the sequential scan.  Returns the reference output.
+sub index_vs_seq
+{
+	my ($node, $table, $name, $db) = @_;
+	$db //= 'postgres';
+	my $queries = join(";\n", index_queries($table)) . ";\n";
+	my $ref = $node->safe_psql($db, $MODES{seq} . $queries);
+	foreach my $mode ('index', 'indexonly', 'bitmap')
+	{
+		my $got = $node->safe_psql($db, $MODES{$mode} . $queries);
+		is($got, $ref, "$name: $mode scans agree with a sequential scan");
+	}
+	return $ref;
+}
+
+# Every row of $table is found by a point lookup through the index (an anti
+# join from a sequential scan of the same table), and the NULLs by IS NULL.
+# No temporary table, so that it works on a standby too.
+sub all_rows_found
+{
+	my ($node, $table, $name, $db) = @_;
+	$db //= 'postgres';
+	my $query = qq{
+WITH probe AS MATERIALIZED (SELECT id, k FROM $table WHERE id + 0 IS NOT NULL)
+SELECT count(*) FROM probe p WHERE p.k IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM $table t WHERE t.k = p.k AND t.id = p.id)};
+	my $settings = qq{$MODES{index}
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_memoize = off;};
+	my $res = $node->safe_psql(
+		$db, qq{$settings
+$query;
+SELECT (SELECT count(*) FROM $table WHERE k + 0 IS NULL) = (SELECT count(*) FROM $table WHERE k IS NULL);
+});
+	is($res, "0\nt", "$name: every row found through the index");
+	my $plan = $node->safe_psql($db, "$settings\nEXPLAIN (COSTS OFF) $query");
+	like($plan, qr/Seq Scan on $table\b.*Index Scan using \S+ on $table( t)?\n\s+Index Cond: \(k = p\.k\)/s,
+		"$name: a sequential scan probes the index");
+	return;
+}
+
+# Does a plain query on $table use a learned index?
+sub uses_learned_index
+{
+	my ($node, $table, $db) = @_;
+	$db //= 'postgres';
+	my $plan = $node->safe_psql($db,
+		"SET enable_seqscan = off; SET enable_bitmapscan = off; EXPLAIN (COSTS OFF) SELECT * FROM $table WHERE k = 5");
+	my ($idx) = $plan =~ /Index Scan using (\S+)/;
+	return 0 unless defined $idx;
+	return $node->safe_psql($db,
+		"SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.relname = '$idx'"
+	) eq 'learned';
+}
+
+# kill -9 the postmaster, wait until it and its children are gone, start again.
+sub crash_restart
+{
+	my ($node) = @_;
+	my $pid = $node->{_pid};
+	$node->kill9;
+	for (my $i = 0; $i < 600 && defined $pid && kill(0, $pid); $i++)
+	{
+		usleep(100_000);
+	}
+	# the backends notice the postmaster's death on their own; retry until
+	# the old shared memory is released
+	for (my $i = 0; $i < 60; $i++)
+	{
+		return if $node->start(fail_ok => 1);
+		usleep(500_000);
+	}
+	BAIL_OUT('the server did not restart after kill -9');
+}
+
+1;
