@@ -20,7 +20,7 @@
  *		pending_merged = S, pending head advanced, pending_epoch bumped, and
  *		last_flip_xid.  Before the flip nothing reachable has changed (a crash
  *		leaves the old index and orphaned pages); after it the new index is
- *		complete.  last_flip_xid is the merging transaction's own xid.
+ *		complete.  last_flip_xid is the next xid at the flip.
  *	 7. The replaced pages become unreachable.  GC (in VACUUM) frees
  *		unreachable pages only once no snapshot older than the last flip can
  *		exist (GlobalVisCheckRemovableFullXid), so running scans of the old
@@ -535,7 +535,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	learned_fault("merge-before-flip");
 
 	/* the flip: one record makes the new generation the index */
-	flip_xid = GetTopFullTransactionId();
+	flip_xid = ReadNextFullTransactionId();
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	state = LearnedXLogStart(index);
@@ -561,8 +561,10 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	m->last_merge_time = GetCurrentTimestamp();
 	/*
 	 * Any snapshot that may still use the old generation was taken before
-	 * this transaction's xid completed, so its xmin is at most that xid:
-	 * once the xid is below every horizon, old pages are safe to recycle.
+	 * the flip, so its xmin is at most the next xid at the flip: once that
+	 * is below every horizon, the old pages are safe to recycle.  (Not the
+	 * merging transaction's own xid: VACUUM's xid is ignored by other
+	 * backends' snapshots, so it proves nothing about them.)
 	 */
 	m->last_flip_xid = U64FromFullTransactionId(flip_xid);
 	if (set.npieces > 0)

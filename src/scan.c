@@ -1299,10 +1299,28 @@ static void
 start_scan(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	LearnedReadMeta(scan->indexRelation, &so->meta);
 	if (so->dir)
 		LearnedReleaseDirectory(so->dir);
-	so->dir = LearnedGetDirectory(scan->indexRelation, so->meta.generation);
+	so->dir = NULL;
+
+	/*
+	 * The directory must be of the generation of the metapage we read: a
+	 * merge flipping in between would make the loaded directory newer than
+	 * our pending view, and entries would be returned twice.
+	 */
+	for (;;)
+	{
+		LearnedDirectory *dir;
+
+		LearnedReadMeta(scan->indexRelation, &so->meta);
+		dir = LearnedGetDirectory(scan->indexRelation, so->meta.generation);
+		if (dir->generation == so->meta.generation)
+		{
+			so->dir = dir;
+			break;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
 	so->dir->refcount++;
 	if (so->dir->keytype != so->ki.keytype)
 		elog(ERROR, "learned index \"%s\" has key type %u, expected %u",
@@ -1512,7 +1530,9 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		return 0;
 	start_scan(scan);
 	init_iteration(scan, ForwardScanDirection);
+	/* physical order is all a bitmap needs, whatever the index's DESC */
 	so->forward = true;
+	so->pos.interval = 0;
 
 	if (so->want_keys)
 	{
