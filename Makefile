@@ -10,6 +10,8 @@ PGFILEDESC = "learned_idx - learned index access method"
 
 REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/learned_idx--%.sql,$(sort $(wildcard sql/*.sql))))
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
+ISOLATION = insert_scan_merge merge_vacuum
+ISOLATION_OPTS = --load-extension=learned_idx
 TAP_TESTS = 1
 
 # The models are stored on disk and re-evaluated on standbys: no FMA contraction.

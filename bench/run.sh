@@ -20,8 +20,20 @@
 #   --heap-order O   random (default) or sorted: physical order of rows in the heap
 #   --port P         server port (unix socket only; default 5498)
 #   --keep           leave the cluster running and its directory in place at the end
-#   --out DIR        result directory (default bench/results/<YYYY-MM-DD_HHMM>[_sweep]);
+#   --out DIR        result directory (default bench/results/<YYYY-MM-DD_HHMM>[_sweep|_dynamic]);
 #                    with --out, bench/RESULTS*.md is not updated
+#
+#   --dynamic        run the dynamic-stage (insert) benchmark instead (bench/lib/dynamic.py):
+#                    pgbench -c 2 -j 2, synchronous_commit=off, random and append keys,
+#                    insert-only / 50-50 / 90-10 mixes, pending-list lookups, WAL per insert,
+#                    merge rewrite size, insert latency percentiles.  --quick: n = 1M, 12 s
+#                    runs; --full: n = 10M, 30 s runs.  Writes bench/RESULTS_DYNAMIC.md.
+#   --duration S     (dynamic) seconds per pgbench run
+#   --keys L         (dynamic) comma-separated subset of random,append
+#   --workloads L    (dynamic) comma-separated subset of insert,mix50,mix90
+#   --pin            (dynamic) pin server/driver as the static bench does (default: unpinned,
+#                    because 2 clients + 2 backends + the merge worker share 2 vCPUs)
+#   --fpw on|off     full_page_writes of the throwaway cluster (default off, as the static bench)
 #
 # Installs its own dependencies (Debian packages + a Python venv in bench/.venv), starts a
 # throwaway cluster as user postgres in a temp dir, runs everything, writes
@@ -36,6 +48,9 @@ PORT=5498
 BUILD=1
 KEEP=0
 SWEEP=0
+DYNAMIC=0
+PIN=""
+FPW=off
 OUT=""
 PYARGS=()
 ORIG_CMD="bash bench/run.sh $*"
@@ -47,10 +62,14 @@ while [ $# -gt 0 ]; do
     --port) PORT="$2"; shift ;;
     --out) OUT="$2"; shift ;;
     --sweep-eps) SWEEP=1; PYARGS+=("$1") ;;
+    --dynamic) DYNAMIC=1 ;;
+    --pin) PIN=1 ;;
+    --fpw) FPW="$2"; shift ;;
+    --duration|--keys|--workloads) PYARGS+=("$1" "$2"); shift ;;
     --quick|--full) PYARGS+=("$1") ;;
     --n|--eps-list|--learned-am|--datasets|--probes|--ranges|--reps|--builds|--heap-order)
       PYARGS+=("$1" "$2"); shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -125,7 +144,7 @@ jit = off
 autovacuum = off
 fsync = off
 synchronous_commit = off
-full_page_writes = off
+full_page_writes = $FPW
 max_wal_size = 32GB
 checkpoint_timeout = 1h
 track_io_timing = on
@@ -135,7 +154,8 @@ EOF
 # Pin the server to the last CPU and the driver to the first one (benchmarking.md §2.4).
 NCPU=$(nproc)
 SRV_PIN=(); CLI_PIN=()
-if [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
+[ -z "$PIN" ] && { [ "$DYNAMIC" = 1 ] && PIN=0 || PIN=1; }
+if [ "$PIN" = 1 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
   SRV_PIN=(taskset -c $((NCPU - 1))); CLI_PIN=(taskset -c 0)
 fi
 runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w start >/dev/null
@@ -146,14 +166,21 @@ COPY_TO=""
 if [ -z "$OUT" ]; then
   # only default-location runs update bench/RESULTS.md (RESULTS_SWEEP.md)
   COPY_TO="$BENCH_DIR/RESULTS.md"; [ "$SWEEP" = 1 ] && COPY_TO="$BENCH_DIR/RESULTS_SWEEP.md"
+  [ "$DYNAMIC" = 1 ] && COPY_TO="$BENCH_DIR/RESULTS_DYNAMIC.md"
   OUT="$BENCH_DIR/results/$STAMP"
   [ "$SWEEP" = 1 ] && OUT="${OUT}_sweep"
+  [ "$DYNAMIC" = 1 ] && OUT="${OUT}_dynamic"
 fi
 mkdir -p "$OUT/raw"
 
+DRIVER="$BENCH_DIR/lib/bench.py"
+if [ "$DYNAMIC" = 1 ]; then
+  DRIVER="$BENCH_DIR/lib/dynamic.py"
+  PYARGS+=(--pgbin "$PGBIN" --datadir "$DATA")
+fi
 set +e
 PGHOST="$TMP" PGPORT="$PORT" PGUSER=postgres PGDATABASE=postgres \
-  "${CLI_PIN[@]}" "$PY" "$BENCH_DIR/lib/bench.py" --out "$OUT" --cmd "$ORIG_CMD" \
+  "${CLI_PIN[@]}" "$PY" "$DRIVER" --out "$OUT" --cmd "$ORIG_CMD" \
   --copy-to "$COPY_TO" \
   --server-pin "${SRV_PIN[*]:-none}" --client-pin "${CLI_PIN[*]:-none}" "${PYARGS[@]}"
 rc=$?

@@ -307,6 +307,7 @@ extern Buffer LearnedNewBuffer(Relation index, ForkNumber forknum);
 extern void LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 							 uint16 expected_type);
 extern void LearnedCheckMeta(Relation index, LearnedMetaPage meta);
+extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
 extern LearnedDirectory *LearnedGetDirectory(Relation index, uint32 generation);
 extern void LearnedReleaseDirectory(LearnedDirectory *dir);

@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/xlog.h"
 #include "storage/lmgr.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -84,9 +85,21 @@ LearnedNewBuffer(Relation index, ForkNumber forknum)
 	return buf;
 }
 
-static void
-report_corrupt(Relation index, BlockNumber blkno, const char *what)
+void
+LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what)
 {
+	/*
+	 * On a standby, a page that is not what the scan expected was most
+	 * likely recycled by a merge on the primary while this scan still used
+	 * it (generic WAL carries no recovery conflicts): cancel, as a conflict.
+	 */
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("canceling statement due to conflict with recovery"),
+				 errdetail("Block %u of learned index \"%s\" changed under this scan (%s); a merge on the primary may have recycled it.",
+						   blkno, RelationGetRelationName(index), what),
+				 errhint("Set hot_standby_feedback = on to keep the primary from recycling pages that standby queries still read.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_INDEX_CORRUPTED),
 			 errmsg("learned index \"%s\" is corrupted: %s at block %u",
@@ -104,15 +117,15 @@ LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 	LearnedPageOpaque opaque;
 
 	if (PageIsNew(page))
-		report_corrupt(index, blkno, "unexpected all-zero page");
+		LearnedReportCorrupt(index, blkno, "unexpected all-zero page");
 	if (((PageHeader) page)->pd_special !=
 		BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)))
-		report_corrupt(index, blkno, "bad special space");
+		LearnedReportCorrupt(index, blkno, "bad special space");
 	opaque = LearnedPageGetOpaque(page);
 	if (opaque->page_id != LEARNED_PAGE_ID)
-		report_corrupt(index, blkno, "bad page id");
+		LearnedReportCorrupt(index, blkno, "bad page id");
 	if (expected_type != 0 && opaque->type != expected_type)
-		report_corrupt(index, blkno, "unexpected page type");
+		LearnedReportCorrupt(index, blkno, "unexpected page type");
 }
 
 /*
@@ -136,7 +149,7 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 				 errhint("REINDEX the index.")));
 	if ((meta->keylen != 2 && meta->keylen != 4 && meta->keylen != 8) ||
 		meta->items_per_page == 0)
-		report_corrupt(index, LEARNED_METAPAGE_BLKNO, "bad metapage");
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad metapage");
 }
 
 /*
@@ -275,7 +288,7 @@ load_directory(Relation index, MemoryContext cxt)
 	total = (Size) meta.nsegments * sizeof(LearnedSegment) +
 		(Size) meta.npieces * sizeof(LearnedPiece);
 	if (total > (Size) meta.dir_npages * LEARNED_DIR_BYTES_PER_PAGE)
-		report_corrupt(index, LEARNED_METAPAGE_BLKNO, "directory size mismatch");
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "directory size mismatch");
 	bytes = MemoryContextAllocHuge(cxt, Max(total, 1));
 
 	for (i = 0; i < meta.dir_npages && off < total; i++)
@@ -289,7 +302,7 @@ load_directory(Relation index, MemoryContext cxt)
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_DIR);
 		if (LearnedPageGetOpaque(page)->generation != meta.generation)
-			report_corrupt(index, blkno, "directory page of another generation");
+			LearnedReportCorrupt(index, blkno, "directory page of another generation");
 		memcpy(bytes + off, PageGetContents(page), chunk);
 		UnlockReleaseBuffer(buf);
 		off += chunk;
@@ -308,7 +321,7 @@ load_directory(Relation index, MemoryContext cxt)
 			seg->npages == 0 ||
 			seg->nitems > (uint64) seg->npages * meta.items_per_page ||
 			seg->nitems <= (uint64) (seg->npages - 1) * meta.items_per_page)
-			report_corrupt(index, meta.dir_start, "bad segment descriptor");
+			LearnedReportCorrupt(index, meta.dir_start, "bad segment descriptor");
 		dir->seg_first_vpage[i + 1] = dir->seg_first_vpage[i] + seg->npages;
 	}
 	dir->nvpages = dir->seg_first_vpage[meta.nsegments];
@@ -320,11 +333,11 @@ load_directory(Relation index, MemoryContext cxt)
 
 		if (i > 0 && seg->first_piece != dir->segments[i - 1].first_piece +
 			dir->segments[i - 1].npieces)
-			report_corrupt(index, meta.dir_start, "bad segment descriptor");
+			LearnedReportCorrupt(index, meta.dir_start, "bad segment descriptor");
 		for (p = seg->first_piece; p < seg->first_piece + seg->npieces; p++)
 		{
 			if (dir->pieces[p].start_rank > seg->nitems)
-				report_corrupt(index, meta.dir_start, "bad piece descriptor");
+				LearnedReportCorrupt(index, meta.dir_start, "bad piece descriptor");
 			dir->piece_segment[p] = i;
 		}
 	}

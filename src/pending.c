@@ -193,6 +193,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	int			nfresh = 0;
 	int			maxfresh = 0;
 	BlockNumber blkno;
+	uint64		expect_seq = PG_UINT64_MAX;
 
 	if (pending_caches == NULL)
 	{
@@ -234,6 +235,13 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		opaque = LearnedPageGetOpaque(page);
 		first_seq = LearnedPendingFirstSeq(page);
 		n = opaque->nitems;
+		/* the chain numbers entries without gaps: anything else was recycled */
+		if (expect_seq != PG_UINT64_MAX && first_seq != expect_seq)
+		{
+			UnlockReleaseBuffer(buf);
+			LearnedReportCorrupt(index, blkno, "pending page out of sequence");
+		}
+		expect_seq = first_seq + n;
 		for (i = pc->next_slot; i < n; i++)
 		{
 			char	   *p = LearnedPendingItemPtr(page, keylen, i);

@@ -560,19 +560,13 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
 	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
 	opaque = LearnedPageGetOpaque(page);
-	if ((opaque->generation != seg->generation || opaque->nitems != expect) &&
-		RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-				 errmsg("canceling statement due to conflict with recovery"),
-				 errdetail("A merge on the primary recycled a page of learned index \"%s\" that this scan still needed.",
-						   RelationGetRelationName(scan->indexRelation))));
 	if (opaque->generation != seg->generation || opaque->nitems != expect)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("learned index \"%s\" is corrupted: leaf block %u does not match its directory",
-						RelationGetRelationName(scan->indexRelation), blkno),
-				 errhint("REINDEX the index.")));
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		ReleaseBuffer(buf);
+		LearnedReportCorrupt(scan->indexRelation, blkno,
+							 "leaf page does not match its directory");
+	}
 	*nitems = expect;
 	return buf;
 }
@@ -1281,8 +1275,20 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 		uint16		flags;
 
 		memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
-		ok = !(flags & LEARNED_PENDING_DEAD) &&
-			ItemPointerEquals((ItemPointer) p, (ItemPointer) &e->tid);
+		if (!ItemPointerEquals((ItemPointer) p, (ItemPointer) &e->tid))
+		{
+			/* not our entry any more: the page was recycled */
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			LearnedReportCorrupt(scan->indexRelation, e->blkno,
+								 "pending entry moved");
+		}
+		/* dead: VACUUM removed it since we copied it; skip it */
+		ok = !(flags & LEARNED_PENDING_DEAD);
+	}
+	else
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		LearnedReportCorrupt(scan->indexRelation, e->blkno, "pending entry missing");
 	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (so->pins == NULL)

@@ -95,9 +95,9 @@ sub no_mismatch
 
 # Round 1: inserts, deletes, vacuum and checks.
 $node->pgbench(
-	'--no-vacuum --client=5 --jobs=2 --transactions=600',
+	'--no-vacuum --client=5 --jobs=2 --transactions=400',
 	0,
-	[ qr{processed: 3000/3000}, qr{number of failed transactions: 0 } ],
+	[ qr{processed: 2000/2000}, qr{number of failed transactions: 0 } ],
 	[],
 	'round 1: concurrent inserts, deletes, vacuum and checks',
 	\%scripts);
@@ -110,9 +110,9 @@ all_rows_found($node, 't', 'after round 1');
 $node->safe_psql('postgres', 'ALTER INDEX t_k SET (merge_ratio = 1000)');
 my %scripts2 = map { ("r2_$_" => $scripts{$_}) } keys %scripts;
 $node->pgbench(
-	'--no-vacuum --client=5 --jobs=2 --transactions=600',
+	'--no-vacuum --client=5 --jobs=2 --transactions=400',
 	0,
-	[ qr{processed: 3000/3000}, qr{number of failed transactions: 0 } ],
+	[ qr{processed: 2000/2000}, qr{number of failed transactions: 0 } ],
 	[],
 	'round 2: with frequent merges',
 	\%scripts2);

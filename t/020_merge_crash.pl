@@ -15,6 +15,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use LearnedDynamic;
+use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('merge_crash');
 $node->init;
@@ -92,10 +93,26 @@ sub fail_with
 	return $err;
 }
 
+# When garbage collection did not run: the metapage's last_flip_xid (a u64
+# at byte 136 of block 0), the next xid, and who holds back the horizon.
+sub diag_horizon
+{
+	diag 'last_flip_xid, txid_current: ' . $node->safe_psql('postgres', q{
+SELECT ('x' || string_agg(lpad(to_hex(get_byte(p, 136 + 7 - i)), 2, '0'), '' ORDER BY i))::bit(64)::int8
+       || ', ' || txid_current()
+FROM (SELECT get_raw_page('t_k', 0) p) s, generate_series(0, 7) i});
+	diag "pg_stat_activity:\n" . $node->safe_psql('postgres',
+		'SELECT pid, backend_type, backend_xid, backend_xmin, state, query FROM pg_stat_activity');
+	diag "pg_prepared_xacts, slots:\n" . $node->safe_psql('postgres',
+		'SELECT gid, transaction FROM pg_prepared_xacts UNION ALL SELECT slot_name, xmin::text FROM pg_replication_slots');
+	return;
+}
+
 # Baseline: a clean merge and VACUUM.
 churn();
 my $merged = $node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
 ok($merged >= 4000, "clean merge merged $merged entries");
+$node->safe_psql('postgres', 'SELECT txid_current()');
 $node->safe_psql('postgres', 'VACUUM t');
 verify('baseline');
 my $baseline = dyn_info($node, 't_k')->{total_pages};
@@ -183,10 +200,14 @@ foreach my $c (@cycles)
 	is($ret, 0, "$name: the next merge succeeds") or diag($err);
 	my $m = dyn_info($node, 't_k');
 	is($m->{pending_entries}, 0, "$name: nothing pending after the merge");
-	$node->safe_psql('postgres', 'VACUUM t');
-	# a second VACUUM: its garbage collection runs after the horizon passed
-	# the last merge (the first one may have merged again itself)
-	$node->safe_psql('postgres', 'VACUUM t');
+	# Garbage collection needs the horizon past the last merge: a
+	# transaction that started after it must have completed (txid_current).
+	# The second round is for a VACUUM that merged (rewrote) itself.
+	for (1 .. 2)
+	{
+		$node->safe_psql('postgres', 'SELECT txid_current()');
+		$node->safe_psql('postgres', 'VACUUM t');
+	}
 	# The FSM is not WAL-logged: what GC recorded in it survives a crash
 	# only once a checkpoint wrote it (as checkpoint_timeout bounds in
 	# production).  Without this, see the TODO test at the end.
@@ -197,7 +218,8 @@ foreach my $c (@cycles)
 	my $reachable = 1 + $info->{directory_pages} + $info->{leaf_pages} +
 	  $info->{null_pages} + $info->{pending_pages};
 	is(($types->{6} // 0) + $reachable, $info->{total_pages},
-		"$name: every page is reachable or FREE after VACUUM");
+		"$name: every page is reachable or FREE after VACUUM")
+	  or diag_horizon();
 	push @sizes, $info->{total_pages};
 	note "$name: total_pages $info->{total_pages}, free " . ($types->{6} // 0)
 	  . ", live $reachable";
@@ -229,11 +251,13 @@ cmp_ok($max, '<=', int(1.3 * $first_max) + 1,
 	{
 		churn();
 		$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
+		$node->safe_psql('postgres', 'SELECT txid_current()');
 		$node->safe_psql('postgres', 'VACUUM t');
 		churn();
 		fail_with('merge-before-flip:panic', "SELECT learned_index_merge('t_k');",
 			"no checkpoint $i");
 		$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
+		$node->safe_psql('postgres', 'SELECT txid_current()');
 		$node->safe_psql('postgres', 'VACUUM t');
 		push @nock, dyn_info($node, 't_k')->{total_pages};
 	}
@@ -267,7 +291,8 @@ for (my $i = 0; $i < 300 && !$seen; $i++)
 		qr/background worker "learned_idx merge" \(PID \d+\) exited with exit code 1/, $log_offset);
 	usleep(100_000) unless $seen;
 }
-ok($seen, 'the merge worker ran and failed at the fail point');
+ok($seen && $node->log_contains(qr/ERROR:  learned_idx fault injected at "merge-before-flip"/, $log_offset),
+	'the merge worker ran and failed at the fail point');
 is(dyn_info($node, 't_k')->{generation}, $gen0, 'the failed worker merge did not flip');
 verify('after the failed worker merge');
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET learned_idx.fail_point');

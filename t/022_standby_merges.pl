@@ -70,6 +70,10 @@ sub compare_nodes
 }
 
 compare_nodes('after the build');
+{
+	my ($ret, $o, $e) = $standby->psql('postgres', "SELECT learned_index_merge('t_k')");
+	like($e, qr/recovery is in progress/, 'learned_index_merge refuses to run on a standby');
+}
 
 my $gen0 = dyn_info($primary, 't_k')->{generation};
 for my $cycle (1 .. 6)
@@ -96,7 +100,10 @@ UPDATE t SET k = (k * 3 + 1) % 1000000 WHERE id % 97 = $cycle;
 	{
 		$primary->safe_psql('postgres', "DELETE FROM t WHERE id % 3 = 0 AND v <> 'keep'");
 	}
+	# the second VACUUM collects garbage once the horizon passed the merges
+	# (txid_current: a transaction after them)
 	$primary->safe_psql('postgres', 'VACUUM t');
+	$primary->safe_psql('postgres', 'SELECT txid_current()');
 	$primary->safe_psql('postgres', 'VACUUM t');
 	compare_nodes("cycle $cycle after VACUUM");
 }
@@ -159,6 +166,7 @@ SELECT string_agg(k::text, ',' ORDER BY k DESC) FROM t2;
 	is_deeply(\@got, [ @expect[ 0 .. 999 ] ], "standby cursor ($mode): first 1000 rows");
 
 	$primary->safe_psql('postgres', "SELECT learned_index_merge('t2_k')");
+	$primary->safe_psql('postgres', 'SELECT txid_current()');
 	$primary->safe_psql('postgres', 'VACUUM t2');
 	my $free = dyn_page_types($primary, 't2_k')->{6} // 0;
 	$primary->safe_psql('postgres', 'INSERT INTO t2 (k) SELECT -i FROM generate_series(1, 21000) i');

@@ -1,0 +1,501 @@
+"""Report + plots for the learned_idx dynamic-stage benchmark.
+
+    python bench/lib/dyn_report.py bench/results/<stamp>_dynamic [--copy-to bench/RESULTS_DYNAMIC.md]
+
+re-creates report.md and the PNGs from runs.csv, pending.csv, merge1.csv, meta.json and
+latency_samples.npz.
+"""
+
+import csv
+import json
+import os
+import shutil
+import statistics
+import sys
+
+import numpy as np
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLORS = {"btree": "#4C72B0", "learned": "#DD8452"}
+WL_DESC = {"insert": "insert-only", "mix50": "50/50 insert/lookup", "mix90": "90/10 lookup/insert"}
+
+
+def num(x):
+    if x is None or x == "":
+        return None
+    if x in ("True", "False"):
+        return x == "True"
+    try:
+        f = float(x)
+        return int(f) if f.is_integer() and "." not in x and "e" not in x.lower() else f
+    except ValueError:
+        return x
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [{k: num(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def med(xs):
+    xs = [x for x in xs if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    return statistics.median(xs) if xs else None
+
+
+def ratio(a, b):
+    if a is None or b in (None, 0):
+        return None
+    return a / b
+
+
+def f(x, fmt="%.2f"):
+    if x is None or x == "":
+        return "–"
+    try:
+        return fmt % x
+    except TypeError:
+        return str(x)
+
+
+def verdict(v, limit, ge):
+    if v is None:
+        return "n/a"
+    ok = v >= limit if ge else v <= limit
+    return "pass" if ok else "**miss**"
+
+
+def sel(runs, keys, wl, side):
+    return [r for r in runs if r["keys"] == keys and r["workload"] == wl and r["side"] == side]
+
+
+def agg(runs, keys, wl, side, col):
+    return med([r.get(col) for r in sel(runs, keys, wl, side)])
+
+
+def tps_plot(out, runs, keys_list, wls):
+    fig, axes = plt.subplots(1, len(keys_list), figsize=(5.5 * len(keys_list), 4.2), squeeze=False)
+    for ax, keys in zip(axes[0], keys_list):
+        for i, side in enumerate(("learned", "btree")):
+            xs, ys = [], []
+            for j, wl in enumerate(wls):
+                x = j + (i - 0.5) * 0.38
+                m = agg(runs, keys, wl, side, "tps")
+                b = ax.bar(x, m or 0, 0.38, color=COLORS[side], label=side if j == 0 else None)
+                if m:
+                    ax.annotate("%.0f" % m, (x, m), ha="center", va="bottom", fontsize=7)
+                for r in sel(runs, keys, wl, side):
+                    if isinstance(r.get("tps"), (int, float)):
+                        xs.append(x)
+                        ys.append(r["tps"])
+            ax.scatter(xs, ys, s=10, color="black", zorder=3)
+        ax.set_xticks(range(len(wls)))
+        ax.set_xticklabels([WL_DESC.get(w, w) for w in wls], fontsize=8)
+        ax.set_title("%s keys: tps (median bar, dots = repetitions)" % keys, fontsize=9)
+        ax.set_ylabel("transactions / s")
+        ax.grid(axis="y", alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "tps.png"), dpi=110)
+    plt.close(fig)
+    return "tps.png"
+
+
+def cdf_plot(out, lat, keys_list, wls):
+    if not lat:
+        return None
+    fig, axes = plt.subplots(1, len(keys_list), figsize=(5.5 * len(keys_list), 4.2), squeeze=False)
+    styles = {"insert": "-", "mix50": "--", "mix90": ":"}
+    for ax, keys in zip(axes[0], keys_list):
+        for wl in wls:
+            for side in ("learned", "btree"):
+                k = "%s|%s|%s" % (keys, wl, side)
+                if k not in lat.files:
+                    continue
+                x = np.sort(lat[k])
+                if not len(x):
+                    continue
+                y = np.arange(1, len(x) + 1) / len(x)
+                ax.plot(x, y, styles.get(wl, "-"), color=COLORS[side], lw=1.2,
+                        label="%s, %s" % (side, WL_DESC.get(wl, wl)))
+        ax.set_xscale("log")
+        ax.set_xlabel("insert latency (us, pgbench -l, client side)")
+        ax.set_ylabel("fraction of inserts")
+        ax.set_title("%s keys: insert latency CDF" % keys, fontsize=9)
+        ax.axhline(0.99, color="grey", lw=0.6, ls=":")
+        ax.axhline(0.5, color="grey", lw=0.6, ls=":")
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "latency_cdf.png"), dpi=110)
+    plt.close(fig)
+    return "latency_cdf.png"
+
+
+def wal_plot(out, runs, keys_list):
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    labels = []
+    for j, keys in enumerate(keys_list):
+        labels.append("%s keys" % keys)
+        for i, side in enumerate(("learned", "btree")):
+            x = j + (i - 0.5) * 0.38
+            tot = agg(runs, keys, "insert", side, "wal_per_insert")
+            ix = agg(runs, keys, "insert", side, "wal_index_per_insert")
+            ax.bar(x, tot or 0, 0.38, color=COLORS[side], alpha=0.45, label=("%s total" % side) if j == 0 else None)
+            if ix is not None:
+                ax.bar(x, ix, 0.38 * 0.6, color=COLORS[side], label=("%s index only" % side) if j == 0 else None)
+            if tot:
+                ax.annotate("%.0f" % tot, (x, tot), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(keys_list)))
+    ax.set_xticklabels(labels)
+    ax.set_ylabel("WAL bytes per insert (insert-only runs, merges included)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "wal.png"), dpi=110)
+    plt.close(fig)
+    return "wal.png"
+
+
+def write_report(out, copy_to=""):
+    runs = read_csv(os.path.join(out, "runs.csv"))
+    pend = read_csv(os.path.join(out, "pending.csv"))
+    for p in pend:
+        def tmin(col):
+            v = p.get(col)
+            try:
+                return min(float(x) for x in str(v).split(";")) if v not in (None, "") else None
+            except ValueError:
+                return None
+        tp, tm, b1, b2 = tmin("times_pending"), tmin("times_merged"), tmin("times_btree"), tmin("times_btree2")
+        if p.get("ratio_min") is None and tp and tm:
+            p["ratio_min"] = tp / tm
+            if b1 and b2:
+                p["ratio_min_normalized"] = (tp / b1) / (tm / b2)
+    m1 = read_csv(os.path.join(out, "merge1.csv"))
+    for m in m1:
+        tb = m.get("total_pages_before")
+        if tb:
+            # denominator: the index as the merge found it (N-row static stage + pending pages); after the
+            # merge, total_pages also counts the old generation's pages, which only VACUUM frees
+            m["frac_wal"] = m["wal_pages"] / tb if m.get("wal_pages") is not None else None
+            m["frac_segments"] = (m["pages_written_segments"] / tb if m.get("pages_written_segments") is not None
+                                  else None)
+    with open(os.path.join(out, "meta.json")) as fh:
+        meta = json.load(fh)
+    lat_path = os.path.join(out, "latency_samples.npz")
+    lat = np.load(lat_path) if os.path.exists(lat_path) else None
+    keys_list = [k for k in meta["keys"] if any(r["keys"] == k for r in runs)] or meta["keys"]
+    wls = [w for w in meta["workloads"] if any(r["workload"] == w for r in runs)] or meta["workloads"]
+    L = []
+    w = L.append
+    mach = meta.get("machine", {})
+    st = meta.get("settings", {})
+    w("# learned_idx dynamic-stage benchmark: learned vs btree under inserts\n")
+    w("Finished %s; %s mode, N = %s starting rows; %d s pgbench runs, %d repetitions (median reported); "
+      "wall time %s.%s\n" % (meta.get("finished"), meta.get("size_mode"), "{:,}".format(meta["n"]),
+                             meta["duration_s"], meta["reps"],
+                             ("%.1f min" % (meta["elapsed_s"] / 60)) if meta.get("elapsed_s") else "n/a",
+                             "" if meta.get("complete") else " **PARTIAL: the run did not finish; numbers so far.**"))
+    w("Command: `%s`\n" % meta.get("command"))
+    w("> **Noise warning.** This 2-vCPU VM is shared with other engineers running tests while the benchmark "
+      "runs; pgbench runs use both vCPUs (2 clients, 2 backends, the merge worker). Single runs can differ by "
+      "tens of percent; read the per-repetition values, not only the medians. Load average at the end: %s.\n"
+      % mach.get("loadavg_at_end", "?"))
+    w("## Setup\n")
+    w("- Machine: %s vCPU, %s, %s, kernel %s, %s; %s. Repo HEAD %s (%s uncommitted files in src/, sql/, "
+      "Makefile)." % (mach.get("nproc"), mach.get("memory"), mach.get("cpu"), mach.get("kernel"), mach.get("os"),
+                      meta.get("pg_version", "").split(" on ")[0], mach.get("git_head"), mach.get("git_dirty_files")))
+    w("- Server settings (identical for both indexes): " + ", ".join("%s=%s" % kv for kv in sorted(st.items())) + ".")
+    w("- Server pinning: %s; driver/pgbench pinning: %s." % (meta.get("server_pin"), meta.get("client_pin")))
+    w("- Tables `d_l` (learned index) and `d_b` (btree) hold the same N rows `k = 10*i, v = i` (heap in random "
+      "order). Random keys insert `k = 10*random(1,N) + random(1,9)` (between existing keys); append keys insert "
+      "`k = nextval(seq)` above every existing key. Lookups: `SELECT v FROM t WHERE k = 10*random(1,N)`.")
+    w("- pgbench `-n -M prepared -c 2 -j 2 -T %d`, `PGOPTIONS=-c synchronous_commit=off`, `-l --sampling-rate=%g`; "
+      "mixes via `-f insert.sql@W -f lookup.sql@W`. Repetitions alternate learned / btree (order flipped each "
+      "repetition)." % (meta["duration_s"], meta.get("sampling_rate", 1)))
+    w("- Before every run: inserted rows deleted, VACUUM, REINDEX, setval, CHECKPOINT, pg_prewarm of table and "
+      "index, so every run starts from the same N-row state with a fresh index. Learned uses its default "
+      "reloptions (merge_ratio = 100, pending_limit = learned_idx.pending_limit = 4096 kB) in the pgbench runs, "
+      "so merges happen during the runs (by the background worker).")
+    w("- After every run: learned_index_info (generation = merges), `learned_index_merge` for the rest of the "
+      "pending list (its WAL counted), `learned_index_check(idx, true)`, and count/sum/inserted rows through "
+      "the index vs a seqscan and vs pgbench's insert count.")
+    w("- WAL = `pg_current_wal_insert_lsn()` difference over the run (plus the final merge for learned), divided "
+      "by the inserts pgbench committed; it includes heap, sequence (append) and merge WAL. 'Index WAL' is the "
+      "`pg_waldump --stats` share of the Btree rmgr (btree) or Generic + XLOG rmgrs (learned: GenericXLog "
+      "records and log_newpage_range FPIs; XLOG also holds a few checkpoint/other records). full_page_writes=%s, "
+      "a CHECKPOINT right before each run, no checkpoint during a run (checkpoint_timeout=%s, max_wal_size=%s).\n"
+      % (st.get("full_page_writes"), st.get("checkpoint_timeout"), st.get("max_wal_size")))
+
+    # ------------------------------------------------------------- summary
+    tgt = []
+    for keys in keys_list:
+        for wl in wls:
+            lim = {"insert": 1.3 if keys == "random" else 1.1, "mix50": 1.1, "mix90": 1.0}[wl]
+            r = ratio(agg(runs, keys, wl, "learned", "tps"), agg(runs, keys, wl, "btree", "tps"))
+            tgt.append(("tps %s, %s keys" % (WL_DESC[wl], keys), r, ">= %.1fx" % lim, verdict(r, lim, True)))
+    for p in pend:
+        r = p.get("ratio_normalized")
+        how = "normalised by the ref index" if p.get("lookup_us_ref1") is not None else "normalised by btree"
+        if r is None:
+            r, how = p.get("ratio_pending_merged"), "raw"
+        tgt.append(("lookup with pending list just under the trigger / after merge, %s keys (%s; raw median %s)"
+                    % (p["keys"], how, f(p.get("ratio_pending_merged"), "%.2f")), r, "<= 1.1x",
+                    verdict(r, 1.1, False)))
+    for keys in keys_list:
+        lim = 1.5 if keys == "random" else 1.0
+        r = ratio(agg(runs, keys, "insert", "learned", "wal_per_insert"),
+                  agg(runs, keys, "insert", "btree", "wal_per_insert"))
+        tgt.append(("WAL bytes/insert (merges incl.), insert-only, %s keys" % keys, r, "<= %.1fx" % lim,
+                    verdict(r, lim, False)))
+    for m in m1:
+        if m["keys"] != "append":
+            continue
+        v = m.get("frac_wal")
+        tgt.append(("pages written by the merge after appending 1%% / index pages (WAL/8192; segments: %s)"
+                    % f(100 * m["frac_segments"] if m.get("frac_segments") is not None else None, "%.2f%%"),
+                    v, "<= 5%", verdict(v, 0.05, False)))
+    w("## Targets\n")
+    w("| metric | learned / btree (or fraction) | target | verdict |")
+    w("|---|---|---|---|")
+    for name, v, lim, vd in tgt:
+        w("| %s | %s | %s | %s |" % (name, f(v, "%.3f") if "pages written" not in name else f(
+            100 * v if v is not None else None, "%.2f%%"), lim, vd))
+    npass = sum(1 for t in tgt if t[3] == "pass")
+    w("\nTargets met: **%d / %d** (a miss never fails the run).\n" % (npass, len(tgt)))
+
+    probs = meta.get("problems") or []
+    w("## Correctness\n")
+    if probs:
+        w("**PROBLEMS (%d):**\n" % len(probs))
+        for p in probs:
+            w("- **%s**" % p)
+        w("")
+    nl = [r for r in runs if r["side"] == "learned"]
+    okc = sum(1 for r in nl if r.get("check_check") is True)
+    okn = sum(1 for r in runs if r.get("check_count_ok") is True)
+    w("- learned_index_check(idx, true) true after %d / %d learned runs; count/sum/inserted rows through the "
+      "index equal the seqscan and pgbench's insert count after %d / %d runs (both indexes)."
+      % (okc, len(nl), okn, len(runs)))
+    for p in pend:
+        w("- pending-lookup probe loop (%s keys): results of learned-with-pending, learned-merged and btree "
+          "equal: %s; learned_index_check after the merge: %s." % (p["keys"], p.get("results_equal"), p.get("check")))
+    for m in m1:
+        w("- 1%%-append merge (%s keys): learned_index_check after the merge: %s." % (m["keys"], m.get("check")))
+    w("")
+
+    # ------------------------------------------------------------- automatic observations
+    obs = []
+    for r in nl:
+        trig = (r.get("li_entries_before") or meta["n"]) / 100.0
+        pend_end = r.get("li_pending_entries_after")
+        if isinstance(pend_end, (int, float)) and pend_end > 2 * trig:
+            obs.append("%s/%s rep %s: %d pending entries when pgbench stopped = %.1fx the merge_ratio trigger "
+                       "(%d merges during the run)%s" % (r["keys"], r["workload"], r["rep"], pend_end,
+                                                          pend_end / trig, r.get("merges_during_run") or 0,
+                                                          " -- **no merge at all**" if not r.get("merges_during_run")
+                                                          else ""))
+    for keys in keys_list:
+        for wl in wls:
+            g = [(r.get("pages_end_run") or 0) / r["pages_before"] for r in sel(runs, keys, wl, "learned")
+                 if r.get("pages_before")]
+            gb = [(r.get("pages_end_run") or 0) / r["pages_before"] for r in sel(runs, keys, wl, "btree")
+                  if r.get("pages_before")]
+            if g:
+                obs.append("%s/%s: learned relation grew %.1fx during a %d s run at most (btree %.2fx); pages of "
+                           "replaced generations are only recycled by VACUUM" % (keys, wl, max(g), meta["duration_s"],
+                                                                                 max(gb) if gb else float("nan")))
+    if obs:
+        w("## Automatic observations\n")
+        for o in obs:
+            w("- " + o)
+        w("")
+
+    # ------------------------------------------------------------- tps
+    w("## Throughput (tps)\n")
+    w("![tps](tps.png)\n")
+    w("| keys | workload | learned tps (median) | btree tps (median) | ratio | learned insert tps | btree insert tps "
+      "| learned runs | btree runs |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for keys in keys_list:
+        for wl in wls:
+            lt, bt = agg(runs, keys, wl, "learned", "tps"), agg(runs, keys, wl, "btree", "tps")
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                keys, WL_DESC[wl], f(lt, "%.0f"), f(bt, "%.0f"), f(ratio(lt, bt), "%.3f"),
+                f(agg(runs, keys, wl, "learned", "tps_insert"), "%.0f"),
+                f(agg(runs, keys, wl, "btree", "tps_insert"), "%.0f"),
+                " / ".join(f(r.get("tps"), "%.0f") for r in sel(runs, keys, wl, "learned")),
+                " / ".join(f(r.get("tps"), "%.0f") for r in sel(runs, keys, wl, "btree"))))
+    w("")
+
+    # ------------------------------------------------------------- latency
+    w("## Insert latency (pgbench -l, client-side, µs)\n")
+    cdf = cdf_plot(out, lat, keys_list, wls) if lat is not None else None
+    if cdf:
+        w("![latency CDF](%s)\n" % cdf)
+    w("| keys | workload | learned p50 | btree p50 | learned p99 | btree p99 | p99 ratio | learned p99.9 | "
+      "btree p99.9 | learned max | btree max |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for keys in keys_list:
+        for wl in wls:
+            g = lambda side, c: agg(runs, keys, wl, side, c)  # noqa: E731
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                keys, WL_DESC[wl], f(g("learned", "lat_ins_p50_us"), "%.0f"), f(g("btree", "lat_ins_p50_us"), "%.0f"),
+                f(g("learned", "lat_ins_p99_us"), "%.0f"), f(g("btree", "lat_ins_p99_us"), "%.0f"),
+                f(ratio(g("learned", "lat_ins_p99_us"), g("btree", "lat_ins_p99_us")), "%.2f"),
+                f(g("learned", "lat_ins_p999_us"), "%.0f"), f(g("btree", "lat_ins_p999_us"), "%.0f"),
+                f(max([r.get("lat_ins_max_us") or 0 for r in sel(runs, keys, wl, "learned")] or [0]), "%.0f"),
+                f(max([r.get("lat_ins_max_us") or 0 for r in sel(runs, keys, wl, "btree")] or [0]), "%.0f")))
+    w("\nPercentiles are medians over the repetitions of each run's percentile; max is the maximum over runs.\n")
+
+    # ------------------------------------------------------------- WAL
+    w("## WAL per insert\n")
+    w("![WAL](%s)\n" % wal_plot(out, runs, keys_list))
+    w("| keys | workload | learned WAL B/insert | btree WAL B/insert | ratio | learned index WAL B/insert | "
+      "btree index WAL B/insert | index ratio | learned final-merge WAL (MB) |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for keys in keys_list:
+        for wl in wls:
+            g = lambda side, c: agg(runs, keys, wl, side, c)  # noqa: E731
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                keys, WL_DESC[wl], f(g("learned", "wal_per_insert"), "%.0f"), f(g("btree", "wal_per_insert"), "%.0f"),
+                f(ratio(g("learned", "wal_per_insert"), g("btree", "wal_per_insert")), "%.3f"),
+                f(g("learned", "wal_index_per_insert"), "%.0f"), f(g("btree", "wal_index_per_insert"), "%.0f"),
+                f(ratio(g("learned", "wal_index_per_insert"), g("btree", "wal_index_per_insert")), "%.3f"),
+                f((g("learned", "wal_final_merge_bytes") or 0) / 1e6, "%.2f")))
+    w("")
+
+    # ------------------------------------------------------------- wait events
+    w("## Wait events of the pgbench backends\n")
+    w("pg_stat_activity sampled every 50 ms during each run (active pgbench backends only; CPU = no wait "
+      "event), summed over all runs of a key mode. LWLock:BufferContent is a buffer content lock wait (for "
+      "learned inserts: the pending tail page / metapage all inserts go through).\n")
+    w("| keys | side | samples | top wait events (share of samples) |")
+    w("|---|---|---|---|")
+    for keys in keys_list:
+        for side in ("learned", "btree"):
+            tot = {}
+            for r in runs:
+                if r["keys"] != keys or r["side"] != side:
+                    continue
+                try:
+                    for k, v in json.loads(r.get("waits") or "{}").items():
+                        tot[k] = tot.get(k, 0) + v
+                except ValueError:
+                    pass
+            n = sum(tot.values())
+            top = sorted(tot.items(), key=lambda kv: -kv[1])[:6]
+            w("| %s | %s | %d | %s |" % (keys, side, n, ", ".join("%s %.1f%%" % (k, 100.0 * v / n) for k, v in top)
+                                         if n else "–"))
+    w("")
+
+    # ------------------------------------------------------------- learned state
+    w("## Learned index state per run\n")
+    w("merges = generation after the run - before (merges done during the run, by the background worker or "
+      "inline); pending = pending entries left when pgbench stopped (then merged by learned_index_merge); pages "
+      "= pg_relation_size/8192 before the run -> when pgbench stopped -> after the final merge (nothing is "
+      "recycled until VACUUM: every merge writes new pages, the old generation's pages stay allocated).\n")
+    w("| keys | workload | rep | side | tps | inserts | merges | pending at end | segments | total_pages (info) "
+      "| rel pages before -> end -> merged | final merge s | top wait events (samples) | merge-worker samples |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        try:
+            waits = json.loads(r.get("waits") or "{}")
+        except ValueError:
+            waits = {}
+        tw = ", ".join("%s %d" % kv for kv in list(waits.items())[:4])
+        w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s -> %s -> %s | %s | %s | %s |" % (
+            r["keys"], r["workload"], r["rep"], r["side"], f(r.get("tps"), "%.0f"), r.get("inserted_rows"),
+            r.get("merges_during_run", "–"), r.get("li_pending_entries_after", "–"),
+            r.get("li_segments_merged", "–"), r.get("li_total_pages_merged", "–"), r.get("pages_before"),
+            r.get("pages_end_run"), r.get("pages_after"), f(r.get("final_merge_s"), "%.2f"), tw, r.get("merge_worker_samples", "–")))
+    w("")
+
+    # ------------------------------------------------------------- pending lookups
+    w("## Lookups with a pending list just under the merge trigger\n")
+    w("Learned index with merge_ratio = 100 and pending_limit = 1000000 kB (trigger: pending > entries/100); "
+      "0.9% of N inserted with one INSERT ... SELECT (no merge), then a server-side probe loop "
+      "(nested loop over `d_probe` random existing keys, index scan per probe, warm-up first, then repetitions "
+      "interleaved with the references) before and after `learned_index_merge` on the same index. References "
+      "measured interleaved in both phases: a freshly built learned index on a copy of the same rows (`ref`, "
+      "empty pending list; older runs without it used btree) and btree on the same rows. 'normalised' = "
+      "(learned/ref while pending) / (learned/ref after the merge), which cancels machine-load drift between "
+      "the two phases; 'min' uses the fastest repetition instead of the median.\n")
+    w("| keys | probes | pending entries (pages) | trigger at | learned µs/lookup pending / merged | raw ratio | "
+      "ref µs/lookup (pending phase / merged phase) | btree µs/lookup (pending phase / merged phase) | "
+      "normalised ratio (median) | raw ratio (min) | normalised ratio (min) | merge s | merge WAL MB |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for p in pend:
+        w("| %s | %s | %s (%s) | %s | %s / %s | %s | %s / %s | %s / %s | %s | %s | %s | %s | %s |" % (
+            p["keys"], p.get("probes"), p.get("pending_entries"), p.get("pending_pages"),
+            f(p.get("trigger_entries"), "%.0f"), f(p.get("lookup_us_pending"), "%.3f"),
+            f(p.get("lookup_us_merged"), "%.3f"), f(p.get("ratio_pending_merged"), "%.3f"),
+            f(p.get("lookup_us_ref1"), "%.3f"), f(p.get("lookup_us_ref2"), "%.3f"),
+            f(p.get("lookup_us_btree"), "%.3f"), f(p.get("lookup_us_btree2"), "%.3f"),
+            f(p.get("ratio_normalized"), "%.3f"), f(p.get("ratio_min"), "%.3f"),
+            f(p.get("ratio_min_normalized"), "%.3f"), f(p.get("merge_s"), "%.2f"),
+            f((p.get("merge_wal_bytes") or 0) / 1e6, "%.2f")))
+    w("\nPer-repetition seconds (pending phase: learned | ref | btree; merged phase: learned | ref | btree):\n")
+    for p in pend:
+        w("- %s: %s | %s | %s ; %s | %s | %s" % (p["keys"], p.get("times_pending"), p.get("times_ref1", "–"),
+                                                 p.get("times_btree"), p.get("times_merged"),
+                                                 p.get("times_ref2", "–"), p.get("times_btree2")))
+    w("")
+
+    # ------------------------------------------------------------- merge rewrite
+    w("## Pages written by a merge after adding 1% of N\n")
+    w("Fresh index (REINDEX), merge_ratio = 50 (so no automatic merge), 1% of N inserted with one INSERT ... "
+      "SELECT, CHECKPOINT, then `learned_index_merge`. 'WAL pages' = WAL bytes of the merge / 8192; "
+      "'segment pages' = pages of segments whose (start block, pages) changed (learned_index_segments before/"
+      "after) + directory pages + metapage. Fractions are over the index's pages before the merge (learned_index_info."
+      "total_pages: N-row static stage + pending pages); the pages after the merge also count the old "
+      "generation's pages, which only VACUUM recycles. Random keys shown for contrast (every segment receives "
+      "entries).\n")
+    w("| keys | inserted | merge s | WAL bytes | WAL pages | segments before -> after | rewritten segments | "
+      "segment pages written | index pages before -> after merge | WAL pages / pages before | segment pages / "
+      "pages before |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for m in m1:
+        w("| %s | %s | %s | %s | %s | %s -> %s | %s | %s | %s | %s | %s |" % (
+            m["keys"], m.get("inserted"), f(m.get("merge_s"), "%.2f"), m.get("wal_bytes"), f(m.get("wal_pages"), "%.0f"),
+            m.get("segments_before"), m.get("segments_after"), m.get("segments_rewritten"),
+            m.get("pages_written_segments"), "%s -> %s" % (m.get("total_pages_before"), m.get("total_pages_after")),
+            f(100 * m["frac_wal"] if m.get("frac_wal") is not None else None, "%.2f%%"),
+            f(100 * m["frac_segments"] if m.get("frac_segments") is not None else None, "%.2f%%")))
+    w("")
+    notes = meta.get("notes") or []
+    if notes:
+        w("## Notes\n")
+        for n in notes:
+            w("- %s" % n)
+        w("")
+    w("Raw data: runs.csv (one row per pgbench run, incl. WAL by rmgr and wait-event samples), pending.csv, "
+      "merge1.csv, meta.json, latency_samples.npz; pgbench logs and outputs in raw/ (not committed).\n")
+    w("## Plots\n")
+    w("- tps.png, latency_cdf.png, wal.png\n")
+    tps_plot(out, runs, keys_list, wls)
+    text = "\n".join(L)
+    with open(os.path.join(out, "report.md"), "w") as fh:
+        fh.write(text)
+    if copy_to:
+        rel = os.path.relpath(out, os.path.dirname(os.path.abspath(copy_to)))
+        fixed = text
+        for png in ("tps.png", "latency_cdf.png", "wal.png"):
+            fixed = fixed.replace("](%s)" % png, "](%s/%s)" % (rel, png))
+        with open(copy_to, "w") as fh:
+            fh.write(fixed)
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    cp = ""
+    if "--copy-to" in sys.argv:
+        cp = sys.argv[sys.argv.index("--copy-to") + 1]
+    write_report(out, copy_to=cp)
