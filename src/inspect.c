@@ -97,8 +97,7 @@ learned_index_info(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	LearnedReadMeta(index, &meta);
-	dir = LearnedGetDirectory(index, meta.generation);
+	dir = LearnedReadMetaAndDirectory(index, &meta);
 	LearnedKeyInfoInit(index, &ki);
 	LearnedLeafLayoutInit(&nl, 0);
 
@@ -209,8 +208,7 @@ learned_index_segments(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = open_learned_index(relid);
-	LearnedReadMeta(index, &meta);
-	dir = LearnedGetDirectory(index, meta.generation);
+	dir = LearnedReadMetaAndDirectory(index, &meta);
 	LearnedKeyInfoInit(index, &ki);
 
 	for (s = 0; s < dir->nsegments; s++)
@@ -351,8 +349,8 @@ learned_index_check(PG_FUNCTION_ARGS)
 	LearnedDirectory *dir;
 	LearnedKeyInfo ki;
 	LearnedLeafLayout nl;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	uint8	   *seen = palloc0(nblocks / 8 + 1);
+	BlockNumber nblocks;
+	uint8	   *seen;
 	bool		have_prev = false;
 	Datum		prev = (Datum) 0;
 	uint32		s;
@@ -368,9 +366,11 @@ learned_index_check(PG_FUNCTION_ARGS)
 	if (heapallindexed)
 		snapshot = RegisterSnapshot(GetTransactionSnapshot());
 
-	LearnedReadMeta(index, &meta);
+	dir = LearnedReadMetaAndDirectory(index, &meta);
 	appended = LearnedPendingAppended(index, &meta);
-	dir = LearnedGetDirectory(index, meta.generation);
+	/* after the metapage: a merge may have extended the relation before */
+	nblocks = RelationGetNumberOfBlocks(index);
+	seen = palloc0(nblocks / 8 + 1);
 	LearnedKeyInfoInit(index, &ki);
 	LearnedLeafLayoutInit(&nl, 0);
 

@@ -311,6 +311,8 @@ extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
 extern LearnedDirectory *LearnedGetDirectory(Relation index, uint32 generation);
 extern void LearnedReleaseDirectory(LearnedDirectory *dir);
+extern LearnedDirectory *LearnedReadMetaAndDirectory(Relation index,
+													 LearnedMetaPageData *meta);
 extern void LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki);
 
 /* GenericXLog wrappers: every page change goes through these */
@@ -396,6 +398,7 @@ extern int64 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrew
 extern void LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta,
 							  uint64 appended);
 extern void LearnedCollectGarbage(Relation index);
+extern void LearnedCollectGarbageLocked(Relation index);
 extern Buffer LearnedAllocPage(Relation index);
 extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building);
 extern PGDLLEXPORT void learned_merge_worker_main(Datum arg);

@@ -715,6 +715,12 @@ collect_garbage_locked(Relation index)
 }
 
 void
+LearnedCollectGarbageLocked(Relation index)
+{
+	collect_garbage_locked(index);
+}
+
+void
 LearnedCollectGarbage(Relation index)
 {
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);

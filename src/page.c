@@ -8,6 +8,7 @@
 #include "access/genam.h"
 #include "access/xlog.h"
 #include "storage/lmgr.h"
+#include "miscadmin.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -409,4 +410,23 @@ LearnedGetDirectory(Relation index, uint32 generation)
 	}
 	PG_END_TRY();
 	return entry->dir;
+}
+
+/*
+ * Read the metapage and the directory of that same generation: a merge may
+ * flip between the two reads, and then we read the metapage again.
+ */
+LearnedDirectory *
+LearnedReadMetaAndDirectory(Relation index, LearnedMetaPageData *meta)
+{
+	for (;;)
+	{
+		LearnedDirectory *dir;
+
+		LearnedReadMeta(index, meta);
+		dir = LearnedGetDirectory(index, meta->generation);
+		if (dir->generation == meta->generation)
+			return dir;
+		CHECK_FOR_INTERRUPTS();
+	}
 }

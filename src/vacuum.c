@@ -212,6 +212,14 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	uint32		nsegs;
 	bool		any_rewrite = false;
 
+	/*
+	 * Collect the garbage of earlier merges first: the merge below makes
+	 * the last flip recent, and the collection in amvacuumcleanup then has
+	 * to wait for the next VACUUM.
+	 */
+	if (!RecoveryInProgress())
+		LearnedCollectGarbageLocked(index);
+
 	LearnedReadMeta(index, &meta);
 	if (LearnedPendingAppended(index, &meta) != meta.pending_merged && !RecoveryInProgress())
 	{
