@@ -378,6 +378,7 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 											  LearnedKeyInfo *ki);
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 								   uint64 first_seq);
+extern int	LearnedPendingEntryCmp(const void *a, const void *b, void *arg);
 extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- handler.c ---------- */

@@ -80,8 +80,8 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
  * strictly monotone on the opclass's equality classes, so this is the
  * comparator's order, without an fmgr call per comparison.
  */
-static int
-entry_cmp(const void *a, const void *b, void *arg)
+int
+LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
 {
 	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
 	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
@@ -102,7 +102,7 @@ merge_runs(LearnedKeyInfo *ki, const LearnedPendingEntry *a, int na,
 
 	while (i < na && j < nb)
 	{
-		if (entry_cmp(&a[i], &b[j], ki) <= 0)
+		if (LearnedPendingEntryCmp(&a[i], &b[j], ki) <= 0)
 			dst[k++] = a[i++];
 		else
 			dst[k++] = b[j++];
@@ -146,7 +146,7 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 	if (nfresh == 0)
 		return;
 	if (nfresh > 1)
-		qsort_arg(fresh, nfresh, sizeof(LearnedPendingEntry), entry_cmp, ki);
+		qsort_arg(fresh, nfresh, sizeof(LearnedPendingEntry), LearnedPendingEntryCmp, ki);
 
 	/* fresh + recent -> new recent */
 	if (c->nrecent + nfresh > pc->maxrecent)

@@ -1183,18 +1183,6 @@ collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 	}
 }
 
-/* (mapped key, TID) order, as in the backend's pending copy */
-static int
-pending_entry_cmp(const void *a, const void *b, void *arg)
-{
-	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
-	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
-
-	if (x->mkey != y->mkey)
-		return x->mkey < y->mkey ? -1 : 1;
-	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
-}
-
 /*
  * Take the matching pending entries of the scan's view from the backend's
  * sorted copy: no pending page is read unless entries were appended since
@@ -1227,7 +1215,7 @@ load_pending(IndexScanDesc scan)
 		/* each array's matches are sorted; interleave them if both gave some */
 		if (from_main > 0 && so->npending > from_main)
 			qsort_arg(so->pending_ref, so->npending, sizeof(LearnedPendingEntry),
-					  pending_entry_cmp, so);
+					  LearnedPendingEntryCmp, NULL);
 		so->pending = palloc(sizeof(BatchItem) * Max(so->npending, 1));
 		for (i = 0; i < so->npending; i++)
 		{
