@@ -29,3 +29,7 @@ include $(PGXS)
 .PHONY: unit-test
 unit-test:
 	$(MAKE) -C test/unit run
+
+# PGXS does not track header dependencies: without this, an edit to an
+# on-disk struct in learned.h leaves stale objects with the old layout.
+$(OBJS): src/learned.h src/pla.h
