@@ -63,12 +63,12 @@ my $state = '';
 for (my $i = 0; $i < 300; $i++)
 {
 	$state = $node->safe_psql('postgres', q{
-SELECT coalesce(max(wait_event), 'running') FROM pg_stat_activity
- WHERE query = 'VACUUM p;' AND state = 'active'});
-	last if $state eq 'BufferPin' || $state eq '';
+SELECT coalesce((SELECT coalesce(max(wait_event), 'running') FROM pg_stat_activity
+ WHERE query = 'VACUUM p;' AND state = 'active' HAVING count(*) > 0), 'finished')});
+	last if $state eq 'BufferPin' || $state eq 'finished';
 	usleep(100_000);
 }
-note("VACUUM state while the cursor is open: " . ($state eq '' ? 'finished' : $state));
+note("VACUUM state while the cursor is open: $state");
 
 my $rows = $reader->query_safe('FETCH ALL FROM c');
 my @keys = split /\n/, $rows;
