@@ -157,6 +157,10 @@ SELECT ucmp('CREATE UNIQUE INDEX TAB_k2 ON TAB (k) NULLS NOT DISTINCT', 'dl', 'd
 SELECT ucmp('INSERT INTO TAB VALUES (3000, 1)', 'dl', 'db');
 REINDEX INDEX dl_k;
 SELECT learned_index_check('dl_k', true);
+REINDEX INDEX CONCURRENTLY dl_k;
+SELECT ucmp('INSERT INTO TAB VALUES (3000, 2)', 'dl', 'db');
+SELECT ucmp('INSERT INTO TAB VALUES (3000, 20000)', 'dl', 'db');
+SELECT learned_index_check('dl_k', true);
 -- CREATE UNIQUE INDEX CONCURRENTLY on duplicates leaves an invalid index
 DROP INDEX dl_k;
 INSERT INTO dl VALUES (3002, 6);
