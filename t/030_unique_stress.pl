@@ -126,6 +126,9 @@ $node->pgbench(
 	"pgbench: colliding inserts, upserts, key moves, deletes, vacuum, merges for ${seconds}s",
 	\%scripts);
 
+diag($node->safe_psql('postgres', q{SELECT format('rows %s, distinct keys %s, collisions caught %s, generation %s, pending %s',
+	(SELECT count(*) FROM t), (SELECT count(DISTINCT k) FROM t), (SELECT last_value FROM collisions),
+	i.generation, i.pending_entries) FROM learned_index_info('t_k') i}));
 is($node->safe_psql('postgres',
 	'SELECT count(*) FROM (SELECT k FROM t WHERE k IS NOT NULL GROUP BY k HAVING count(*) > 1) d'),
 	'0', 'no key appears twice in the table');
