@@ -212,6 +212,22 @@ SELECT ucmp('INSERT INTO TAB VALUES (1007, 0.25)', 'fl', 'fb');
 SELECT ucmp('INSERT INTO TAB VALUES (1008, 0.26)', 'fl', 'fb');
 DROP TABLE fl, fb;
 
+-- a partial unique index and an expression index
+CREATE TABLE pl (id int, k int4, flag bool);
+CREATE TABLE pb (id int, k int4, flag bool);
+INSERT INTO pl SELECT i, i % 50, i <= 50 FROM generate_series(1, 200) i;
+INSERT INTO pb SELECT * FROM pl;
+CREATE UNIQUE INDEX pl_k ON pl USING learned (k) WHERE flag;
+CREATE UNIQUE INDEX pb_k ON pb USING btree (k) WHERE flag;
+CREATE UNIQUE INDEX pl_e ON pl USING learned ((id * 2));
+CREATE UNIQUE INDEX pb_e ON pb USING btree ((id * 2));
+SELECT ucmp('INSERT INTO TAB VALUES (300, 7, false)', 'pl', 'pb');
+SELECT ucmp('INSERT INTO TAB VALUES (301, 7, true)', 'pl', 'pb');
+SELECT ucmp('INSERT INTO TAB VALUES (302, 0, true)', 'pl', 'pb');
+SELECT ucmp('UPDATE TAB SET flag = true WHERE id = 120', 'pl', 'pb');
+SELECT ucmp('INSERT INTO TAB VALUES (150, 1000, false)', 'pl', 'pb');
+DROP TABLE pl, pb;
+
 -- DESC NULLS FIRST, timestamptz, a temporary table (inline merges)
 CREATE TEMP TABLE tl (id int, k timestamptz);
 CREATE TEMP TABLE tb (id int, k timestamptz);
