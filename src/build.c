@@ -35,6 +35,12 @@ typedef struct BuildState
 	Size		nnulls;
 	Size		maxnulls;
 	double		indtuples;
+	/* unique indexes: TIDs of indexed tuples that are not alive */
+	bool		unique;
+	ItemPointerData *dead;
+	Size		ndead;
+	Size		maxdead;
+	Size		live_nulls;
 } BuildState;
 
 /*
@@ -64,6 +70,24 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 			   bool *isnull, bool tupleIsAlive, void *state)
 {
 	BuildState *bs = (BuildState *) state;
+
+	/* unique: dead tuples are indexed but not checked (as btree's spool2) */
+	if (bs->unique)
+	{
+		if (!tupleIsAlive)
+		{
+			if (bs->ndead >= bs->maxdead)
+			{
+				bs->maxdead = Max(64, bs->maxdead * 2);
+				bs->dead = bs->dead ?
+					repalloc_huge(bs->dead, bs->maxdead * sizeof(ItemPointerData)) :
+					palloc_extended(bs->maxdead * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
+			}
+			bs->dead[bs->ndead++] = *tid;
+		}
+		else if (isnull[0])
+			bs->live_nulls++;
+	}
 
 	if (isnull[0])
 	{
@@ -415,6 +439,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.entries = palloc_extended(bs.maxentries * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
 	bs.maxnulls = 64;
 	bs.nulls = palloc_extended(bs.maxnulls * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
+	bs.unique = indexInfo->ii_Unique;
 
 	/* block 0 is the metapage; written last, once everything else exists */
 	metabuf = LearnedNewBuffer(index, MAIN_FORKNUM);
@@ -433,6 +458,9 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_SORT);
 	sort_learned_entries(bs.entries, bs.nentries);
+	if (bs.unique)
+		LearnedUniqueCheckBuild(heap, index, bs.entries, bs.nentries,
+								bs.dead, bs.ndead, bs.live_nulls);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_LOAD);
 	{

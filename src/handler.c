@@ -343,7 +343,8 @@ learned_handler(PG_FUNCTION_ARGS)
 	amroutine->amcanorderbyop = false;
 	/* direction never changes mid-scan; scroll cursors get a Material node */
 	amroutine->amcanbackward = false;
-	amroutine->amcanunique = false;
+	/* single-column only: unique.c rejects more key columns */
+	amroutine->amcanunique = true;
 	amroutine->amcanmulticol = false;
 	amroutine->amoptionalkey = true;
 	amroutine->amsearcharray = true;

@@ -69,7 +69,9 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 }
 
 /*
- * Append (key, TID) to the pending list.
+ * Append (key, TID) to the pending list.  *after gets a copy of the
+ * metapage and *appendedp the sequence number after the new entry, for the
+ * merge trigger, which the caller runs (after releasing any lock of its own).
  *
  * The common case holds the metapage only in share mode (it just says which
  * page is the tail) and changes the tail page alone, so concurrent inserters
@@ -77,16 +79,14 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
  * when the tail is full does an insert take the metapage exclusively, to
  * link a new tail page (one record: metapage, old tail, new page).
  */
-bool
-learnedinsert(Relation index, Datum *values, bool *isnull,
-			  ItemPointer ht_ctid, Relation heapRel,
-			  IndexUniqueCheck checkUnique, bool indexUnchanged,
-			  IndexInfo *indexInfo)
+void
+LearnedAppendEntry(Relation index, Datum key, bool keyisnull,
+				   ItemPointer ht_ctid, LearnedMetaPageData *after,
+				   uint64 *appendedp)
 {
 	Buffer		metabuf;
 	Page		metapage;
 	LearnedMetaPage meta;
-	LearnedMetaPageData after;
 	uint64		appended;
 	bool		done;
 
@@ -96,14 +96,14 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 	LearnedCheckPage(index, metapage, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
 	meta = LearnedPageGetMeta(metapage);
 	LearnedCheckMeta(index, meta);
-	done = append_to_tail(index, meta, ht_ctid, isnull[0], values[0], &appended);
+	done = append_to_tail(index, meta, ht_ctid, keyisnull, key, &appended);
 	if (!done)
 	{
 		/* retake the metapage exclusively; someone may have extended */
 		LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 		meta = LearnedPageGetMeta(metapage);
-		done = append_to_tail(index, meta, ht_ctid, isnull[0], values[0], &appended);
+		done = append_to_tail(index, meta, ht_ctid, keyisnull, key, &appended);
 	}
 	if (!done)
 	{
@@ -129,7 +129,7 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
 		newpage = LearnedXLogRegister(state, newbuf, true);
 		LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
-		pending_put(newpage, keylen, 0, ht_ctid, isnull[0], values[0]);
+		pending_put(newpage, keylen, 0, ht_ctid, keyisnull, key);
 		LearnedPageGetOpaque(newpage)->nitems = 1;
 		if (BufferIsValid(tailbuf))
 		{
@@ -149,9 +149,28 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 			UnlockReleaseBuffer(tailbuf);
 		meta = LearnedPageGetMeta(metapage);
 	}
-	memcpy(&after, meta, sizeof(after));
+	memcpy(after, meta, sizeof(LearnedMetaPageData));
 	UnlockReleaseBuffer(metabuf);
+	*appendedp = appended;
+}
 
+/*
+ * aminsert.  Unique indexes check first (unique.c), then append under
+ * their key lock; the merge trigger runs after the append either way.
+ */
+bool
+learnedinsert(Relation index, Datum *values, bool *isnull,
+			  ItemPointer ht_ctid, Relation heapRel,
+			  IndexUniqueCheck checkUnique, bool indexUnchanged,
+			  IndexInfo *indexInfo)
+{
+	LearnedMetaPageData after;
+	uint64		appended;
+
+	if (checkUnique != UNIQUE_CHECK_NO)
+		return LearnedUniqueInsert(index, values, isnull, ht_ctid, heapRel,
+								   checkUnique, indexInfo);
+	LearnedAppendEntry(index, values[0], isnull[0], ht_ctid, &after, &appended);
 	LearnedMaybeMerge(index, &after, appended);
 	return false;
 }

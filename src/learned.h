@@ -453,6 +453,21 @@ extern bool learnedinsert(Relation index, Datum *values, bool *isnull,
 						  IndexUniqueCheck checkUnique, bool indexUnchanged,
 						  struct IndexInfo *indexInfo);
 
+extern void LearnedAppendEntry(Relation index, Datum key, bool keyisnull,
+							   ItemPointer ht_ctid, LearnedMetaPageData *after,
+							   uint64 *appendedp);
+
+/* ---------- unique.c ---------- */
+
+extern bool LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
+								ItemPointer tid, Relation heapRel,
+								IndexUniqueCheck checkUnique,
+								struct IndexInfo *indexInfo);
+extern void LearnedUniqueCheckBuild(Relation heap, Relation index,
+									const LearnedEntry *entries, Size n,
+									ItemPointerData *dead, Size ndead,
+									Size live_nulls);
+
 /* ---------- scan.c ---------- */
 
 extern IndexScanDesc learnedbeginscan(Relation index, int nkeys, int norderbys);

@@ -15,6 +15,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "miscadmin.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -160,8 +162,14 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 	c->recent = dst;
 	c->nrecent += nfresh;
 
-	/* recent grew past an eighth of main: fold it into main */
-	if (c->nrecent > Max(256, c->nmain / 8))
+	/*
+	 * recent grew past ~2 sqrt(main): fold it into main.  A refresh copies
+	 * recent, a fold copies main, so with small refreshes (one entry per
+	 * unique insert's check) the cost per entry is about
+	 * nrecent/2 + nmain/threshold, least near sqrt(nmain); an eighth of
+	 * main (the earlier threshold) copied ~nmain/16 entries per refresh.
+	 */
+	if (c->nrecent > Max(256, 2 * (int) sqrt((double) c->nmain)))
 	{
 		int			n = c->nmain + c->nrecent;
 

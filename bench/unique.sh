@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# bench/unique.sh: unique insert throughput, learned vs btree.
+#
+#   bash bench/unique.sh [N] [SECONDS] [REPS]      (defaults: 1000000 20 2)
+#
+# Run as root or postgres on Debian 12 + PostgreSQL 15 with the extension
+# installed (make install).  Starts a throwaway cluster (port UBENCH_PORT,
+# default 5512, in a temp dir), loads N rows k = 10*i (heap in random order)
+# into one table per index kind:
+#   learned_unique   CREATE UNIQUE INDEX ... USING learned (k)
+#   learned_plain    CREATE INDEX ... USING learned (k)      (cost of the check)
+#   btree_unique     CREATE UNIQUE INDEX ... USING btree (k)
+# then, for random keys (new keys between existing ones, never colliding:
+# 10*perm(n) + 1 + n/N % 9 over a sequence n) and append keys (above every
+# existing key), runs pgbench -n -M prepared -c 2 -j 2 -T SECONDS with
+# synchronous_commit=off, REPS times per kind (kinds alternate), and prints
+# the median TPS.  Each run starts from the N-row table with a fresh index;
+# after each run the uniqueness of k and learned_index_check are verified.
+# Learned indexes keep their default reloptions: merges run during the runs.
+set -euo pipefail
+N="${1:-1000000}"
+DUR="${2:-20}"
+REPS="${3:-2}"
+PORT="${UBENCH_PORT:-5512}"
+PGBIN=/usr/lib/postgresql/15/bin
+W="$(mktemp -d /tmp/ubench.XXXXXX)"
+asuser() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" -eq 0 ] && chown postgres "$W"
+cleanup() { asuser "$PGBIN/pg_ctl" -D "$W/db" -m fast -w stop >/dev/null 2>&1 || true; rm -rf "$W"; }
+trap cleanup EXIT
+asuser "$PGBIN/initdb" -D "$W/db" -A trust >/dev/null
+cat >> "$W/db/postgresql.conf" <<CONF
+port = $PORT
+listen_addresses = ''
+unix_socket_directories = '$W'
+shared_buffers = 1GB
+fsync = off
+full_page_writes = off
+synchronous_commit = off
+autovacuum = off
+checkpoint_timeout = 3600
+max_wal_size = 32GB
+max_worker_processes = 8
+jit = off
+CONF
+asuser "$PGBIN/pg_ctl" -D "$W/db" -l "$W/log" -w start >/dev/null
+PSQL=("$PGBIN/psql" -h "$W" -p "$PORT" -U postgres -X -q -v ON_ERROR_STOP=1 -At)
+sql() { asuser "${PSQL[@]}" -c "$1"; }
+
+sql "CREATE EXTENSION learned_idx"
+sql "CREATE TABLE src AS SELECT i * 10 AS k, i AS v FROM generate_series(1, $N) i ORDER BY random()"
+KINDS=(learned_unique btree_unique learned_plain)
+for kind in "${KINDS[@]}"; do
+    sql "CREATE TABLE t_$kind (k int8, v int8); INSERT INTO t_$kind SELECT * FROM src"
+done
+sql "CREATE SEQUENCE s"; sql "VACUUM ANALYZE"
+
+create_index() {
+    case "$1" in
+        learned_unique) sql "CREATE UNIQUE INDEX t_${1}_k ON t_$1 USING learned (k)";;
+        learned_plain)  sql "CREATE INDEX t_${1}_k ON t_$1 USING learned (k)";;
+        btree_unique)   sql "CREATE UNIQUE INDEX t_${1}_k ON t_$1 USING btree (k)";;
+    esac
+}
+
+# pgbench scripts: the same statements for every kind (the table name differs)
+script() {   # script KIND KEYS
+    local f="$W/$1_$2.sql"
+    if [ "$2" = random ]; then
+        echo "INSERT INTO t_$1 SELECT 10 * ((n * 2654435761) % $N + 1) + 1 + (n / $N) % 9, n FROM (SELECT nextval('s') AS n) x;" > "$f"
+    else
+        echo "INSERT INTO t_$1 SELECT 10 * $N + 10 + n, n FROM (SELECT nextval('s') AS n) x;" > "$f"
+    fi
+    echo "$f"
+}
+
+declare -A TPS
+for keys in random append; do
+    for rep in $(seq 1 "$REPS"); do
+        for kind in "${KINDS[@]}"; do
+            sql "DROP INDEX IF EXISTS t_${kind}_k; DELETE FROM t_$kind WHERE v < 0 OR k % 10 <> 0 OR k > 10 * $N"
+            sql "VACUUM t_$kind"
+            create_index "$kind"
+            sql "SELECT setval('s', 1, false)" >/dev/null; sql "CHECKPOINT"
+            f="$(script "$kind" "$keys")"
+            [ "$(id -u)" -eq 0 ] && chown postgres "$f"
+            out="$(asuser "$PGBIN/pgbench" -h "$W" -p "$PORT" -U postgres -n -M prepared -c 2 -j 2 -T "$DUR" -f "$f" postgres 2>&1)"
+            tps="$(echo "$out" | sed -n 's/^tps = \([0-9.]*\) .*/\1/p')"
+            fails="$(echo "$out" | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p')"
+            dups="$(sql "SELECT count(*) FROM (SELECT k FROM t_$kind GROUP BY k HAVING count(*) > 1) d")"
+            chk=""
+            [ "$kind" != btree_unique ] && chk="$(sql "SELECT learned_index_check('t_${kind}_k', true)")"
+            gen=""
+            [ "$kind" != btree_unique ] && gen="$(sql "SELECT generation FROM learned_index_info('t_${kind}_k')")"
+            printf '%-7s rep %d %-15s tps %10s  failed %s  duplicate keys %s  check %s  generation %s\n' \
+                "$keys" "$rep" "$kind" "$tps" "${fails:-?}" "$dups" "${chk:--}" "${gen:--}"
+            TPS[$keys,$kind]="${TPS[$keys,$kind]:-} $tps"
+        done
+    done
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+echo
+echo "N = $N rows, pgbench -c 2 -j 2 -T $DUR, $REPS reps, median tps:"
+printf '%-8s %16s %16s %16s %22s\n' keys learned_unique btree_unique learned_plain "learned_u/btree_u"
+for keys in random append; do
+    lu="$(echo "${TPS[$keys,learned_unique]}" | median)"
+    bu="$(echo "${TPS[$keys,btree_unique]}" | median)"
+    lp="$(echo "${TPS[$keys,learned_plain]}" | median)"
+    printf '%-8s %16s %16s %16s %22s\n' "$keys" "$lu" "$bu" "$lp" "$(awk -v a="$lu" -v b="$bu" 'BEGIN {printf "%.3f", a / b}')"
+done

@@ -1,0 +1,395 @@
+/*
+ * unique.c
+ *		Unique learned indexes: the uniqueness check of aminsert (btree's
+ *		_bt_check_unique protocol over both stages) and the duplicate check
+ *		of CREATE UNIQUE INDEX / REINDEX.
+ *
+ * Insert protocol (see docs/architecture.md, "Unique indexes"):
+ *
+ *	1. Take a heavyweight lock on a hash of the key (a TUPLE lock tag on the
+ *	   index's OID, which nothing else uses).  Every insert into a unique
+ *	   index of an equal key takes the same lock, so "check, then append" is
+ *	   atomic per key.
+ *	2. Look the key up with the ordinary scan code (scan.c) under a dirty
+ *	   snapshot: the scan reads the metapage once and uses that generation's
+ *	   directory and that metapage's pending boundary, and it refreshes the
+ *	   backend's copy of the pending list up to the tail, so it sees every
+ *	   entry appended before (in-progress transactions' included), whether a
+ *	   merge has moved it into the static stage or not.
+ *	3. For each entry returned, fetch the heap tuple with SnapshotDirty
+ *	   (following the HOT chain).  A live tuple of another transaction that
+ *	   is still in progress: release the key lock, wait for that transaction
+ *	   (XactLockTableWait, or SpeculativeInsertionWait for ON CONFLICT
+ *	   inserters), start again.  A live committed tuple: unique violation,
+ *	   with btree's message and detail.
+ *	4. No conflict: append to the pending list (insert.c) while still
+ *	   holding the key lock, then release it.  The merge trigger runs after
+ *	   the release (an inline merge takes the merge lock; we never hold both).
+ *
+ * The key lock is held only across steps 2-4, never while waiting for a
+ * transaction or for another heavyweight lock (only buffer locks and, when
+ * the relation is extended, the relation extension lock), so it cannot take
+ * part in a deadlock.
+ *
+ * The scan keeps the page of the entry it returned pinned until the next
+ * entry (leaf batches, and pending pages for non-MVCC scans), and VACUUM
+ * cleanup-locks those pages before marking entries dead: the heap slot of
+ * an entry we are checking cannot be freed and reused meanwhile.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "access/stratnum.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "learned.h"
+
+/* the lock tag of the NULL key (NULLS NOT DISTINCT); never a key's hash */
+#define UNIQUE_NULL_BLK		InvalidBlockNumber
+#define UNIQUE_NULL_OFF		0xFFFF
+
+/* outcome of one pass of the check */
+typedef enum UniqueOutcome
+{
+	UNIQUE_OK,					/* no live conflicting entry */
+	UNIQUE_MAYBE,				/* PARTIAL: a possible conflict, not waited for */
+	UNIQUE_WAIT,				/* a conflicting in-progress inserter/deleter */
+	UNIQUE_CONFLICT				/* a definite conflict: error */
+} UniqueOutcome;
+
+static void
+unique_lock_tag(Relation index, Oid keytype, Datum value, bool isnull,
+				LOCKTAG *tag)
+{
+	BlockNumber blk;
+	OffsetNumber off;
+
+	if (isnull)
+	{
+		blk = UNIQUE_NULL_BLK;
+		off = UNIQUE_NULL_OFF;
+	}
+	else
+	{
+		/*
+		 * Equal keys have equal mapped keys for every supported type (the
+		 * mapping is exact on the opclass's equality classes: -0 = +0, all
+		 * NaNs), so hashing the mapped key puts equal keys on one lock.  A
+		 * collision only serialises two unrelated keys.
+		 */
+		uint64		mkey = learned_map_datum(value, keytype, keytype);
+		uint64		h = DatumGetUInt64(hash_any_extended((const unsigned char *) &mkey,
+														 sizeof(mkey), 0));
+
+		blk = (BlockNumber) h;
+		off = (OffsetNumber) (h >> 32);
+		if (blk == UNIQUE_NULL_BLK && off == UNIQUE_NULL_OFF)
+			off = 0;
+	}
+	SET_LOCKTAG_TUPLE(*tag, index->rd_lockInfo.lockRelId.dbId,
+					  RelationGetRelid(index), blk, off);
+}
+
+/*
+ * Raise btree's unique violation for (value, isnull).  Called with no
+ * buffer pinned: BuildIndexValueDescription may access catalogs.
+ */
+static void
+report_violation(Relation index, Relation heapRel, Datum value, bool isnull)
+{
+	char	   *key_desc = BuildIndexValueDescription(index, &value, &isnull);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_UNIQUE_VIOLATION),
+			 errmsg("duplicate key value violates unique constraint \"%s\"",
+					RelationGetRelationName(index)),
+			 key_desc ? errdetail("Key %s already exists.", key_desc) : 0,
+			 errtableconstraint(heapRel, RelationGetRelationName(index))));
+}
+
+/*
+ * One pass of _bt_check_unique over both stages.  The caller holds the key
+ * lock.  Sets *xwait / *spec_token for UNIQUE_WAIT and *found_self for
+ * UNIQUE_CHECK_EXISTING.
+ */
+static UniqueOutcome
+check_once(Relation index, Relation heapRel, Datum value, bool isnull,
+		   ItemPointer tid, IndexUniqueCheck checkUnique,
+		   TransactionId *xwait, uint32 *spec_token, bool *found_self)
+{
+	SnapshotData SnapshotDirty;
+	IndexScanDesc scan;
+	ScanKeyData skey;
+	UniqueOutcome outcome = UNIQUE_OK;
+
+	InitDirtySnapshot(SnapshotDirty);
+	*found_self = false;
+
+	if (isnull)
+		ScanKeyEntryInitialize(&skey, SK_ISNULL | SK_SEARCHNULL, 1,
+							   InvalidStrategy, InvalidOid, InvalidOid,
+							   InvalidOid, (Datum) 0);
+	else
+		ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
+									   index->rd_opcintype[0],
+									   index->rd_indcollation[0],
+									   index_getprocinfo(index, 1, 1), value);
+
+	/*
+	 * The ordinary scan code with a non-MVCC snapshot: it returns every
+	 * entry not marked dead, from the static stage and from the pending
+	 * list, and re-checks each pending entry on its (pinned) page.
+	 */
+	scan = learnedbeginscan(index, 1, 0);
+	scan->heapRelation = heapRel;
+	scan->xs_snapshot = &SnapshotDirty;
+	learnedrescan(scan, &skey, 1, NULL, 0);
+
+	while (learnedgettuple(scan, ForwardScanDirection))
+	{
+		ItemPointerData htid = scan->xs_heaptid;
+		bool		all_dead = false;
+
+		CHECK_FOR_INTERRUPTS();
+		if (checkUnique == UNIQUE_CHECK_EXISTING &&
+			ItemPointerCompare(&htid, tid) == 0)
+		{
+			/* the entry being rechecked: not a duplicate of itself */
+			*found_self = true;
+			continue;
+		}
+
+		/* any tuple of the HOT chain visible to a dirty snapshot? */
+		if (!table_index_fetch_tuple_check(heapRel, &htid, &SnapshotDirty,
+										   &all_dead))
+			continue;
+
+		/* a duplicate */
+		if (checkUnique == UNIQUE_CHECK_PARTIAL)
+		{
+			outcome = UNIQUE_MAYBE;
+			break;
+		}
+		*xwait = TransactionIdIsValid(SnapshotDirty.xmin) ?
+			SnapshotDirty.xmin : SnapshotDirty.xmax;
+		if (TransactionIdIsValid(*xwait))
+		{
+			*spec_token = SnapshotDirty.speculativeToken;
+			outcome = UNIQUE_WAIT;
+			break;
+		}
+
+		/*
+		 * A definite conflict, unless the tuple being inserted is itself
+		 * dead by now (CREATE INDEX CONCURRENTLY inserts such tuples; as in
+		 * btree, follow its HOT chain).  Then there is no error and no need
+		 * to look further.
+		 */
+		htid = *tid;
+		if (!table_index_fetch_tuple_check(heapRel, &htid, SnapshotSelf, NULL))
+			break;
+		outcome = UNIQUE_CONFLICT;
+		break;
+	}
+	learnedendscan(scan);
+	IndexScanEnd(scan);
+	return outcome;
+}
+
+/*
+ * aminsert for a unique index (checkUnique != UNIQUE_CHECK_NO).
+ *
+ * UNIQUE_CHECK_YES: error on a definite conflict, wait for in-progress
+ * conflicting transactions.  UNIQUE_CHECK_PARTIAL (ON CONFLICT arbiters,
+ * deferred constraints): always insert; return false if a conflict is
+ * possible, without waiting.  UNIQUE_CHECK_EXISTING (deferred recheck): the
+ * entry is already in the index; only check.
+ */
+bool
+LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
+					ItemPointer tid, Relation heapRel,
+					IndexUniqueCheck checkUnique, IndexInfo *indexInfo)
+{
+	Datum		value = values[0];
+	bool		null = isnull[0];
+	bool		nulls_not_distinct = index->rd_index->indnullsnotdistinct;
+	bool		is_unique = true;
+	bool		checking;
+	LOCKTAG		tag;
+	MemoryContext cxt;
+	MemoryContext old;
+	LearnedMetaPageData after;
+	uint64		appended = 0;
+	bool		appending = (checkUnique != UNIQUE_CHECK_EXISTING);
+
+	if (IndexRelationGetNumberOfKeyAttributes(index) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("unique learned indexes support only one key column")));
+
+	/* NULL is distinct from everything, unless NULLS NOT DISTINCT */
+	checking = !null || nulls_not_distinct;
+	if (!checking)
+	{
+		if (appending)
+		{
+			LearnedAppendEntry(index, value, null, tid, &after, &appended);
+			LearnedMaybeMerge(index, &after, appended);
+		}
+		return true;
+	}
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned unique check",
+								ALLOCSET_SMALL_SIZES);
+	unique_lock_tag(index, index->rd_opcintype[0], value, null, &tag);
+	for (;;)
+	{
+		UniqueOutcome outcome;
+		TransactionId xwait = InvalidTransactionId;
+		uint32		spec_token = 0;
+		bool		found_self;
+
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+		old = MemoryContextSwitchTo(cxt);
+		outcome = check_once(index, heapRel, value, null, tid, checkUnique,
+							 &xwait, &spec_token, &found_self);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(cxt);
+
+		if (outcome == UNIQUE_WAIT)
+		{
+			/* never wait while holding the key lock: start over after */
+			LockRelease(&tag, ExclusiveLock, false);
+			if (spec_token)
+				SpeculativeInsertionWait(xwait, spec_token);
+			else
+				XactLockTableWait(xwait, index, tid, XLTW_InsertIndex);
+			continue;
+		}
+		if (outcome == UNIQUE_CONFLICT)
+		{
+			/*
+			 * (SSI: index_insert already checked for a conflict-in on the
+			 * whole index, since the AM takes no page-level predicate locks,
+			 * so the violation masks nothing.)
+			 */
+			LockRelease(&tag, ExclusiveLock, false);
+			MemoryContextDelete(cxt);
+			report_violation(index, heapRel, value, null);
+		}
+		if (outcome == UNIQUE_MAYBE)
+			is_unique = false;
+		if (checkUnique == UNIQUE_CHECK_EXISTING && !found_self)
+		{
+			LockRelease(&tag, ExclusiveLock, false);
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("failed to re-find tuple within index \"%s\"",
+							RelationGetRelationName(index)),
+					 errhint("This may be because of a non-immutable index expression."),
+					 errtableconstraint(heapRel,
+										RelationGetRelationName(index))));
+		}
+
+		/* the append happens under the key lock: no equal key can slip in */
+		if (appending)
+			LearnedAppendEntry(index, value, null, tid, &after, &appended);
+		LockRelease(&tag, ExclusiveLock, false);
+		break;
+	}
+	MemoryContextDelete(cxt);
+	if (appending)
+		LearnedMaybeMerge(index, &after, appended);
+	return is_unique;
+}
+
+static int
+tid_cmp(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
+}
+
+/*
+ * CREATE UNIQUE INDEX / REINDEX: after the build's sort by (mapped key,
+ * TID), equal keys are adjacent.  Only live tuples count, as in btree
+ * (which spools dead ones apart): a run of equal keys is a violation if at
+ * least two of its TIDs are not among the dead ones.  dead[] lists the TIDs
+ * the build scan reported as not alive (recently dead tuples still indexed);
+ * live_nulls counts the live NULL keys (a violation only with NULLS NOT
+ * DISTINCT).
+ */
+void
+LearnedUniqueCheckBuild(Relation heap, Relation index,
+						const LearnedEntry *entries, Size n,
+						ItemPointerData *dead, Size ndead, Size live_nulls)
+{
+	Size		i = 0;
+
+	if (IndexRelationGetNumberOfKeyAttributes(index) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("unique learned indexes support only one key column")));
+	if (ndead > 1)
+		qsort(dead, ndead, sizeof(ItemPointerData), tid_cmp);
+
+	while (i < n)
+	{
+		Size		j = i + 1;
+		Size		live = 0;
+		Size		k;
+
+		while (j < n && entries[j].mkey == entries[i].mkey)
+			j++;
+		if (j - i > 1)
+		{
+			for (k = i; k < j && live < 2; k++)
+			{
+				if (ndead == 0 ||
+					bsearch(&entries[k].tid, dead, ndead, sizeof(ItemPointerData),
+							tid_cmp) == NULL)
+					live++;
+			}
+			if (live >= 2)
+			{
+				Datum		value = entries[i].key;
+				bool		null = false;
+				char	   *key_desc = BuildIndexValueDescription(index, &value, &null);
+
+				ereport(ERROR,
+						(errcode(ERRCODE_UNIQUE_VIOLATION),
+						 errmsg("could not create unique index \"%s\"",
+								RelationGetRelationName(index)),
+						 key_desc ? errdetail("Key %s is duplicated.", key_desc) :
+						 errdetail("Duplicate keys exist."),
+						 errtableconstraint(heap, RelationGetRelationName(index))));
+			}
+		}
+		i = j;
+	}
+
+	if (live_nulls > 1 && index->rd_index->indnullsnotdistinct)
+	{
+		Datum		value = (Datum) 0;
+		bool		null = true;
+		char	   *key_desc = BuildIndexValueDescription(index, &value, &null);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("could not create unique index \"%s\"",
+						RelationGetRelationName(index)),
+				 key_desc ? errdetail("Key %s is duplicated.", key_desc) :
+				 errdetail("Duplicate keys exist."),
+				 errtableconstraint(heap, RelationGetRelationName(index))));
+	}
+}
