@@ -88,8 +88,11 @@ def machine_info(db):
     mem = sh("awk '/MemTotal/ {printf \"%.1f GiB\", $2/1048576}' /proc/meminfo")
     cpu = sh("awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo").strip()
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    head = sh("git -C %s rev-parse --short HEAD 2>/dev/null" % repo) or "(no commit)"
-    dirty = sh("git -C %s status --porcelain -- src sql Makefile 2>/dev/null | wc -l" % repo)
+    # inside a chroot the worktree's .git may point outside: run.sh's caller can pass BENCH_GIT_HEAD
+    head = os.environ.get("BENCH_GIT_HEAD") or sh("git -C %s rev-parse --short HEAD 2>/dev/null" % repo) \
+        or "(unknown commit)"
+    dirty = os.environ.get("BENCH_GIT_DIRTY") or sh("git -C %s status --porcelain -- src sql Makefile "
+                                                       "2>/dev/null | wc -l" % repo)
     return {
         "nproc": os.cpu_count(),
         "memory": mem,
@@ -615,24 +618,27 @@ def main():
     full = a.size_mode == "full"
     smoke = a.smoke
     a.n = a.n or (10_000_000 if full else 20_000 if smoke else 1_000_000)
-    a.probes = a.probes or (1_000_000 if full else 2_000 if smoke else 100_000)
-    a.ranges = a.ranges or (50_000 if full else 200 if smoke else 10_000)
-    a.builds = a.builds or (1 if smoke else 3)
+    # full mode is sized for <= 60 min with seven 10M-row datasets on 2 vCPUs
+    a.probes = a.probes or (300_000 if full else 2_000 if smoke else 100_000)
+    a.ranges = a.ranges or (10_000 if full else 200 if smoke else 10_000)
+    a.builds = a.builds or (1 if smoke else 2 if full else 3)
     if smoke:
         a.reps = 1
-    a.pgb_secs = a.pgb_secs or (5 if full else -100 if smoke else 1)
-    a.pgb_write_secs = a.pgb_write_secs or (10 if full else -100 if smoke else 2)
-    a.pgb_reps = a.pgb_reps or (3 if full else 1)
+    elif full and a.reps == 5:
+        a.reps = 3
+    a.pgb_secs = a.pgb_secs or (3 if full else -100 if smoke else 1)
+    a.pgb_write_secs = a.pgb_write_secs or (5 if full else -100 if smoke else 2)
+    a.pgb_reps = a.pgb_reps or (2 if full else 1)
     a.pgb_reps_point = a.pgb_reps_point or (1 if smoke else 5)
     a.cold_probes = a.cold_probes or (20_000 if full else 500 if smoke else 5_000)
     a.cold_sb = a.cold_sb or ("16MB" if full else "2MB")
-    a.sweep_list = [int(x) for x in (a.sweep_list or ("8,16,32,64,128,256" if full else "8,32,128")).split(",") if x]
-    a.sweep_probes = min(a.probes, a.sweep_probes or (200_000 if full else 50_000))
+    a.sweep_list = [int(x) for x in (a.sweep_list or ("8,32,128,512" if full else "8,32,128")).split(",") if x]
+    a.sweep_probes = min(a.probes, a.sweep_probes or (100_000 if full else 50_000))
     a.sweep_reps = a.sweep_reps or (3 if full else 1 if smoke else 2)
-    a.tpcc_wh = a.tpcc_wh or (4 if full else 1)
-    a.tpcc_secs = a.tpcc_secs or (60 if full else 3 if smoke else 20)
+    a.tpcc_wh = a.tpcc_wh or (2 if full else 1)
+    a.tpcc_secs = a.tpcc_secs or (30 if full else 3 if smoke else 20)
     a.tpcc_reps = a.tpcc_reps or (2 if full else 1)
-    a.pgbs_scale = a.pgbs_scale or (100 if full else 1 if smoke else 10)
+    a.pgbs_scale = a.pgbs_scale or (50 if full else 1 if smoke else 10)
     a.pgbs_reps = a.pgbs_reps or (3 if full else 1)
     a.pgb_secs_s = 1 if smoke else max(1, a.pgb_secs)
     a.bench_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
