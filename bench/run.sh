@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
-# learned_idx benchmark: learned vs btree on four synthetic int8 datasets.
+# learned_idx benchmark suite: learned vs btree on seven synthetic int8 datasets.
 #
-#   bash bench/run.sh [--quick|--full] [--n N] [--sweep-eps] [--no-build] [options]
+#   bash bench/run.sh [--quick|--full|--smoke] [--n N] [--sweep-eps] [--no-build] [options]
 #
-#   --quick          n = 1M rows per dataset, 100k probes, 10k ranges (default)
-#   --full           n = 10M rows per dataset, 1M probes, 50k ranges (<= 60 min on 2 vCPU)
+# Main mode, per dataset (seq_gaps uniform books fb osm wiki lognormal): build time, size,
+# structure; server-side probe loop (us and index buffers per lookup, 100-row ranges);
+# pgbench -M prepared (point 1 client pinned to the server's CPU x5, point 2 clients unpinned,
+# index-only point, ranges of 10/100/10000 rows, ORDER BY k LIMIT 10; p50/p99 from -l logs);
+# cold cache (OS page cache dropped, tiny shared_buffers); an error_bound sweep; writes with
+# synchronous_commit=off (90/10 and 50/50 mixes, random and append inserts, WAL per tx);
+# then pgbench -S on pgbench_accounts and TPC-C (go-tpc) with btree vs learned indexes.
+#
+#   --quick          n = 1M rows per dataset, 100k probes, 10k ranges, 1 s pgbench runs (default)
+#   --full           n = 10M rows per dataset, 1M probes, 50k ranges, 5 s runs (<= 60 min on 2 vCPU)
+#   --smoke          n = 20k, 2 datasets, pgbench -t 100: checks that every script still runs
+#   --no-pgbench --no-writes --no-cold --no-sweep --no-tpcc   skip a part of the main mode
+#   --pgb-secs S --pgb-write-secs S --pgb-reps R --pgb-reps-point R   pgbench run length / repetitions
+#   --cold-probes P --cold-sb SIZE     cold-cache probes and shared_buffers (default 5000 / 2MB quick)
+#   --sweep-list L   error_bound values of the in-suite sweep (default 8,32,128 quick)
+#   --tpcc-wh W --tpcc-secs S --tpcc-reps R --tpcc-keep-pk --pgbs-scale S
 #   --n N            override the number of rows per dataset
 #   --sweep-eps      instead of the main comparison, build learned with error_bound in
 #                    {8,16,32,64,128} (plus one btree reference) on every dataset
@@ -45,6 +59,7 @@ BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
 PGBIN=/usr/lib/postgresql/15/bin
 PORT=5498
+SMOKE=0
 BUILD=1
 KEEP=0
 SWEEP=0
@@ -67,9 +82,14 @@ while [ $# -gt 0 ]; do
     --fpw) FPW="$2"; shift ;;
     --duration|--keys|--workloads) PYARGS+=("$1" "$2"); shift ;;
     --quick|--full) PYARGS+=("$1") ;;
+    --smoke) PYARGS+=("$1"); SMOKE=1 ;;
+    --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk) PYARGS+=("$1") ;;
+    --pgb-secs|--pgb-write-secs|--pgb-reps|--pgb-reps-point|--pgb-keys|--cold-probes|--cold-sb|--sweep-list|\
+    --sweep-probes|--sweep-reps|--tpcc-wh|--tpcc-secs|--tpcc-reps|--tpcc-threads|--pgbs-scale|--pgbs-reps)
+      PYARGS+=("$1" "$2"); shift ;;
     --n|--eps-list|--learned-am|--datasets|--probes|--ranges|--reps|--builds|--heap-order)
       PYARGS+=("$1" "$2"); shift ;;
-    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,58p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -98,9 +118,35 @@ PY="$VENV/bin/python"
 if ! "$PY" -c 'import numpy, matplotlib, psycopg' 2>/dev/null; then
   log "creating Python venv in $VENV"
   SYSPY=/usr/bin/python3; [ -x "$SYSPY" ] || SYSPY=python3
+  rm -rf "$VENV"
   "$SYSPY" -m venv "$VENV"
   "$VENV/bin/pip" install -q --upgrade pip >/dev/null 2>&1 || true
-  "$VENV/bin/pip" install -q numpy matplotlib 'psycopg[binary]'
+  if ! "$VENV/bin/pip" install -q numpy matplotlib 'psycopg[binary]'; then
+    # No usable PyPI (offline, or a TLS proxy whose CA this system lacks): fall back to
+    # Debian's packages, seen through a venv with system site packages.
+    log "pip failed; using Debian python3-numpy/matplotlib/psycopg in a --system-site-packages venv"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq python3-numpy python3-matplotlib python3-psycopg >/dev/null
+    rm -rf "$VENV"
+    "$SYSPY" -m venv --system-site-packages "$VENV"
+  fi
+  "$PY" -c 'import numpy, matplotlib, psycopg'
+fi
+
+# ---------------------------------------------------------------- go-tpc (TPC-C driver)
+# Built from the pinned wrapper module bench/tpcc/gotpc (see its README) when `go` exists;
+# without Go and without a prebuilt bench/.tools/go-tpc, the TPC-C part is skipped and says so.
+GOTPC="$BENCH_DIR/.tools/go-tpc"
+if [ ! -x "$GOTPC" ] && [ "$DYNAMIC" = 0 ] && [ "$SWEEP" = 0 ]; then
+  GO=$(command -v go || true); [ -z "$GO" ] && [ -x /usr/local/go/bin/go ] && GO=/usr/local/go/bin/go
+  if [ -n "$GO" ]; then
+    log "building go-tpc with $GO"
+    mkdir -p "$BENCH_DIR/.tools"
+    (cd "$BENCH_DIR/tpcc/gotpc" && CGO_ENABLED=0 GOFLAGS=-modcacherw "$GO" build -o "$GOTPC" \
+       github.com/pingcap/go-tpc/cmd/go-tpc) >&2 || log "go-tpc build failed: TPC-C will be skipped"
+  else
+    log "no Go toolchain and no $GOTPC: TPC-C will be skipped"
+  fi
 fi
 
 # ---------------------------------------------------------------- extension build
@@ -133,7 +179,7 @@ runuser -u postgres -- "$PGBIN/initdb" -D "$DATA" -U postgres --auth=trust -E UT
 cat >> "$DATA/postgresql.conf" <<EOF
 # learned_idx benchmark settings
 port = $PORT
-listen_addresses = ''
+listen_addresses = '127.0.0.1'   # go-tpc connects over TCP (lib/pq); port is private
 unix_socket_directories = '$TMP'
 shared_buffers = 2GB
 work_mem = 256MB
@@ -168,6 +214,7 @@ if [ -z "$OUT" ]; then
   COPY_TO="$BENCH_DIR/RESULTS.md"; [ "$SWEEP" = 1 ] && COPY_TO="$BENCH_DIR/RESULTS_SWEEP.md"
   [ "$DYNAMIC" = 1 ] && COPY_TO="$BENCH_DIR/RESULTS_DYNAMIC.md"
   OUT="$BENCH_DIR/results/$STAMP"
+  [ "$SMOKE" = 1 ] && { OUT="$TMP/smoke_out"; COPY_TO=""; }
   [ "$SWEEP" = 1 ] && OUT="${OUT}_sweep"
   [ "$DYNAMIC" = 1 ] && OUT="${OUT}_dynamic"
 fi
@@ -177,6 +224,8 @@ DRIVER="$BENCH_DIR/lib/bench.py"
 if [ "$DYNAMIC" = 1 ]; then
   DRIVER="$BENCH_DIR/lib/dynamic.py"
   PYARGS+=(--pgbin "$PGBIN" --datadir "$DATA")
+else
+  PYARGS+=(--pgbin "$PGBIN" --datadir "$DATA" --serverlog "$TMP/server.log" --port "$PORT" --gotpc "$GOTPC")
 fi
 set +e
 PGHOST="$TMP" PGPORT="$PORT" PGUSER=postgres PGDATABASE=postgres \

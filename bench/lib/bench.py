@@ -23,6 +23,8 @@ import psycopg
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import datasets as D          # noqa: E402
 import report as R            # noqa: E402
+import tpcc as TPCC           # noqa: E402
+import workloads as W         # noqa: E402
 
 PAGE = 8192
 SWEEP_EPS = (8, 16, 32, 64, 128)
@@ -86,8 +88,11 @@ def machine_info(db):
     mem = sh("awk '/MemTotal/ {printf \"%.1f GiB\", $2/1048576}' /proc/meminfo")
     cpu = sh("awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo").strip()
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    head = sh("git -C %s rev-parse --short HEAD 2>/dev/null" % repo) or "(no commit)"
-    dirty = sh("git -C %s status --porcelain -- src sql Makefile 2>/dev/null | wc -l" % repo)
+    # inside a chroot the worktree's .git may point outside: run.sh's caller can pass BENCH_GIT_HEAD
+    head = os.environ.get("BENCH_GIT_HEAD") or sh("git -C %s rev-parse --short HEAD 2>/dev/null" % repo) \
+        or "(unknown commit)"
+    dirty = os.environ.get("BENCH_GIT_DIRTY") or sh("git -C %s status --porcelain -- src sql Makefile "
+                                                       "2>/dev/null | wc -l" % repo)
     return {
         "nproc": os.cpu_count(),
         "memory": mem,
@@ -156,11 +161,15 @@ class Bench:
         self.a = args
         self.db = DB()
         self.rows = []          # one dict per (dataset, variant)
+        self.sweep_rows = []    # one dict per (dataset, error_bound)
+        self.tpcc = None
+        self.pgbench_s = None
         self.datasets_meta = {}
         self.problems = []      # loud correctness / plan problems
         self.machine = {}
         self.raw = os.path.join(args.out, "raw")
         os.makedirs(self.raw, exist_ok=True)
+        self.wl = W.Workloads(self)
 
     # ------------------------------------------------------------- load
     def load(self, name):
@@ -185,13 +194,18 @@ class Bench:
         pidx = rng.integers(0, n, a.probes)
         db.q("CREATE TABLE probe_%s (k int8) WITH (autovacuum_enabled = false)" % name)
         db.copy_in("probe_" + name, [keys[pidx]])
-        exp_lookup = (int(a.probes), int(pidx.sum()))
-        # 100-row ranges: [keys[r], keys[r+99]]
+        # with duplicate keys (wiki) a probe matches every row of its key: ranks [lo, hi)
+        lo = np.searchsorted(keys, keys[pidx], "left")
+        hi = np.searchsorted(keys, keys[pidx], "right")
+        exp_lookup = (int((hi - lo).sum()), int(((lo + hi - 1) * (hi - lo) // 2).sum()))
+        # 100-row ranges: [keys[r], keys[r+99]] (more rows when the end keys repeat)
         span = 100
         ridx = rng.integers(0, n - span + 1, a.ranges)
         db.q("CREATE TABLE range_%s (lo int8, hi int8) WITH (autovacuum_enabled = false)" % name)
         db.copy_in("range_" + name, [keys[ridx], keys[ridx + span - 1]])
-        exp_range = (int(a.ranges) * span, int((ridx * span).sum() + a.ranges * (span * (span - 1) // 2)))
+        lo = np.searchsorted(keys, keys[ridx], "left")
+        hi = np.searchsorted(keys, keys[ridx + span - 1], "right")
+        exp_range = (int((hi - lo).sum()), int(((lo + hi - 1) * (hi - lo) // 2).sum()))
         # absent keys: k+1 / k-1 of random keys that are not present, plus both ends
         cand = np.concatenate([keys[rng.integers(0, n, a.misses)] + 1, keys[rng.integers(0, n, a.misses)] - 1,
                                [keys[0] - 1, keys[-1] + 1]])
@@ -206,14 +220,15 @@ class Bench:
         self.datasets_meta[name] = {
             "n": n, "min": int(keys[0]), "max": int(keys[-1]), "gen_s": tgen, "load_s": tload,
             "heap_bytes": heap_bytes, "probes": int(a.probes), "ranges": int(a.ranges), "misses": int(len(miss)),
-            "description": D.DESCRIPTIONS[name],
+            "description": D.DESCRIPTIONS[name], "distinct": int(len(np.unique(keys))),
         }
+        self.keys = keys
         log("%s: generated in %.1fs, 2 tables loaded in %.1fs (heap %.1f MB each, keys %d..%d)"
             % (name, tgen, tload, heap_bytes / 1e6, keys[0], keys[-1]))
         return exp_lookup, exp_range
 
     def drop_tables(self, name):
-        self.db.q("DROP TABLE IF EXISTS t_%s, t_%s_l, probe_%s, range_%s, miss_%s" % ((name,) * 5))
+        self.db.q("DROP TABLE IF EXISTS t_%s, t_%s_l, probe_%s, range_%s, miss_%s, pk_%s" % ((name,) * 6))
 
     # ------------------------------------------------------------- build
     @staticmethod
@@ -356,6 +371,18 @@ class Bench:
             db.q("RESET %s" % k)
         return res
 
+    def problem_simple(self, name, label, msg):
+        self.problem(name, {"label": label}, msg)
+
+    def reconnect(self):
+        for i in range(50):
+            try:
+                self.db = DB()
+                return
+            except psycopg.OperationalError:
+                time.sleep(0.2)
+        self.db = DB()
+
     def problem(self, name, var, msg):
         full = "%s / %s: %s" % (name, var["label"], " ".join(str(msg).split()))
         self.problems.append(full)
@@ -425,6 +452,8 @@ class Bench:
                 members = [(v, self.idx_for(name, v), self.table_for(name, v))
                            for v in [bt] + lvars if v["label"] not in errors]
                 res = self.measure_group(name, members, exp_lookup, exp_range) if members else {}
+                if not errors and "btree" in res and "learned" in res:
+                    self.extra_workloads(name, res, exp_lookup)
                 for v in [bt] + lvars:
                     self.make_row(name, v, base_us, build_times, errors, res.get(v["label"]))
             else:
@@ -441,13 +470,49 @@ class Bench:
                     ref = res.get("btree") or {}
                     row["ref_btree_lookup_us"] = ref.get("lookup_us")
                     row["ref_btree_range_us"] = ref.get("range_us")
-                    db.q("DROP INDEX IF EXISTS %s" % self.idx_for(name, v))
+                    self.db.q("DROP INDEX IF EXISTS %s" % self.idx_for(name, v))
             for v in [bt] + lvars:
-                db.q("DROP INDEX IF EXISTS %s" % self.idx_for(name, v))
+                self.db.q("DROP INDEX IF EXISTS %s" % self.idx_for(name, v))
             self.drop_tables(name)
             self.write()                              # partial results after every dataset
+        if a.tpcc and not a.sweep_eps:
+            for what, fn in (("pgbench_s", TPCC.run_pgbench_s), ("tpcc", TPCC.run_tpcc)):
+                try:
+                    setattr(self, what, fn(a, self.raw, self.problems))
+                except Exception as e:            # report, never lose the dataset results
+                    self.problems.append("%s: %s: %s" % (what, type(e).__name__, str(e).strip()[:400]))
+                    log("!!! %s failed: %s" % (what, e))
+                self.reconnect()
+                self.write()
         self.elapsed = time.time() - t_start
         self.write()
+
+    def extra_workloads(self, name, res, exp_lookup):
+        """pgbench workloads, cold cache, error_bound sweep, write workloads (in this order:
+        everything that needs the loaded contents comes before the inserts)."""
+        a = self.a
+        idxs = {"btree": "t_%s_btree" % name, "learned": "t_%s_learned" % name}
+        steps = [("pgbench reads", a.pgbench), ("cold cache", a.cold), ("sweep", a.sweep),
+                 ("pgbench writes", a.pgbench and a.writes)]
+        files = defines = None
+        for what, on in steps:
+            if not on:
+                continue
+            try:
+                if what == "pgbench reads":
+                    files, defines = self.wl.run_reads(name, self.keys, res, idxs)
+                elif what == "cold cache":
+                    self.wl.run_cold(name, res, idxs)
+                elif what == "sweep":
+                    self.sweep_rows += self.wl.run_sweep(name, res, idxs, exp_lookup)
+                elif what == "pgbench writes" and files:
+                    self.wl.run_writes(name, res, files, defines)
+            except Exception as e:                # keep going with the next step / dataset
+                self.problem_simple(name, "both", "%s: %s: %s" % (what, type(e).__name__, str(e).strip()[:400]))
+                try:
+                    self.db.q("SELECT 1")
+                except Exception:
+                    self.reconnect()
 
     def write(self):
         out = self.a.out
@@ -471,6 +536,29 @@ class Bench:
             "client_pin": self.a.client_pin, "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
             "eps_list": list(self.a.eps_list),
         }
+        meta["tpcc"] = self.tpcc
+        meta["pgbench_s"] = self.pgbench_s
+        meta["pgb"] = {"secs": self.a.pgb_secs, "write_secs": self.a.pgb_write_secs, "reps": self.a.pgb_reps,
+                       "reps_point": self.a.pgb_reps_point, "keys": self.a.pgb_keys, "gucs": W.PGB_GUCS,
+                       "on": self.a.pgbench, "writes": self.a.writes}
+        meta["cold"] = {"on": self.a.cold, "probes": self.a.cold_probes, "shared_buffers": self.a.cold_sb}
+        meta["sweep"] = {"on": self.a.sweep, "eps": self.a.sweep_list, "probes": self.a.sweep_probes,
+                         "reps": self.a.sweep_reps}
+        if self.sweep_rows:
+            skeys = []
+            for r in self.sweep_rows:
+                skeys += [k for k in r if k not in skeys]
+            with open(os.path.join(out, "sweep.csv"), "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=skeys)
+                w.writeheader()
+                for r in self.sweep_rows:
+                    w.writerow(r)
+        if self.wl.latency:
+            # latency distributions for the CDF plots, kept small: 400 quantiles + max per run
+            qs = np.linspace(0, 100, 401)
+            np.savez_compressed(os.path.join(out, "latency_quantiles.npz"), **{
+                "%s|%s|%s" % k: np.percentile(v, qs).astype(np.float32) for k, v in self.wl.latency.items()
+                if len(v)})
         with open(os.path.join(out, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1, default=str)
         R.write_report(out, copy_to=self.a.copy_to)
@@ -486,7 +574,7 @@ def main():
     p.add_argument("--sweep-eps", action="store_true")
     p.add_argument("--eps-list", default=",".join(map(str, SWEEP_EPS)))
     p.add_argument("--learned-am", default="learned")
-    p.add_argument("--datasets", default=",".join(D.DATASETS))
+    p.add_argument("--datasets", default="")
     p.add_argument("--probes", type=int)
     p.add_argument("--ranges", type=int)
     p.add_argument("--misses", type=int, default=5000)
@@ -498,24 +586,92 @@ def main():
     p.add_argument("--copy-to", default="")
     p.add_argument("--server-pin", default="none")
     p.add_argument("--client-pin", default="none")
+    p.add_argument("--pgbin", default="/usr/lib/postgresql/15/bin")
+    p.add_argument("--datadir", default="")
+    p.add_argument("--serverlog", default="")
+    p.add_argument("--port", type=int, default=5498)
+    p.add_argument("--smoke", action="store_true", help="tiny everything: checks that the scripts run")
+    p.add_argument("--no-pgbench", dest="pgbench", action="store_false")
+    p.add_argument("--no-writes", dest="writes", action="store_false")
+    p.add_argument("--no-cold", dest="cold", action="store_false")
+    p.add_argument("--no-sweep", dest="sweep", action="store_false")
+    p.add_argument("--no-tpcc", dest="tpcc", action="store_false")
+    p.add_argument("--pgb-secs", type=int)
+    p.add_argument("--pgb-write-secs", type=int)
+    p.add_argument("--pgb-reps", type=int)
+    p.add_argument("--pgb-reps-point", type=int)
+    p.add_argument("--pgb-keys", type=int, default=100000)
+    p.add_argument("--cold-probes", type=int)
+    p.add_argument("--cold-sb", default="")
+    p.add_argument("--sweep-list", default="")
+    p.add_argument("--sweep-probes", type=int)
+    p.add_argument("--sweep-reps", type=int)
+    p.add_argument("--gotpc", default="")
+    p.add_argument("--tpcc-wh", type=int)
+    p.add_argument("--tpcc-threads", type=int, default=2)
+    p.add_argument("--tpcc-secs", type=int)
+    p.add_argument("--tpcc-reps", type=int)
+    p.add_argument("--tpcc-keep-pk", dest="tpcc_replace_pk", action="store_false")
+    p.add_argument("--pgbs-scale", type=int)
+    p.add_argument("--pgbs-reps", type=int)
     a = p.parse_args()
     full = a.size_mode == "full"
-    a.n = a.n or (10_000_000 if full else 1_000_000)
-    a.probes = a.probes or (1_000_000 if full else 100_000)
-    a.ranges = a.ranges or (50_000 if full else 10_000)
-    a.builds = a.builds or 3
+    smoke = a.smoke
+    a.n = a.n or (10_000_000 if full else 20_000 if smoke else 1_000_000)
+    # full mode is sized for <= 60 min with seven 10M-row datasets on 2 vCPUs
+    a.probes = a.probes or (300_000 if full else 2_000 if smoke else 100_000)
+    a.ranges = a.ranges or (10_000 if full else 200 if smoke else 10_000)
+    a.builds = a.builds or (1 if smoke else 2 if full else 3)
+    if smoke:
+        a.reps = 1
+    elif full and a.reps == 5:
+        a.reps = 3
+    a.pgb_secs = a.pgb_secs or (3 if full else -100 if smoke else 1)
+    a.pgb_write_secs = a.pgb_write_secs or (5 if full else -100 if smoke else 2)
+    a.pgb_reps = a.pgb_reps or (2 if full else 1)
+    a.pgb_reps_point = a.pgb_reps_point or (1 if smoke else 5)
+    a.cold_probes = a.cold_probes or (20_000 if full else 500 if smoke else 5_000)
+    a.cold_sb = a.cold_sb or ("16MB" if full else "2MB")
+    a.sweep_list = [int(x) for x in (a.sweep_list or ("8,32,128,512" if full else "8,32,128")).split(",") if x]
+    a.sweep_probes = min(a.probes, a.sweep_probes or (100_000 if full else 50_000))
+    a.sweep_reps = a.sweep_reps or (3 if full else 1 if smoke else 2)
+    a.tpcc_wh = a.tpcc_wh or (2 if full else 1)
+    a.tpcc_secs = a.tpcc_secs or (30 if full else 3 if smoke else 20)
+    a.tpcc_reps = a.tpcc_reps or (2 if full else 1)
+    a.pgbs_scale = a.pgbs_scale or (50 if full else 1 if smoke else 10)
+    a.pgbs_reps = a.pgbs_reps or (3 if full else 1)
+    a.pgb_secs_s = 1 if smoke else max(1, a.pgb_secs)
+    a.bench_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    m = __import__("re").search(r"-c\s+(\S+)", a.server_pin or "")
+    a.srv_cpu = m.group(1) if m else None
+    a.srv_cpus_all = "0-%d" % ((os.cpu_count() or 1) - 1) if a.srv_cpu else None
+
+    def set_affinity(cpus, a=a):
+        try:
+            with open(os.path.join(a.datadir, "postmaster.pid")) as fh:
+                pid = fh.readline().strip()
+            subprocess.run(["taskset", "-a", "-p", "-c", cpus, pid], capture_output=True, check=False)
+        except OSError:
+            pass
+    a.set_affinity = set_affinity
+    if not a.datadir:
+        a.cold = False
     a.reps = max(1, a.reps)
     a.eps_list = [int(x) for x in a.eps_list.split(",") if x]
-    a.datasets = [d for d in a.datasets.split(",") if d]
+    a.datasets = [d for d in (a.datasets or ("seq_gaps,wiki" if smoke else ",".join(D.DATASETS))).split(",") if d]
     for d in a.datasets:
         if d not in D.DATASETS:
             p.error("unknown dataset %s" % d)
-    if a.n < 1000:
-        p.error("--n must be >= 1000")
+    if a.n < 12000:
+        p.error("--n must be >= 12000 (10,000-row ranges)")
     log("mode=%s n=%d probes=%d ranges=%d reps=%d builds=%d heap=%s learned_am=%s datasets=%s%s"
         % (a.size_mode, a.n, a.probes, a.ranges, a.reps, 1 if a.sweep_eps else a.builds, a.heap_order,
            a.learned_am, ",".join(a.datasets), " sweep eps=%s" % a.eps_list if a.sweep_eps else ""))
-    Bench(a).run()
+    b = Bench(a)
+    b.run()
+    if a.smoke and b.problems:
+        log("smoke: %d problem(s)" % len(b.problems))
+        sys.exit(1)
 
 
 if __name__ == "__main__":

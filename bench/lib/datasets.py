@@ -1,7 +1,8 @@
 """Seeded, reproducible int8 key generators for the learned_idx benchmark.
 
-Every generator returns a sorted numpy int64 array of exactly n *distinct*
-keys.  Recipes follow shared/research/learned-algorithms.md §4.3:
+Every generator returns a sorted numpy int64 array of exactly n keys, distinct
+except for wiki (timestamps, about 22% duplicates).  Recipes follow
+shared/research/learned-algorithms.md §4.3:
 
   seq_gaps  sequential keys with random small gaps (90% gap 1, 10% gap 2..20)
   books     cumulative sum of i.i.d. lognormal gaps, gap = 1 + floor(300*exp(1.41*N(0,1)))
@@ -11,6 +12,11 @@ keys.  Recipes follow shared/research/learned-algorithms.md §4.3:
   osm       500 Gaussian "cities" (lognormal weights, sigma log-uniform in
             [0.0005, 0.01]) + 10% uniform background on [0,1)^2, Hilbert order 30,
             key = face<<61 | h<<1 | 1 (S2-leaf-like cell id)
+  uniform   uniform random 64-bit keys (the whole int8 range)
+  wiki      edit timestamps in seconds from 10^9: Poisson arrivals with a diurnal
+            rate (1 + 0.8 sin) and 1% burst seconds at 50x, base rate calibrated
+            so that about 22% of the keys repeat the previous one (duplicates kept)
+  lognormal exp(2*N(0,1)) * 10^9 sampled (not the SOSD ppf grid), distinct
 
 fb and osm live in the unsigned 64-bit domain; they are mapped to int8 with the
 order-preserving map u -> u XOR 2^63 (reinterpreted as signed), so their keys
@@ -19,7 +25,9 @@ span the whole int8 range, negative keys included.
 
 import numpy as np
 
-DATASETS = ("seq_gaps", "books", "fb", "osm")
+DATASETS = ("seq_gaps", "uniform", "books", "fb", "osm", "wiki", "lognormal")
+# datasets whose keys may repeat
+DUPLICATES = ("wiki",)
 
 DESCRIPTIONS = {
     "seq_gaps": "sequential from 10^9 with random small gaps (gap 1 w.p. 0.9, else uniform 2..20)",
@@ -28,9 +36,13 @@ DESCRIPTIONS = {
           "hash of the prefix, low 24 bits uniform), mapped to int8 by u XOR 2^63",
     "osm": "500 Gaussian clusters (lognormal weights, sigma log-uniform 0.0005..0.01) + 10% uniform "
            "background in [0,1)^2, Hilbert order 30, key = face<<61|h<<1|1, mapped to int8 by u XOR 2^63",
+    "uniform": "uniform random 64-bit keys over the whole int8 range (distinct)",
+    "wiki": "timestamps (s from 10^9): Poisson arrivals, diurnal rate 1+0.8sin(2pi t/86400), 1% burst seconds "
+            "x50, base rate calibrated to ~22% duplicate keys (duplicates kept)",
+    "lognormal": "exp(2*N(0,1))*10^9 sampled (not a ppf grid), distinct",
 }
 
-SEEDS = {"seq_gaps": 101, "books": 102, "fb": 103, "osm": 104}
+SEEDS = {"seq_gaps": 101, "books": 102, "fb": 103, "osm": 104, "uniform": 105, "wiki": 106, "lognormal": 107}
 
 _U64 = np.uint64
 _SIGN = _U64(1 << 63)
@@ -111,14 +123,55 @@ def _gen_osm(rng, m):
     return _u64_to_i64((face << _U64(61)) | (h << _U64(1)) | _U64(1))
 
 
-_GEN = {"seq_gaps": _gen_seq_gaps, "books": _gen_books, "fb": _gen_fb, "osm": _gen_osm}
+def _gen_uniform(rng, m):
+    return rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, m, dtype=np.int64, endpoint=True)
+
+
+def _gen_lognormal(rng, m):
+    return np.floor(np.exp(2.0 * rng.standard_normal(m)) * 1e9).astype(np.int64)
+
+
+def _wiki_rate_shape(rng, nsec):
+    """Relative arrival rate per second: diurnal sine, 1% burst seconds at 50x."""
+    t = np.arange(nsec, dtype=np.float64)
+    shape = 1.0 + 0.8 * np.sin(2 * np.pi * t / 86400.0)
+    shape[rng.random(nsec) < 0.01] *= 50.0
+    return shape
+
+
+def _gen_wiki(rng, n, dup_target=0.22):
+    """n sorted timestamps with about dup_target of them equal to their predecessor."""
+    # Calibrate the base rate on a sample of the rate shape: with Poisson(lam) arrivals in a
+    # second, the expected number of distinct keys is 1 - exp(-lam), so the duplicate share is
+    # 1 - sum(1 - exp(-lam)) / sum(lam); it grows monotonically with the base rate.
+    sample = _wiki_rate_shape(np.random.default_rng(7), 1 << 20)
+    lo, hi = 1e-4, 100.0
+    for _ in range(60):
+        mid = (lo * hi) ** 0.5
+        lam = mid * sample
+        dup = 1.0 - np.sum(-np.expm1(-lam)) / np.sum(lam)
+        lo, hi = (mid, hi) if dup < dup_target else (lo, mid)
+    base = (lo * hi) ** 0.5
+    nsec = int(n / (base * sample.mean()) * 1.05) + 1000
+    while True:
+        counts = rng.poisson(base * _wiki_rate_shape(rng, nsec))
+        if counts.sum() >= n:
+            break
+        nsec = int(nsec * 1.2)
+    keys = np.int64(10**9) + np.repeat(np.arange(nsec, dtype=np.int64), counts)
+    return keys[:n]
+
+
+_GEN = {"seq_gaps": _gen_seq_gaps, "books": _gen_books, "fb": _gen_fb, "osm": _gen_osm,
+        "uniform": _gen_uniform, "lognormal": _gen_lognormal, "wiki": _gen_wiki}
 
 
 def generate(name, n):
-    """Sorted int64 array of exactly n distinct keys (reproducible for a given name and n)."""
+    """Sorted int64 array of exactly n keys, distinct unless name is in DUPLICATES
+    (reproducible for a given name and n)."""
     rng = np.random.default_rng(SEEDS[name])
-    if name in ("seq_gaps", "books"):
-        return _GEN[name](rng, n)            # strictly increasing already
+    if name in ("seq_gaps", "books", "wiki"):
+        return _GEN[name](rng, n)            # sorted already (wiki keeps its duplicates)
     m = int(n * 1.02) + 1000
     while True:
         u = np.unique(_GEN[name](rng, m))
@@ -165,5 +218,7 @@ if __name__ == "__main__":                   # quick self-check / stats
     for name in DATASETS:
         t = time.time()
         k = generate(name, n)
-        assert len(k) == n and np.all(np.diff(k) > 0)
-        print("%-9s n=%d min=%d max=%d  %.2fs" % (name, n, k[0], k[-1], time.time() - t))
+        assert len(k) == n and np.all(np.diff(k) >= 0)
+        assert name in DUPLICATES or np.all(np.diff(k) > 0)
+        print("%-9s n=%d min=%d max=%d dup=%.3f  %.2fs" % (name, n, k[0], k[-1], 1 - len(np.unique(k)) / n,
+                                                          time.time() - t))

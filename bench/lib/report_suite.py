@@ -1,0 +1,435 @@
+"""Report sections for the suite parts of the main mode (bench/lib/workloads.py, tpcc.py):
+headline ratios, targets of the other issues, pgbench workloads with p50/p99 and WAL,
+cold cache, error_bound sweep, TPC-C and pgbench -S, and their figures."""
+
+import csv
+import os
+import statistics
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+COLORS = {"btree": "#4C72B0", "learned": "#DD8452"}
+READS = ("point1", "point2", "ios", "range10", "range100", "range10000", "orderby10")
+WRITES = ("mix90", "mix50", "ins_rand", "ins_app")
+WL_LABEL = {
+    "point1": "point, 1 client pinned", "point2": "point, 2 clients", "ios": "index-only point",
+    "range10": "range 10 rows", "range100": "range 100 rows", "range10000": "range 10,000 rows",
+    "orderby10": "ORDER BY k LIMIT 10", "mix90": "90/10 lookup/insert", "mix50": "50/50 lookup/insert",
+    "ins_rand": "insert, random keys", "ins_app": "insert, append keys",
+}
+# (issue, description, dataset filter or None, function(bt, le) -> value, limit, "le" or "ge")
+OTHER_TARGETS = [
+    ("#3", "insert random tps >= 1.3x btree", None, lambda b, l: rt(l, b, "pgb_ins_rand_tps"), 1.3, "ge"),
+    ("#3", "insert append tps >= 1.1x btree", None, lambda b, l: rt(l, b, "pgb_ins_app_tps"), 1.1, "ge"),
+    ("#3", "50/50 tps >= 1.1x btree", None, lambda b, l: rt(l, b, "pgb_mix50_tps"), 1.1, "ge"),
+    ("#3", "90/10 tps >= 1.0x btree", None, lambda b, l: rt(l, b, "pgb_mix90_tps"), 1.0, "ge"),
+    ("#3", "WAL/insert random <= 1.5x btree", None, lambda b, l: rt(l, b, "pgb_ins_rand_wal_per_tx"), 1.5, "le"),
+    ("#3", "WAL/insert append <= 1.0x btree", None, lambda b, l: rt(l, b, "pgb_ins_app_wal_per_tx"), 1.0, "le"),
+    ("#4", "size <= 0.40x btree (books, seq, wiki)", ("books", "seq_gaps", "wiki"),
+     lambda b, l: rt(l, b, "index_bytes"), 0.40, "le"),
+    ("#4", "size <= 0.60x btree (fb, osm)", ("fb", "osm"), lambda b, l: rt(l, b, "index_bytes"), 0.60, "le"),
+    ("#4", "model+zonemap <= 20% of btree inner", None,
+     lambda b, l: (((l.get("model_bytes") or 0) + (l.get("li_zonemap_bytes") or 0)) / b["inner_bytes"])
+     if isinstance(b.get("inner_bytes"), (int, float)) and b.get("inner_bytes") and
+     isinstance(l.get("model_bytes"), (int, float)) else None, 0.20, "le"),
+]
+
+
+def rt(le, bt, key):
+    a, b = le.get(key), bt.get(key)
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or not b:
+        return None
+    return a / b
+
+
+def f(x, fmt="%.2f"):
+    if x is None or x == "":
+        return "–"
+    try:
+        return fmt % x
+    except TypeError:
+        return str(x)
+
+
+def mm(r, key, fmt="%.0f"):
+    """median (min–max) of pgbench tps"""
+    if r.get(key) in (None, ""):
+        return "–"
+    lo, hi = r.get(key + "_min"), r.get(key + "_max")
+    if lo not in (None, "") and hi not in (None, "") and lo != hi:
+        return "%s (%s–%s)" % (fmt % r[key], fmt % lo, fmt % hi)
+    return fmt % r[key]
+
+
+def spread(r, key):
+    lo, hi, m = r.get(key + "_min"), r.get(key + "_max"), r.get(key)
+    if not all(isinstance(x, (int, float)) for x in (lo, hi, m)) or not m:
+        return None
+    return (hi - lo) / m
+
+
+def savefig(fig, out, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name), dpi=110)
+    plt.close(fig)
+    return name
+
+
+def ratio_bars(out, fname, title, dss, series, ref=1.0, ylabel="learned / btree"):
+    """series: [(label, [ratio per dataset])] grouped per dataset."""
+    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(dss) + 2), 4.6))
+    w = 0.85 / max(1, len(series))
+    cmap = plt.get_cmap("tab20")
+    for i, (label, vals) in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * w for j in range(len(dss))]
+        ax.bar(xs, [v if isinstance(v, (int, float)) else 0 for v in vals], w, label=label, color=cmap(i))
+    ax.axhline(ref, color="k", lw=0.8, ls="--")
+    ax.set_xticks(range(len(dss)))
+    ax.set_xticklabels(dss)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7, ncol=3)
+    return savefig(fig, out, fname)
+
+
+def cdf_plot(out, fname, lat, dss, wl, title):
+    if not lat:
+        return None
+    n = len(dss)
+    cols = min(4, n)
+    rows = (n + cols - 1) // cols
+    fig, axs = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), squeeze=False)
+    for i, ds in enumerate(dss):
+        ax = axs[i // cols][i % cols]
+        for side in ("btree", "learned"):
+            q = lat.get("%s|%s|%s" % (ds, side, wl))
+            if q is None:
+                continue
+            ax.plot(q, np.linspace(0, 1, len(q)), label=side, color=COLORS[side])
+        ax.set_xscale("log")
+        ax.set_title(ds, fontsize=9)
+        ax.set_xlabel("latency µs", fontsize=8)
+        ax.grid(alpha=0.3)
+        if i == 0:
+            ax.legend(fontsize=7)
+    for j in range(n, rows * cols):
+        axs[j // cols][j % cols].axis("off")
+    fig.suptitle(title, fontsize=10)
+    return savefig(fig, out, fname)
+
+
+def read_sweep(out):
+    p = os.path.join(out, "sweep.csv")
+    if not os.path.exists(p):
+        return []
+    rows = []
+    with open(p) as fh:
+        for r in csv.DictReader(fh):
+            rr = {}
+            for k, v in r.items():
+                try:
+                    rr[k] = float(v) if v not in ("", None) else None
+                except ValueError:
+                    rr[k] = v
+            rows.append(rr)
+    return rows
+
+
+def sweep_plots(out, sw, dss):
+    if not sw:
+        return []
+    pngs = []
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
+    cmap = plt.get_cmap("tab10")
+    for i, ds in enumerate(dss):
+        pts = sorted((r["eps"], r) for r in sw if r["dataset"] == ds and r.get("index_bytes"))
+        if not pts:
+            continue
+        e = [p[0] for p in pts]
+        axs[0].plot(e, [p[1]["index_bytes"] / p[1]["btree_index_bytes"] for p in pts], marker="o", color=cmap(i),
+                    label=ds)
+        axs[1].plot(e, [p[1]["lookup_us"] / p[1]["btree_lookup_us"] for p in pts], marker="o", color=cmap(i),
+                    label=ds)
+    for ax, yl in zip(axs, ("index size / btree", "µs per lookup / btree (same loop)")):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("error_bound")
+        ax.set_ylabel(yl)
+        ax.axhline(1.0, color="k", lw=0.8, ls="--")
+        ax.grid(alpha=0.3)
+    axs[0].legend(fontsize=7)
+    fig.suptitle("error_bound sweep (ratios to btree)", fontsize=10)
+    pngs.append(savefig(fig, out, "sweep_ratios.png"))
+    # paper Fig. 11 shape: memory (index bytes; and inner/directory bytes) vs lookups/s
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
+    for i, ds in enumerate(dss):
+        pts = sorted((r["eps"], r) for r in sw if r["dataset"] == ds and r.get("lookup_us"))
+        if not pts:
+            continue
+        b = pts[0][1]
+        axs[0].plot([p[1]["index_bytes"] / 2**20 for p in pts], [1e6 / p[1]["lookup_us"] for p in pts], marker="o",
+                    color=cmap(i), label=ds + " learned")
+        axs[0].scatter([b["btree_index_bytes"] / 2**20], [1e6 / statistics.median(
+            [p[1]["btree_lookup_us"] for p in pts])], marker="s", color=cmap(i), edgecolor="k")
+        if b.get("btree_inner_bytes"):
+            axs[1].plot([max(p[1].get("inner_bytes") or 8192, 1) / 1024 for p in pts],
+                        [1e6 / p[1]["lookup_us"] for p in pts], marker="o", color=cmap(i), label=ds)
+            axs[1].scatter([b["btree_inner_bytes"] / 1024], [1e6 / statistics.median(
+                [p[1]["btree_lookup_us"] for p in pts])], marker="s", color=cmap(i), edgecolor="k")
+    axs[0].set_xlabel("index size MiB")
+    axs[1].set_xlabel("inner memory KiB (learned directory pages / btree internal pages)")
+    axs[1].set_xscale("log")
+    for ax in axs:
+        ax.set_ylabel("lookups/s (probe loop, 1 backend)")
+        ax.grid(alpha=0.3)
+    axs[0].legend(fontsize=7)
+    fig.suptitle("Memory vs throughput (circles: learned at each error_bound; squares: btree)", fontsize=10)
+    pngs.append(savefig(fig, out, "memory_throughput.png"))
+    return pngs
+
+
+def suite_sections(out, rows, meta, by, dss):
+    """Returns (headline lines, detail lines)."""
+    H, L = [], []
+    bt = {ds: by[ds].get("btree", {}) for ds in dss}
+    le = {ds: by[ds].get("learned", {}) for ds in dss}
+    have_pgb = any(le[ds].get("pgb_point1_tps") for ds in dss)
+    have_cold = any(le[ds].get("cold_us") for ds in dss)
+
+    # ---------------- headline ratios
+    H.append("## Headline: learned / btree per dataset and workload")
+    H.append("")
+    H.append("Throughput ratios are learned tps / btree tps (**> 1 means learned is faster**); size and "
+             "cold reads are learned / btree (**< 1 means learned is smaller / reads less**). Medians; spreads "
+             "are in the detailed tables below.")
+    H.append("")
+    cols = [("size", lambda b, l: rt(l, b, "index_bytes")),
+            ("build time", lambda b, l: rt(l, b, "build_s")),
+            ("probe-loop µs", lambda b, l: rt(l, b, "lookup_us"))]
+    if have_pgb:
+        cols += [(WL_LABEL[w], (lambda w: lambda b, l: rt(l, b, "pgb_%s_tps" % w))(w)) for w in READS + WRITES]
+    if have_cold:
+        cols += [("cold lookups/s", lambda b, l: rt(l, b, "cold_lookups_s")),
+                 ("cold idx reads/lookup", lambda b, l: rt(l, b, "cold_idx_reads"))]
+    H.append("| dataset | " + " | ".join(c[0] for c in cols) + " |")
+    H.append("|---|" + "---|" * len(cols))
+    geo = {c[0]: [] for c in cols}
+    for ds in dss:
+        cells = []
+        for name, fn in cols:
+            v = fn(bt[ds], le[ds])
+            if isinstance(v, (int, float)) and v > 0:
+                geo[name].append(v)
+            cells.append(f(v, "%.2f"))
+        H.append("| %s | %s |" % (ds, " | ".join(cells)))
+    H.append("| **geo. mean** | %s |" % " | ".join(
+        f(float(np.exp(np.mean(np.log(geo[c[0]])))) if geo[c[0]] else None, "%.2f") for c in cols))
+    H.append("")
+
+    # ---------------- other issues' targets
+    H.append("### Targets of the other issues (measured here)")
+    H.append("")
+    H.append("| issue | target | " + " | ".join(dss) + " |")
+    H.append("|---|---|" + "---|" * len(dss))
+    for iss, desc, only, fn, lim, kind in OTHER_TARGETS:
+        cells = []
+        for ds in dss:
+            if only and ds not in only:
+                cells.append("")
+                continue
+            v = fn(bt[ds], le[ds])
+            if v is None:
+                cells.append("n/a")
+            else:
+                ok = v <= lim if kind == "le" else v >= lim
+                cells.append("%s (%.2f)" % ("met" if ok else "**missed**", v))
+        H.append("| %s | %s | %s |" % (iss, desc, " | ".join(cells)))
+    H.append("")
+    H.append("Issue #3's write targets are measured here by short pgbench runs on each dataset (2 clients, "
+             "synchronous_commit=off); WAL per insert counts what was written during the run, including "
+             "merges the background worker did in that time, not a final forced merge (bench/run.sh "
+             "--dynamic measures that). Issue #4's size targets apply once compressed leaves exist.")
+    H.append("")
+
+    # ---------------- pgbench details
+    if have_pgb:
+        pg = meta.get("pgb", {})
+        L.append("## pgbench workloads")
+        L.append("")
+        L.append("pgbench -M prepared, %s per run; reads: point lookup with 1 client pinned to the server's CPU "
+                 "(median of %s runs), everything else median of %s run(s); writes: %s per run, 2 clients "
+                 "unpinned, synchronous_commit=off. Every statement picks a random row of `pk_<ds>` by ctid "
+                 "(Tid Scan) and joins the indexed table on it; session GUCs `%s`. p50/p99 from the `-l` "
+                 "logs (all transactions, µs). WAL = pg_current_wal_insert_lsn delta / transactions."
+                 % ("%d s" % pg.get("secs") if (pg.get("secs") or 0) > 0 else "%d transactions" % -(pg.get("secs") or 0),
+                    pg.get("reps_point"), pg.get("reps"),
+                    "%d s" % pg.get("write_secs") if (pg.get("write_secs") or 0) > 0 else
+                    "%d transactions" % -(pg.get("write_secs") or 0), pg.get("gucs")))
+        L.append("")
+        for wl in READS + WRITES:
+            if not any(le[ds].get("pgb_%s_tps" % wl) for ds in dss):
+                continue
+            L.append("### %s" % WL_LABEL[wl])
+            L.append("")
+            extra = wl in WRITES
+            L.append("| dataset | btree tps (min–max) | learned tps (min–max) | learned / btree | p50 / p99 µs btree "
+                     "| p50 / p99 µs learned |" + (" WAL B/tx btree / learned |" if extra else ""))
+            L.append("|---|---|---|---|---|---|" + ("---|" if extra else ""))
+            for ds in dss:
+                b, l = bt[ds], le[ds]
+                k = "pgb_%s" % wl
+                L.append("| %s | %s | %s | %s | %s / %s | %s / %s |%s" % (
+                    ds, mm(b, k + "_tps"), mm(l, k + "_tps"), f(rt(l, b, k + "_tps"), "%.2f"),
+                    f(b.get(k + "_p50_us"), "%.0f"), f(b.get(k + "_p99_us"), "%.0f"),
+                    f(l.get(k + "_p50_us"), "%.0f"), f(l.get(k + "_p99_us"), "%.0f"),
+                    (" %s / %s |" % (f(b.get(k + "_wal_per_tx"), "%.0f"), f(l.get(k + "_wal_per_tx"), "%.0f")))
+                    if extra else ""))
+            L.append("")
+        sp = [spread(r, "pgb_point1_tps") for ds in dss for r in (bt[ds], le[ds])]
+        sp = [x for x in sp if x is not None]
+        if sp:
+            L.append("**Noise:** the spread (max − min) / median of the pinned point-lookup tps across its "
+                     "repetitions is median %.0f%%, worst %.0f%% over all datasets and both indexes."
+                     % (100 * statistics.median(sp), 100 * max(sp)))
+            L.append("")
+
+    # ---------------- cold cache
+    if have_cold:
+        c = meta.get("cold", {})
+        L.append("## Cold cache")
+        L.append("")
+        L.append("Per index: server stopped, `sync; echo 3 > /proc/sys/vm/drop_caches`, restarted with "
+                 "shared_buffers = %s (the 1M-row btree is ~21 MiB), then the first %s probes of the probe "
+                 "table through the nested-loop probe loop. Reads = shared-buffer misses "
+                 "(pg_statio) per lookup; most are real disk reads right after the drop, later ones may be "
+                 "served by the refilled OS cache." % (c.get("shared_buffers"), c.get("probes")))
+        L.append("")
+        L.append("| dataset | btree µs/lookup | learned µs/lookup | lookups/s ratio | idx reads/lookup btree / "
+                 "learned | heap reads/lookup btree / learned | I/O ms btree / learned | OS cache dropped |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for ds in dss:
+            b, l = bt[ds], le[ds]
+            L.append("| %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s |" % (
+                ds, f(b.get("cold_us"), "%.1f"), f(l.get("cold_us"), "%.1f"), f(rt(l, b, "cold_lookups_s")),
+                f(b.get("cold_idx_reads"), "%.3f"), f(l.get("cold_idx_reads"), "%.3f"),
+                f(b.get("cold_heap_reads"), "%.3f"), f(l.get("cold_heap_reads"), "%.3f"),
+                f(b.get("cold_read_ms"), "%.0f"), f(l.get("cold_read_ms"), "%.0f"),
+                l.get("cold_os_cache_dropped")))
+        L.append("")
+
+    # ---------------- sweep
+    sw = read_sweep(out)
+    if sw:
+        s = meta.get("sweep", {})
+        L.append("## error_bound sweep")
+        L.append("")
+        L.append("The learned index rebuilt at each error_bound; µs per lookup from the probe loop over the "
+                 "first %s probes (median of %s, interleaved with the btree in the same loop)."
+                 % (s.get("probes"), s.get("reps")))
+        L.append("")
+        L.append("| dataset | error_bound | size MiB | size / btree | segments | pieces | directory pages | "
+                 "mean / max error | µs/lookup (min–max) | btree µs | ratio |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in sw:
+            L.append("| %s | %d | %s | %s | %s | %s | %s | %s / %s | %s (%s–%s) | %s | %s |" % (
+                r["dataset"], r["eps"], f((r.get("index_bytes") or 0) / 2**20), f(
+                    (r.get("index_bytes") or 0) / r["btree_index_bytes"] if r.get("btree_index_bytes") else None,
+                    "%.3f"),
+                f(r.get("li_segments"), "%.0f"), f(r.get("li_pieces"), "%.0f"), f(r.get("li_directory_pages"), "%.0f"),
+                f(r.get("li_mean_error"), "%.1f"), f(r.get("li_max_error"), "%.0f"), f(r.get("lookup_us"), "%.3f"),
+                f(r.get("lookup_us_min"), "%.3f"), f(r.get("lookup_us_max"), "%.3f"),
+                f(r.get("btree_lookup_us"), "%.3f"),
+                f(r["lookup_us"] / r["btree_lookup_us"] if r.get("lookup_us") and r.get("btree_lookup_us") else None,
+                  "%.2f")))
+        L.append("")
+
+    # ---------------- TPC-C and pgbench -S
+    ps = meta.get("pgbench_s")
+    if ps:
+        L.append("## pgbench -S (select-only) on pgbench_accounts")
+        L.append("")
+        L.append("Scale %s; `pgbench_accounts(aid)` by its primary-key btree vs by a `learned` index (table "
+                 "initialised without the p step); -M prepared, %s s per run, median of %s; 1 client pinned "
+                 "to the server's CPU, 2 clients unpinned." % (ps.get("scale"), ps.get("secs"), ps.get("reps")))
+        L.append("")
+        L.append("| clients | btree tps | learned tps | learned / btree | all runs (btree ; learned) | index bytes "
+                 "btree / learned |")
+        L.append("|---|---|---|---|---|---|")
+        for c in (1, 2):
+            b, l = ps.get("btree_c%d_tps" % c), ps.get("learned_c%d_tps" % c)
+            L.append("| %d | %s | %s | %s | %s ; %s | %s / %s |" % (
+                c, f(b, "%.0f"), f(l, "%.0f"), f(l / b if b and l else None), ",".join(
+                    "%.0f" % x for x in ps.get("btree_c%d_tps_all" % c, [])),
+                ",".join("%.0f" % x for x in ps.get("learned_c%d_tps_all" % c, [])),
+                ps.get("btree_index_bytes"), ps.get("learned_index_bytes")))
+        L.append("")
+    tp = meta.get("tpcc")
+    if tp:
+        L.append("## TPC-C (go-tpc v1.0.12)")
+        L.append("")
+        if tp.get("skipped"):
+            L.append("Skipped: %s." % tp["skipped"])
+        else:
+            L.append("%s warehouse(s), %s threads, %s s per run, %s repetition(s) alternating btree/learned; data "
+                     "from `go-tpc tpcc prepare --output-type csv` loaded into a key-less copy of go-tpc's schema "
+                     "(bench/tpcc/schema.sql), then the indexes below. **Only single-column indexes are `learned` "
+                     "today** (the AM is single-column); the composite-key rows switch over automatically when "
+                     "the AM reports can_multi_col. Single-column primary keys (warehouse, item) become non-unique "
+                     "learned indexes (TPC-C's transactions never rely on uniqueness)%s."
+                     % (tp["warehouses"], tp["threads"], tp["secs"], tp["reps"],
+                        "" if tp.get("replace_pk") else " — disabled in this run (--tpcc-keep-pk)"))
+            L.append("")
+            L.append("| schema | tpmC (all runs) | NEW_ORDER p99 ms | total index bytes before / after the runs |")
+            L.append("|---|---|---|---|")
+            for side in ("btree", "learned"):
+                L.append("| %s | %s (%s) | %s | %s / %s |" % (
+                    side, f(tp.get(side + "_tpmC"), "%.0f"), ", ".join("%.0f" % x for x in tp.get(side + "_tpmC_all", [])),
+                    f(tp.get(side + "_neworder_p99_ms"), "%.1f"), tp.get(side + "_total_index_bytes"),
+                    tp.get(side + "_total_index_bytes_after")))
+            b, l = tp.get("btree_tpmC"), tp.get("learned_tpmC")
+            L.append("")
+            L.append("tpmC learned / btree = **%s**." % f(l / b if b and l else None))
+            L.append("")
+            L.append("| index | table | columns | AM in the learned schema | why btree | bytes btree / learned "
+                     "(after load) | index == seq scan after the run |")
+            L.append("|---|---|---|---|---|---|---|")
+            for ix in tp.get("indexes", []):
+                L.append("| %s | %s | %s | %s | %s | %s / %s | %s |" % (
+                    ix["name"], ix["table"], ix["columns"], ix["am"], ix.get("why_btree", ""), ix["btree_bytes"],
+                    ix["learned_side_bytes"], ix.get("check", "")))
+        L.append("")
+
+    # ---------------- figures
+    pngs = []
+    if have_pgb:
+        pngs.append(ratio_bars(out, "ratio_throughput.png", "Throughput, learned / btree (> 1: learned faster)",
+                               dss, [(WL_LABEL[w], [rt(le[ds], bt[ds], "pgb_%s_tps" % w) for ds in dss])
+                                     for w in READS + WRITES]))
+    series = [("index size", [rt(le[ds], bt[ds], "index_bytes") for ds in dss]),
+              ("probe-loop µs/lookup", [rt(le[ds], bt[ds], "lookup_us") for ds in dss]),
+              ("build time", [rt(le[ds], bt[ds], "build_s") for ds in dss])]
+    if have_cold:
+        series += [("cold idx reads/lookup", [rt(le[ds], bt[ds], "cold_idx_reads") for ds in dss]),
+                   ("cold µs/lookup", [rt(le[ds], bt[ds], "cold_us") for ds in dss])]
+    pngs.append(ratio_bars(out, "ratio_size.png", "Size and per-lookup cost, learned / btree (< 1: learned better)",
+                           dss, series))
+    latp = os.path.join(out, "latency_quantiles.npz")
+    if os.path.exists(latp):
+        lat = dict(np.load(latp))
+        for wl, t in (("point1", "Point lookup latency CDF (1 client pinned)"),
+                      ("range100", "100-row range latency CDF"), ("mix50", "50/50 mix latency CDF (2 clients)"),
+                      ("ins_rand", "Random insert latency CDF (2 clients)")):
+            p = cdf_plot(out, "cdf_%s.png" % wl, lat, dss, wl, t)
+            if p:
+                pngs.append(p)
+    pngs += sweep_plots(out, sw, dss)
+    L.append("## Figures")
+    L.append("")
+    for p in pngs:
+        L.append("![%s](%s)" % (p[:-4], p))
+    L.append("")
+    return H, L

@@ -1,0 +1,282 @@
+"""TPC-C (go-tpc) and pgbench -S: the schema with btree indexes vs with learned indexes.
+
+go-tpc (bench/.tools/go-tpc, built from bench/tpcc/gotpc by run.sh) generates the data as
+CSV (`tpcc prepare --output-type csv`); we load it into our own key-less copy of its
+PostgreSQL schema (bench/tpcc/schema.sql), clone that database twice, and create the
+indexes of INDEXES below: once all btree, once with `learned` wherever the AM can take the
+index (every key column has a default `learned` operator class, and either one column or
+the AM reports can_multi_col; unique/primary keys only with --tpcc-replace-pk, because
+`learned` cannot enforce uniqueness: the TPC-C transactions never rely on it).  When the
+composite-key work lands, the multi-column rows switch over by themselves.  Then
+`go-tpc tpcc run` alternates between the two databases with the same warehouses, threads
+and duration.
+"""
+
+import glob
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import time
+
+import psycopg
+
+# name, table, key columns, kind: "pk" (a primary key in go-tpc's DDL) or "sec" (secondary)
+INDEXES = [
+    ("warehouse_pkey", "warehouse", ("w_id",), "pk"),
+    ("district_pkey", "district", ("d_w_id", "d_id"), "pk"),
+    ("customer_pkey", "customer", ("c_w_id", "c_d_id", "c_id"), "pk"),
+    ("idx_customer", "customer", ("c_w_id", "c_d_id", "c_last", "c_first"), "sec"),
+    ("idx_h_w_id", "history", ("h_w_id",), "sec"),
+    ("idx_h_c_w_id", "history", ("h_c_w_id",), "sec"),
+    ("new_order_pkey", "new_order", ("no_w_id", "no_d_id", "no_o_id"), "pk"),
+    ("orders_pkey", "orders", ("o_w_id", "o_d_id", "o_id"), "pk"),
+    ("idx_order", "orders", ("o_w_id", "o_d_id", "o_c_id", "o_id"), "sec"),
+    ("order_line_pkey", "order_line", ("ol_w_id", "ol_d_id", "ol_o_id", "ol_number"), "pk"),
+    ("stock_pkey", "stock", ("s_w_id", "s_i_id"), "pk"),
+    ("item_pkey", "item", ("i_id",), "pk"),
+]
+TABLES = ("warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "stock", "item")
+
+
+def log(msg):
+    print("[tpcc %s] %s" % (time.strftime("%H:%M:%S"), msg), flush=True, file=__import__("sys").stderr)
+
+
+def connect(db):
+    c = psycopg.connect("dbname=%s" % db, autocommit=True)
+    c.execute("SET client_min_messages = warning")
+    return c
+
+
+def learned_ok(conn, am, table, cols, kind, replace_pk):
+    """Can index (table, cols) be built with access method am?"""
+    if kind == "pk" and not replace_pk:
+        return False, "primary key kept btree"
+    r = conn.execute("SELECT pg_indexam_has_property(oid, 'can_multi_col') FROM pg_am WHERE amname = %s",
+                     (am,)).fetchone()
+    if r is None:
+        return False, "no access method %s" % am
+    if len(cols) > 1 and not r[0]:
+        return False, "%d columns: %s is single-column" % (len(cols), am)
+    for c in cols:
+        ok = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_opclass o ON o.opcintype = a.atttypid "
+            "JOIN pg_am m ON m.oid = o.opcmethod WHERE a.attrelid = %s::regclass AND a.attname = %s "
+            "AND m.amname = %s AND o.opcdefault)", (table, c, am)).fetchone()[0]
+        if not ok:
+            return False, "no %s operator class for %s.%s" % (am, table, c)
+    return True, ""
+
+
+def parse_run(out):
+    res = {}
+    m = re.search(r"tpmC: ([0-9.]+)", out)
+    res["tpmC"] = float(m.group(1)) if m else None
+    m = re.search(r"tpmTotal: ([0-9.]+)", out)
+    res["tpmTotal"] = float(m.group(1)) if m else None
+    for line in out.splitlines():
+        m = re.match(r"\[Summary\] (\w+) - .*?Count: (\d+).*?99th\(ms\): ([0-9.]+)", line)
+        if m:
+            res["%s_count" % m.group(1)] = int(m.group(2))
+            res["%s_p99_ms" % m.group(1)] = float(m.group(3))
+        m = re.match(r"\[Summary\] (\w+) - .*?50th\(ms\): ([0-9.]+)", line)
+        if m:
+            res["%s_p50_ms" % m.group(1)] = float(m.group(2))
+    return res
+
+
+def run_tpcc(a, raw, problems):
+    """Returns a dict for meta.json (tpmC per side and rep, index table, sizes) or None."""
+    gotpc = a.gotpc
+    if not gotpc or not os.path.exists(gotpc):
+        log("go-tpc not found (%s): TPC-C skipped" % gotpc)
+        return {"skipped": "go-tpc binary not found at %s (run.sh builds it when `go` is available)" % gotpc}
+    common = ["-d", "postgres", "-H", "127.0.0.1", "-P", str(a.port), "-U", "postgres",
+              "--conn-params", "sslmode=disable"]
+    out = {"warehouses": a.tpcc_wh, "threads": a.tpcc_threads, "secs": a.tpcc_secs, "reps": a.tpcc_reps,
+           "replace_pk": a.tpcc_replace_pk, "runs": [], "indexes": []}
+    csvdir = os.path.join(raw, "tpcc_csv")
+    shutil.rmtree(csvdir, ignore_errors=True)
+    os.makedirs(csvdir)
+    t0 = time.time()
+    cmd = [gotpc, "tpcc", "prepare"] + common + ["-D", "tpcc_csvgen", "--warehouses", str(a.tpcc_wh), "-T", "2",
+                                               "--output-type", "csv", "--output-dir", csvdir, "--no-check"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        problems.append("TPC-C: go-tpc prepare failed: %s" % (r.stderr or r.stdout)[-500:])
+        return out
+    admin = connect("postgres")
+    for db in ("tpcc_base", "tpcc_btree", "tpcc_learned", "tpcc_csvgen"):
+        admin.execute("DROP DATABASE IF EXISTS %s" % db)
+    admin.execute("CREATE DATABASE tpcc_base")
+    base = connect("tpcc_base")
+    with open(os.path.join(a.bench_dir, "tpcc", "schema.sql")) as fh:
+        base.execute(fh.read())
+    for t in TABLES:
+        files = sorted(glob.glob(os.path.join(csvdir, "*.%s.*.csv" % t)) +
+                       glob.glob(os.path.join(csvdir, "*.%s.csv" % t)))
+        with base.cursor() as cur:
+            for fn in files:
+                with cur.copy("COPY %s FROM STDIN WITH (FORMAT csv, NULL 'NULL')" % t) as cp:
+                    with open(fn, "rb") as fh:
+                        while True:
+                            chunk = fh.read(1 << 20)
+                            if not chunk:
+                                break
+                            cp.write(chunk)
+    base.close()
+    shutil.rmtree(csvdir, ignore_errors=True)
+    out["load_s"] = time.time() - t0
+    log("TPC-C %d warehouse(s) generated and loaded in %.1fs" % (a.tpcc_wh, out["load_s"]))
+    sizes = {}
+    for side in ("btree", "learned"):
+        db = "tpcc_" + side
+        admin.execute("CREATE DATABASE %s TEMPLATE tpcc_base" % db)
+        c = connect(db)
+        if side == "learned" and a.learned_am == "learned":
+            c.execute("CREATE EXTENSION IF NOT EXISTS learned_idx")
+        for name, table, cols, kind in INDEXES:
+            am, why = "btree", ""
+            if side == "learned":
+                ok, why = learned_ok(c, a.learned_am, table, cols, kind, a.tpcc_replace_pk)
+                am = a.learned_am if ok else "btree"
+            uniq = "UNIQUE " if kind == "pk" and am == "btree" else ""
+            c.execute("CREATE %sINDEX %s ON %s USING %s (%s)" % (uniq, name, table, am, ", ".join(cols)))
+            sz = c.execute("SELECT pg_relation_size(%s)", (name,)).fetchone()[0]
+            sizes[(side, name)] = sz
+            if side == "learned":
+                out["indexes"].append({"name": name, "table": table, "columns": ",".join(cols), "kind": kind,
+                                       "am": am, "why_btree": why, "btree_bytes": sizes[("btree", name)],
+                                       "learned_side_bytes": sz})
+        c.execute("VACUUM (ANALYZE)")
+        c.execute("CHECKPOINT")
+        out["%s_total_index_bytes" % side] = c.execute(
+            "SELECT sum(pg_relation_size(indexrelid)) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'").fetchone()[0]
+        c.close()
+    admin.execute("DROP DATABASE tpcc_base")
+    admin.execute("DROP DATABASE IF EXISTS tpcc_csvgen")
+    for rep in range(a.tpcc_reps):
+        for side in (("btree", "learned") if rep % 2 == 0 else ("learned", "btree")):
+            cmd = [gotpc, "tpcc", "run"] + common + ["-D", "tpcc_" + side, "--warehouses", str(a.tpcc_wh),
+                                                     "-T", str(a.tpcc_threads), "--time", "%ds" % a.tpcc_secs]
+            if a.srv_cpus_all:
+                cmd = ["taskset", "-c", a.srv_cpus_all] + cmd
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            with open(os.path.join(raw, "tpcc_%s_%d.log" % (side, rep)), "w") as fh:
+                fh.write(r.stdout + r.stderr)
+            res = parse_run(r.stdout)
+            res.update({"side": side, "rep": rep, "rc": r.returncode})
+            if r.returncode != 0 or res.get("tpmC") is None:
+                problems.append("TPC-C run on %s failed (rc %d): %s" % (side, r.returncode,
+                                                                      (r.stderr or r.stdout)[-400:]))
+            errs = re.findall(r"(?im)^.*(?:error|panic).*$", r.stdout + r.stderr)
+            if errs:
+                res["errors"] = len(errs)
+                res["first_error"] = errs[0][:300]
+            out["runs"].append(res)
+            log("TPC-C %s rep %d: tpmC %s, NEW_ORDER p99 %s ms" % (side, rep, res.get("tpmC"),
+                                                                 res.get("NEW_ORDER_p99_ms")))
+    for side in ("btree", "learned"):
+        c = connect("tpcc_" + side)
+        out["%s_total_index_bytes_after" % side] = c.execute(
+            "SELECT sum(pg_relation_size(indexrelid)) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'").fetchone()[0]
+        # the learned indexes must answer like a seq scan after the run's inserts
+        for ix in out["indexes"]:
+            if side == "learned" and ix["am"] != "btree":
+                col = ix["columns"].split(",")[0]
+                got = {}
+                for mode in ("idx", "seq"):
+                    c.execute("SET enable_seqscan = %s" % ("off" if mode == "idx" else "on"))
+                    c.execute("SET enable_indexscan = %s" % ("on" if mode == "idx" else "off"))
+                    c.execute("SET enable_indexonlyscan = %s" % ("on" if mode == "idx" else "off"))
+                    c.execute("SET enable_bitmapscan = %s" % ("on" if mode == "idx" else "off"))
+                    got[mode] = c.execute("SELECT count(*), sum(%s::numeric) FROM %s WHERE %s >= -2147483648"
+                                          % (col, ix["table"], col)).fetchone()
+                c.execute("RESET ALL")
+                ix["check"] = "ok" if got["idx"] == got["seq"] else "MISMATCH %s vs %s" % (got["idx"], got["seq"])
+                if got["idx"] != got["seq"]:
+                    problems.append("TPC-C: %s after the run: index %s != seq scan %s" % (ix["name"], got["idx"],
+                                                                                          got["seq"]))
+        c.close()
+    for side in ("btree", "learned"):
+        tp = [x["tpmC"] for x in out["runs"] if x["side"] == side and x.get("tpmC")]
+        p99 = [x.get("NEW_ORDER_p99_ms") for x in out["runs"] if x["side"] == side and x.get("NEW_ORDER_p99_ms")]
+        out[side + "_tpmC"] = statistics.median(tp) if tp else None
+        out[side + "_tpmC_all"] = tp
+        out[side + "_neworder_p99_ms"] = statistics.median(p99) if p99 else None
+    for db in ("tpcc_btree", "tpcc_learned"):
+        admin.execute("DROP DATABASE IF EXISTS %s" % db)
+    admin.close()
+    return out
+
+
+def run_pgbench_s(a, raw, problems):
+    """pgbench's own -S (select-only): pgbench_accounts(aid) by its primary-key btree vs by a
+    learned index (the table initialised without the 'p' step)."""
+    pgbench = os.path.join(a.pgbin, "pgbench")
+    out = {"scale": a.pgbs_scale, "secs": a.pgb_secs_s, "reps": a.pgbs_reps, "runs": []}
+    admin = connect("postgres")
+    for side in ("btree", "learned"):
+        db = "pgb_" + side
+        admin.execute("DROP DATABASE IF EXISTS %s" % db)
+        admin.execute("CREATE DATABASE %s" % db)
+        steps = "dtgvp" if side == "btree" else "dtgv"
+        r = subprocess.run([pgbench, "-i", "-q", "-s", str(a.pgbs_scale), "-I", steps, db], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            problems.append("pgbench -i (%s) failed: %s" % (side, r.stderr[-300:]))
+            return out
+        c = connect(db)
+        if side == "learned":
+            if a.learned_am == "learned":
+                c.execute("CREATE EXTENSION IF NOT EXISTS learned_idx")
+            c.execute("CREATE INDEX pgbench_accounts_aid_learned ON pgbench_accounts USING %s (aid)" % a.learned_am)
+        out[side + "_index_bytes"] = c.execute(
+            "SELECT pg_relation_size(indexrelid) FROM pg_index WHERE indrelid = 'pgbench_accounts'::regclass"
+        ).fetchone()[0]
+        c.execute("VACUUM ANALYZE pgbench_accounts")
+        c.execute("SELECT pg_prewarm(i.indexrelid::regclass) FROM pg_index i WHERE indrelid = "
+                  "'pgbench_accounts'::regclass") if c.execute(
+            "SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'").fetchone() else None
+        c.close()
+    for rep in range(a.pgbs_reps):
+        for side in (("btree", "learned") if rep % 2 == 0 else ("learned", "btree")):
+            for clients, pin in ((1, a.srv_cpu), (2, a.srv_cpus_all)):
+                cmd = ([] if not pin else ["taskset", "-c", pin]) + [
+                    pgbench, "-n", "-S", "-M", "prepared", "-c", str(clients), "-j", str(clients), "-T",
+                    str(a.pgb_secs_s), "pgb_" + side]
+                if clients == 2 and a.srv_cpus_all:
+                    a.set_affinity(a.srv_cpus_all)
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if clients == 2 and a.srv_cpus_all:
+                    a.set_affinity(a.srv_cpu)
+                m = re.search(r"tps = ([0-9.]+) \(without", r.stdout)
+                out["runs"].append({"side": side, "clients": clients, "rep": rep,
+                                    "tps": float(m.group(1)) if m else None})
+                if not m:
+                    problems.append("pgbench -S on %s failed: %s" % (side, (r.stderr or r.stdout)[-300:]))
+    for side in ("btree", "learned"):
+        for clients in (1, 2):
+            t = [x["tps"] for x in out["runs"] if x["side"] == side and x["clients"] == clients and x["tps"]]
+            out["%s_c%d_tps" % (side, clients)] = statistics.median(t) if t else None
+            out["%s_c%d_tps_all" % (side, clients)] = t
+    # correctness: sum over a range of aids through the learned index == through the btree
+    sums = {}
+    for side in ("btree", "learned"):
+        c = connect("pgb_" + side)
+        c.execute("SET enable_seqscan = off")
+        c.execute("SET enable_bitmapscan = off")
+        sums[side] = c.execute("SELECT count(*), sum(abalance) FROM pgbench_accounts WHERE aid BETWEEN 1000 AND "
+                               "50000").fetchone()
+        c.close()
+        admin.execute("DROP DATABASE IF EXISTS pgb_%s" % side)
+    if sums["btree"] != sums["learned"]:
+        problems.append("pgbench -S: learned range %s != btree %s" % (sums["learned"], sums["btree"]))
+    admin.close()
+    log("pgbench -S: c1 btree %s / learned %s; c2 btree %s / learned %s" % (
+        out.get("btree_c1_tps"), out.get("learned_c1_tps"), out.get("btree_c2_tps"), out.get("learned_c2_tps")))
+    return out
