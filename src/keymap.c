@@ -230,3 +230,221 @@ learned_store_key(char *p, int keylen, Datum value)
 			elog(ERROR, "learned: bad key length %d", keylen);
 	}
 }
+
+/*
+ * The types whose mapping is strictly monotone on the opclass's equality
+ * classes (equal images are equal keys): every type supported so far.
+ * A composite key compares such columns by their images, without fmgr.
+ */
+bool
+learned_type_exact(Oid typid)
+{
+	return learned_type_supported(typid);
+}
+
+/* ---------- keys of the index: single-column or composite ---------- */
+
+/* -1, 0, 1 with NULLs placed as the column says (composite keys only) */
+static inline int
+column_cmp(LearnedKeyInfo *ki, int i, Datum a, bool anull, Datum b, bool bnull)
+{
+	LearnedColumn *c = &ki->cols[i];
+	int			r;
+
+	if (anull || bnull)
+	{
+		if (anull && bnull)
+			return 0;
+		r = anull ? -1 : 1;
+		return c->nulls_first ? r : -r;
+	}
+	if (c->exact)
+	{
+		uint64		x = learned_map_datum(a, c->type, c->type);
+		uint64		y = learned_map_datum(b, c->type, c->type);
+
+		r = (x < y) ? -1 : (x > y) ? 1 : 0;
+	}
+	else
+		r = DatumGetInt32(FunctionCall2Coll(&c->cmp, c->collation, a, b));
+	if (r == 0)
+		return 0;
+	r = r < 0 ? -1 : 1;
+	return c->desc ? -r : r;
+}
+
+static inline bool
+key_column_null(const LearnedKeyInfo *ki, const char *p, int col)
+{
+	return (((const uint8 *) p)[col >> 3] >> (col & 7)) & 1;
+}
+
+/* a key at p (leaf slot or pending record) */
+Datum
+LearnedKeyFetch(const LearnedKeyInfo *ki, const char *p)
+{
+	if (!LearnedKeyIsComposite(ki))
+		return learned_fetch_key(p, ki->keylen, ki->keytype);
+	return PointerGetDatum(p);
+}
+
+void
+LearnedKeyStore(const LearnedKeyInfo *ki, char *dst, Datum key)
+{
+	if (!LearnedKeyIsComposite(ki))
+		learned_store_key(dst, ki->keylen, key);
+	else
+		memcpy(dst, DatumGetPointer(key), ki->keylen);
+}
+
+/* copy a key's bytes to dst if it has any; returns the key to use */
+Datum
+LearnedKeyCopy(const LearnedKeyInfo *ki, Datum key, char *dst)
+{
+	if (!LearnedKeyIsComposite(ki))
+		return key;
+	memcpy(dst, DatumGetPointer(key), ki->keylen);
+	return PointerGetDatum(dst);
+}
+
+Datum
+LearnedKeyCopyAlloc(const LearnedKeyInfo *ki, Datum key, MemoryContext cxt)
+{
+	if (!LearnedKeyIsComposite(ki))
+		return key;
+	return LearnedKeyCopy(ki, key, MemoryContextAlloc(cxt, ki->keylen));
+}
+
+/* form the stored bytes of a composite key from index column values */
+void
+LearnedKeyPack(const LearnedKeyInfo *ki, const Datum *values,
+			   const bool *isnull, char *dst)
+{
+	int			i;
+
+	Assert(LearnedKeyIsComposite(ki));
+	memset(dst, 0, ki->keylen);
+	for (i = 0; i < ki->natts; i++)
+	{
+		if (isnull[i])
+			((uint8 *) dst)[i >> 3] |= (uint8) (1 << (i & 7));
+		else
+			learned_store_key(dst + ki->cols[i].offset, ki->cols[i].width, values[i]);
+	}
+}
+
+/* column col (0-based) of a key */
+Datum
+LearnedKeyColumn(const LearnedKeyInfo *ki, Datum key, int col, bool *isnull)
+{
+	const char *p;
+
+	if (!LearnedKeyIsComposite(ki))
+	{
+		*isnull = false;
+		return key;
+	}
+	p = DatumGetPointer(key);
+	*isnull = key_column_null(ki, p, col);
+	if (*isnull)
+		return (Datum) 0;
+	return learned_fetch_key(p + ki->cols[col].offset, ki->cols[col].width,
+							 ki->cols[col].type);
+}
+
+void
+LearnedKeyDeform(const LearnedKeyInfo *ki, Datum key, Datum *values, bool *isnull)
+{
+	int			i;
+
+	for (i = 0; i < ki->natts; i++)
+		values[i] = LearnedKeyColumn(ki, key, i, &isnull[i]);
+}
+
+/* the index order of two keys */
+int
+LearnedKeyCmp(LearnedKeyInfo *ki, Datum a, Datum b)
+{
+	const char *pa;
+	const char *pb;
+	int			i;
+
+	if (!LearnedKeyIsComposite(ki))
+		return DatumGetInt32(FunctionCall2Coll(&ki->cmp, ki->collation, a, b));
+	pa = DatumGetPointer(a);
+	pb = DatumGetPointer(b);
+	for (i = 0; i < ki->natts; i++)
+	{
+		LearnedColumn *c = &ki->cols[i];
+		bool		an = key_column_null(ki, pa, i);
+		bool		bn = key_column_null(ki, pb, i);
+		int			r;
+
+		r = column_cmp(ki, i,
+					   an ? (Datum) 0 : learned_fetch_key(pa + c->offset, c->width, c->type), an,
+					   bn ? (Datum) 0 : learned_fetch_key(pb + c->offset, c->width, c->type), bn);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Where a value of column col (of type valtype, possibly cross-type) falls
+ * in the key map: KP_VALUE with its ordinal, KP_BEFORE or KP_AFTER.
+ */
+int
+LearnedColumnStatus(const LearnedKeyInfo *ki, int col, Datum value, Oid valtype,
+					bool isnull, uint64 *u)
+{
+	const LearnedColumn *c = &ki->cols[col];
+
+	*u = 0;
+	if (isnull)
+		return c->nulls_first ? KP_BEFORE : KP_AFTER;
+	return keypack_ordinal(&ki->map.cols[col],
+						   learned_map_datum(value, valtype, c->type),
+						   c->desc, u);
+}
+
+/* the models' image of a key */
+uint64
+LearnedKeyMap(const LearnedKeyInfo *ki, Datum key)
+{
+	int			status[INDEX_MAX_KEYS];
+	uint64		u[INDEX_MAX_KEYS];
+	int			i;
+
+	if (!LearnedKeyIsComposite(ki))
+		return learned_map_datum(key, ki->keytype, ki->keytype);
+	for (i = 0; i < ki->map.npacked; i++)
+	{
+		bool		isnull;
+		Datum		v = LearnedKeyColumn(ki, key, i, &isnull);
+
+		status[i] = LearnedColumnStatus(ki, i, v, ki->cols[i].type, isnull, &u[i]);
+	}
+	return keypack_combine(ki->map.cols, ki->map.npacked, status, u);
+}
+
+/*
+ * Plan the key map from the per-column ranges of images seen at build
+ * (lo > hi: no value).  maxcols > 0 limits the packed columns (the
+ * learned_idx.map_columns experiment knob).
+ */
+void
+LearnedKeyMapPlan(LearnedKeyInfo *ki, const uint64 *lo, const uint64 *hi,
+				  int maxcols)
+{
+	bool		lossy[INDEX_MAX_KEYS];
+	int			i;
+
+	memset(&ki->map, 0, sizeof(ki->map));
+	ki->map.natts = (uint16) ki->natts;
+	if (!LearnedKeyIsComposite(ki))
+		return;
+	for (i = 0; i < ki->natts; i++)
+		lossy[i] = !ki->cols[i].exact;
+	ki->map.npacked = (uint16) keypack_plan(ki->natts, lo, hi, lossy, maxcols,
+											ki->map.cols);
+}
