@@ -66,9 +66,10 @@ build_entry_cmp(const LearnedEntry *a, const LearnedEntry *b)
 #include "lib/sort_template.h"
 
 /*
- * Composite keys: the image is monotone but not exact (columns beyond the
- * packed ones, a lossy last digit, values outside the build's ranges), so
- * equal images are ordered by the comparator.
+ * Composite keys and types with a lossy mapping (uuid, interval): the image
+ * is monotone but not exact (columns beyond the packed ones, a lossy digit,
+ * values outside the build's ranges), so equal images are ordered by the
+ * comparator.
  */
 static inline int
 build_composite_cmp(const LearnedEntry *a, const LearnedEntry *b, LearnedKeyInfo *ki)
@@ -163,7 +164,9 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 			bs->entries = repalloc_huge(bs->entries, bs->maxentries * sizeof(LearnedEntry));
 		}
 		e = &bs->entries[bs->nentries++];
-		e->key = values[0];
+		/* a by-reference value lives in per-tuple memory: keep a copy */
+		e->key = LearnedKeyCopy(&bs->ki, values[0],
+								bs->ki.byref ? build_key_space(bs) : NULL);
 		e->mkey = learned_map_datum(values[0], bs->ki.keytype, bs->ki.keytype);
 		e->tid = *tid;
 	}
@@ -173,7 +176,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 void
 LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n)
 {
-	if (LearnedKeyIsComposite(ki))
+	if (!LearnedKeyMapExact(ki))
 		sort_learned_composite(entries, n, ki);
 	else
 		sort_learned_entries(entries, n);

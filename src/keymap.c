@@ -19,6 +19,8 @@
 #include "datatype/timestamp.h"
 #include "utils/date.h"
 #include "utils/float.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
 
 #include "learned.h"
 
@@ -90,6 +92,10 @@ learned_type_supported(Oid typid)
 		case DATEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
+		case TIMEOID:
+		case BOOLOID:
+		case UUIDOID:
+		case INTERVALOID:
 			return true;
 		default:
 			return false;
@@ -101,6 +107,12 @@ learned_type_keylen(Oid typid)
 {
 	switch (typid)
 	{
+		case BOOLOID:
+			return 1;
+		case UUIDOID:
+			return UUID_LEN;
+		case INTERVALOID:
+			return sizeof(Interval);
 		case INT2OID:
 			return 2;
 		case INT4OID:
@@ -160,6 +172,37 @@ learned_map_datum(Datum value, Oid valtype, Oid keytype)
 					return map_int64(usecs_to_days(ts));
 				return map_int64(ts);
 			}
+		case TIMEOID:
+			return map_int64(DatumGetTimeADT(value));
+		case BOOLOID:
+			return DatumGetBool(value) ? 1 : 0;
+		case UUIDOID:
+			{
+				/* the first 8 bytes, big-endian: memcmp order, not exact */
+				const unsigned char *b = DatumGetUUIDP(value)->data;
+				uint64		m = 0;
+				int			i;
+
+				for (i = 0; i < 8; i++)
+					m = (m << 8) | b[i];
+				return m;
+			}
+		case INTERVALOID:
+			{
+				/*
+				 * interval_cmp's key: the span with 30-day months and 24-hour
+				 * days, in 128 bits; clamped to 64 (so not exact).
+				 */
+				Interval   *iv = DatumGetIntervalP(value);
+				int128		span = (int128) iv->time +
+					(int128) ((int64) iv->month * 30 + iv->day) * USECS_PER_DAY;
+
+				if (span > (int128) PG_INT64_MAX)
+					span = PG_INT64_MAX;
+				if (span < (int128) PG_INT64_MIN)
+					span = PG_INT64_MIN;
+				return map_int64((int64) span);
+			}
 		default:
 			elog(ERROR, "learned: unsupported key type %u", valtype);
 			return 0;			/* keep compiler quiet */
@@ -175,6 +218,11 @@ learned_fetch_key(const char *p, int keylen, Oid typid)
 {
 	switch (keylen)
 	{
+		case 1:
+			return BoolGetDatum(*p != 0);
+		case 16:
+			/* uuid, interval: by reference, 8-aligned where they are stored */
+			return PointerGetDatum(p);
 		case 2:
 			{
 				int16		v;
@@ -209,6 +257,12 @@ learned_store_key(char *p, int keylen, Datum value)
 {
 	switch (keylen)
 	{
+		case 1:
+			*p = DatumGetBool(value) ? 1 : 0;
+			break;
+		case 16:
+			memcpy(p, DatumGetPointer(value), 16);
+			break;
 		case 2:
 			{
 				int16		v = DatumGetInt16(value);
@@ -239,7 +293,7 @@ learned_store_key(char *p, int keylen, Datum value)
 bool
 learned_type_exact(Oid typid)
 {
-	return learned_type_supported(typid);
+	return learned_type_supported(typid) && typid != UUIDOID && typid != INTERVALOID;
 }
 
 /* ---------- keys of the index: single-column or composite ---------- */
@@ -301,7 +355,7 @@ LearnedKeyStore(const LearnedKeyInfo *ki, char *dst, Datum key)
 Datum
 LearnedKeyCopy(const LearnedKeyInfo *ki, Datum key, char *dst)
 {
-	if (!LearnedKeyIsComposite(ki))
+	if (!ki->byref)
 		return key;
 	memcpy(dst, DatumGetPointer(key), ki->keylen);
 	return PointerGetDatum(dst);
@@ -310,7 +364,7 @@ LearnedKeyCopy(const LearnedKeyInfo *ki, Datum key, char *dst)
 Datum
 LearnedKeyCopyAlloc(const LearnedKeyInfo *ki, Datum key, MemoryContext cxt)
 {
-	if (!LearnedKeyIsComposite(ki))
+	if (!ki->byref)
 		return key;
 	return LearnedKeyCopy(ki, key, MemoryContextAlloc(cxt, ki->keylen));
 }

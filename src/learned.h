@@ -326,7 +326,7 @@ typedef struct LearnedDirectory
 typedef struct LearnedColumn
 {
 	Oid			type;			/* opcintype */
-	int16		width;			/* stored bytes: 2, 4 or 8 */
+	int16		width;			/* stored bytes: 1, 2, 4, 8 or 16 (by reference) */
 	int16		offset;			/* of its bytes in the stored key */
 	Oid			collation;
 	bool		desc;			/* index order descending (composite keys) */
@@ -355,10 +355,13 @@ typedef struct LearnedKeyInfo
 	int			natts;			/* key columns */
 	int			nullbytes;		/* composite: NULL bitmap bytes */
 	LearnedColumn *cols;		/* [natts] */
+	bool		byref;			/* keys are pointers to stored bytes */
 	LearnedKeyMapData map;		/* loaded from the metapage, or planned */
 } LearnedKeyInfo;
 
 #define LearnedKeyIsComposite(ki)	((ki)->natts > 1)
+/* the image orders keys exactly: equal images are equal keys */
+#define LearnedKeyMapExact(ki)	((ki)->natts == 1 && (ki)->cols[0].exact)
 
 extern Datum LearnedKeyFetch(const LearnedKeyInfo *ki, const char *p);
 extern void LearnedKeyStore(const LearnedKeyInfo *ki, char *dst, Datum key);

@@ -386,7 +386,7 @@ merge_entries(LearnedKeyInfo *ki, const LearnedEntry *a, Size na,
 
 		if (a[i].mkey != b[j].mkey)
 			r = a[i].mkey < b[j].mkey ? -1 : 1;
-		else if (LearnedKeyIsComposite(ki))
+		else if (!LearnedKeyMapExact(ki))
 			r = LearnedKeyCmp(ki, a[i].key, b[j].key);
 		if (r == 0)
 			r = ItemPointerCompare((ItemPointer) &a[i].tid, (ItemPointer) &b[j].tid);
@@ -479,13 +479,13 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			bool		have_next_key = false;
 
 			/*
-			 * A composite key's image is not exact: on a tie with the next
+			 * An inexact image (composite keys, uuid...): on a tie with the next
 			 * segment's first image, its first key decides.
 			 */
 			while (q < pr.nkeys)
 			{
 				if (pr.keys[q].mkey > next_first ||
-					(pr.keys[q].mkey == next_first && !LearnedKeyIsComposite(&ki)))
+					(pr.keys[q].mkey == next_first && LearnedKeyMapExact(&ki)))
 					break;
 				if (pr.keys[q].mkey == next_first)
 				{

@@ -195,6 +195,9 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 
 		c->type = index->rd_opcintype[i];
 		c->width = (int16) learned_type_keylen(c->type);
+		/* by-reference columns (uuid, interval) are read in place: align */
+		if (natts > 1 && c->width > 8)
+			off = TYPEALIGN(8, off);
 		c->offset = (int16) off;
 		c->collation = index->rd_indcollation[i];
 		/* a single column is stored ascending, NULLs apart */
@@ -207,6 +210,11 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 		off += c->width;
 	}
 	ki->keylen = natts > 1 ? off : ki->cols[0].width;
+	ki->byref = natts > 1 || ki->cols[0].width > 8;
+	/* keep every stored key 8-aligned when a column is read in place */
+	for (i = 0; i < natts; i++)
+		if (natts > 1 && ki->cols[i].width > 8)
+			ki->keylen = TYPEALIGN(8, ki->keylen);
 	if (with_cmp)
 		ki->cmp = ki->cols[0].cmp;
 	memset(&ki->map, 0, sizeof(ki->map));

@@ -79,8 +79,8 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
  * Order by (mapped key, TID).  For every supported single-column key type
  * the mapping is strictly monotone on the opclass's equality classes, so
  * this is the comparator's order, without an fmgr call per comparison.
- * Composite keys (arg is the LearnedKeyInfo) are ordered by the comparator
- * alone: their image is not exact.
+ * Composite keys and lossy types (arg is the LearnedKeyInfo) are ordered by
+ * the comparator alone: their image is not exact.
  */
 int
 LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
@@ -89,7 +89,7 @@ LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
 	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
 	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
 
-	if (ki && LearnedKeyIsComposite(ki))
+	if (ki && !LearnedKeyMapExact(ki))
 	{
 		int			r = LearnedKeyCmp(ki, x->key, y->key);
 

@@ -247,7 +247,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	so->pos.batch.buf = InvalidBuffer;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
 	so->spare_items = palloc(sizeof(BatchItem) * cap);
-	if (LearnedKeyIsComposite(&so->ki))
+	if (so->ki.byref)
 	{
 		so->pos.batch.keys = palloc((Size) so->ki.layout.capacity * so->ki.keylen);
 		so->spare_keys = palloc((Size) so->ki.layout.capacity * so->ki.keylen);
@@ -1396,7 +1396,7 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 	int			lo = 0,
 				hi = n;
 
-	if (!LearnedKeyIsComposite(&so->ki) && b->types[0] == so->ki.keytype)
+	if (LearnedKeyMapExact(&so->ki) && b->types[0] == so->ki.keytype)
 	{
 		while (lo < hi)
 		{
@@ -1884,7 +1884,7 @@ copy_batch_items(LearnedScanOpaque so, Batch *dst, const Batch *src)
 	if (src->nitems <= 0)
 		return;
 	memcpy(dst->items, src->items, sizeof(BatchItem) * src->nitems);
-	if (!LearnedKeyIsComposite(&so->ki))
+	if (!so->ki.byref)
 		return;
 	memcpy(dst->keys, src->keys, (Size) src->nitems * so->ki.keylen);
 	for (i = 0; i < src->nitems; i++)
