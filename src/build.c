@@ -130,7 +130,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 		}
 		p = build_key_space(bs);
 		LearnedKeyPack(&bs->ki, values, isnull, p);
-		for (i = 0; i < bs->ki.natts; i++)
+		for (i = 0; i < bs->ki.nkeys; i++)
 		{
 			uint64		m;
 
@@ -466,6 +466,18 @@ check_key_type(Relation index)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("learned indexes do not support type %s",
 							format_type_be(index->rd_opcintype[i]))));
+	/* INCLUDE columns are stored at fixed width too */
+	for (; i < IndexRelationGetNumberOfAttributes(index); i++)
+	{
+		Oid			typid = TupleDescAttr(RelationGetDescr(index), i)->atttypid;
+
+		if (!learned_type_supported(typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("learned indexes do not support INCLUDE columns of type %s",
+							format_type_be(typid)),
+					 errhint("INCLUDE columns must have a fixed-width type that learned indexes support as keys.")));
+	}
 }
 
 IndexBuildResult *

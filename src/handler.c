@@ -158,7 +158,7 @@ learned_fault(const char *point)
 static bool
 learnedcanreturn(Relation index, int attno)
 {
-	return attno >= 1 && attno <= IndexRelationGetNumberOfKeyAttributes(index);
+	return attno >= 1 && attno <= IndexRelationGetNumberOfAttributes(index);
 }
 
 static char *
@@ -360,7 +360,7 @@ learned_handler(PG_FUNCTION_ARGS)
 	amroutine->amclusterable = false;
 	amroutine->ampredlocks = false;
 	amroutine->amcanparallel = false;
-	amroutine->amcaninclude = false;
+	amroutine->amcaninclude = true;
 	amroutine->amusemaintenanceworkmem = false;
 	/* bulkdelete merges and takes the merge lock: keep it in the leader */
 	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;

@@ -107,7 +107,7 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 	key.value = values[0];
 	key.isnull = isnull[0];
 	key.packed = NULL;
-	if (IndexRelationGetNumberOfKeyAttributes(index) > 1)
+	if (IndexRelationGetNumberOfAttributes(index) > 1)
 	{
 		LearnedKeyInfo ki;
 		char	   *bytes;

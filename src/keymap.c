@@ -427,7 +427,7 @@ LearnedKeyCmp(LearnedKeyInfo *ki, Datum a, Datum b)
 		return DatumGetInt32(FunctionCall2Coll(&ki->cmp, ki->collation, a, b));
 	pa = DatumGetPointer(a);
 	pb = DatumGetPointer(b);
-	for (i = 0; i < ki->natts; i++)
+	for (i = 0; i < ki->nkeys; i++)
 	{
 		LearnedColumn *c = &ki->cols[i];
 		bool		an = key_column_null(ki, pa, i);
@@ -494,11 +494,11 @@ LearnedKeyMapPlan(LearnedKeyInfo *ki, const uint64 *lo, const uint64 *hi,
 	int			i;
 
 	memset(&ki->map, 0, sizeof(ki->map));
-	ki->map.natts = (uint16) ki->natts;
+	ki->map.natts = (uint16) ki->nkeys;
 	if (!LearnedKeyIsComposite(ki))
 		return;
-	for (i = 0; i < ki->natts; i++)
+	for (i = 0; i < ki->nkeys; i++)
 		lossy[i] = !ki->cols[i].exact;
-	ki->map.npacked = (uint16) keypack_plan(ki->natts, lo, hi, lossy, maxcols,
+	ki->map.npacked = (uint16) keypack_plan(ki->nkeys, lo, hi, lossy, maxcols,
 											ki->map.cols);
 }

@@ -352,7 +352,8 @@ typedef struct LearnedKeyInfo
 	Oid			collation;		/* first column's */
 	FmgrInfo	cmp;			/* support 1 of the first column */
 	LearnedLeafLayout layout;
-	int			natts;			/* key columns */
+	int			natts;			/* stored columns: key columns, then INCLUDE ones */
+	int			nkeys;			/* key columns (the order, the models, the scans) */
 	int			nullbytes;		/* composite: NULL bitmap bytes */
 	LearnedColumn *cols;		/* [natts] */
 	bool		byref;			/* keys are pointers to stored bytes */

@@ -179,11 +179,13 @@ LearnedReadMeta(Relation index, LearnedMetaPageData *copy)
 void
 LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 {
-	int			natts = IndexRelationGetNumberOfKeyAttributes(index);
+	int			natts = IndexRelationGetNumberOfAttributes(index);
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
 	int			off;
 	int			i;
 
 	ki->natts = natts;
+	ki->nkeys = nkeys;
 	ki->keytype = index->rd_opcintype[0];
 	ki->collation = index->rd_indcollation[0];
 	ki->cols = palloc0(sizeof(LearnedColumn) * natts);
@@ -193,12 +195,17 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 	{
 		LearnedColumn *c = &ki->cols[i];
 
-		c->type = index->rd_opcintype[i];
+		/* INCLUDE columns: stored, never compared (no opclass, no options) */
+		c->type = i < nkeys ? index->rd_opcintype[i] :
+			TupleDescAttr(RelationGetDescr(index), i)->atttypid;
 		c->width = (int16) learned_type_keylen(c->type);
 		/* by-reference columns (uuid, interval) are read in place: align */
 		if (natts > 1 && c->width > 8)
 			off = TYPEALIGN(8, off);
 		c->offset = (int16) off;
+		off += c->width;
+		if (i >= nkeys)
+			continue;
 		c->collation = index->rd_indcollation[i];
 		/* a single column is stored ascending, NULLs apart */
 		c->desc = natts > 1 && (index->rd_indoption[i] & INDOPTION_DESC) != 0;
@@ -207,7 +214,6 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 		if (with_cmp)
 			fmgr_info_copy(&c->cmp, index_getprocinfo(index, i + 1, 1),
 						   CurrentMemoryContext);
-		off += c->width;
 	}
 	ki->keylen = natts > 1 ? off : ki->cols[0].width;
 	ki->byref = natts > 1 || ki->cols[0].width > 8;
@@ -218,7 +224,7 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 	if (with_cmp)
 		ki->cmp = ki->cols[0].cmp;
 	memset(&ki->map, 0, sizeof(ki->map));
-	ki->map.natts = (uint16) natts;
+	ki->map.natts = (uint16) nkeys;
 	LearnedLeafLayoutInit(&ki->layout, ki->keylen);
 }
 
@@ -251,7 +257,7 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
 	memcpy(&ki->map, map, sizeof(LearnedKeyMapData));
 	keylen = LearnedPageGetMeta(page)->keylen;
 	UnlockReleaseBuffer(buf);
-	if (ki->map.natts != ki->natts || ki->map.npacked > ki->natts ||
+	if (ki->map.natts != ki->nkeys || ki->map.npacked > ki->nkeys ||
 		keylen != ki->keylen)
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "key map does not match the index");
 }

@@ -437,7 +437,7 @@ choose_driver_composite(LearnedScanOpaque so)
 			(c->nulltest == 0 && c->strategy == BTEqualStrategyNumber))
 			eq[c->attno] = true;
 	}
-	while (eqprefix < so->ki.natts && eq[eqprefix])
+	while (eqprefix < so->ki.nkeys && eq[eqprefix])
 		eqprefix++;
 	for (i = 0; i < so->nfilters; i++)
 		if (so->filters[i].attno <= eqprefix &&
@@ -465,7 +465,7 @@ choose_driver_composite(LearnedScanOpaque so)
 		if (so->driver->attno == eqprefix)
 		{
 			eqprefix++;
-			while (eqprefix < so->ki.natts && eq[eqprefix])
+			while (eqprefix < so->ki.nkeys && eq[eqprefix])
 				eqprefix++;
 		}
 	}
@@ -758,7 +758,7 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 	int			i;
 
 	b->nkeys = 0;
-	for (col = 0; col < so->ki.natts; col++)
+	for (col = 0; col < so->ki.nkeys; col++)
 	{
 		ScanCond   *eq = NULL;
 		ScanCond   *start = NULL;
