@@ -12,6 +12,7 @@ SET max_parallel_workers_per_gather = 0;
 CREATE EXTENSION IF NOT EXISTS learned_idx;
 CREATE EXTENSION IF NOT EXISTS pg_prewarm;
 DROP TABLE IF EXISTS ut, u_v4, u_v7, p_v4, p_v7, bench_out;
+DROP FUNCTION IF EXISTS bench_uuid(text, text);
 SELECT setseed(0.25);
 CREATE TABLE ut (kind text, k uuid, v int) WITH (autovacuum_enabled = false);
 INSERT INTO ut SELECT 'v4', gen_random_uuid(), i FROM generate_series(1, 1000000) i;
