@@ -294,8 +294,21 @@ RESET enable_nestloop;
 RESET enable_seqscan;
 RESET enable_sort;
 
+-- Index blocks (and heap blocks) a query reads.
+CREATE FUNCTION lookup_blocks(q text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::bigint +
+           (plan->0->'Plan'->>'Shared Read Blocks')::bigint;
+END $$;
+
 -- An index created on an empty table: the key map has no range, every key
--- maps outside it (the models cannot help) and answers stay exact.
+-- maps outside it and answers stay exact; the first merge into the empty
+-- static stage plans the map from the merged keys, so that a lookup then
+-- reads the metapage, one leaf page and one heap page.
 CREATE TABLE me (x int, y int, z int8);
 CREATE INDEX me_xyz ON me USING learned (x, y, z);
 INSERT INTO me SELECT i % 10, i % 13, i FROM generate_series(1, 3000) i;
@@ -304,6 +317,20 @@ SELECT learned_index_merge('me_xyz') > 0 AS merged;
 SELECT lcheck('SELECT z FROM me WHERE x = 3 AND y = 4', 'is,bis');
 SELECT lcheck('SELECT x, y, z FROM me WHERE x = 3 AND y > 10 ORDER BY x, y, z', 'is');
 SELECT learned_index_check('me_xyz', true);
+-- the merged index reads (at most) one page more than a fresh build: the
+-- pending list's tail page, which stays in the chain
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+CREATE TEMP TABLE me_blocks AS
+  SELECT lookup_blocks('SELECT z FROM me WHERE x = 3 AND y = 2 AND z = 1003') AS merged,
+         (SELECT pieces FROM learned_index_info('me_xyz')) AS merged_pieces;
+CREATE INDEX me_fresh ON me USING learned (x, y, z);
+DROP INDEX me_xyz;
+SELECT merged <= lookup_blocks('SELECT z FROM me WHERE x = 3 AND y = 2 AND z = 1003') + 1 AS as_good_as_a_fresh_build,
+       merged_pieces = (SELECT pieces FROM learned_index_info('me_fresh')) AS same_pieces
+FROM me_blocks;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
 
 -- The key map: a TPC-C-shaped key (w_id, d_id, o_id) packed into one image
 -- is modeled better than by its first column alone (learned_idx.map_columns
@@ -314,15 +341,6 @@ CREATE TABLE orders_shape (w int, d int, o int);
 INSERT INTO orders_shape SELECT w, d, o FROM generate_series(1, 4) w,
     generate_series(1, 10) d, generate_series(1, 1000) o;
 ANALYZE orders_shape;
-CREATE FUNCTION lookup_blocks(q text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
-    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::bigint +
-           (plan->0->'Plan'->>'Shared Read Blocks')::bigint;
-END $$;
 CREATE FUNCTION lookups_blocks() RETURNS bigint
 LANGUAGE sql AS $$
     SELECT sum(lookup_blocks(format('SELECT o FROM orders_shape WHERE w = %s AND d = %s AND o = %s',
@@ -343,6 +361,7 @@ RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT lcheck('SELECT o FROM orders_shape WHERE w = 2 AND d = 7 AND o BETWEEN 10 AND 20', 'is,bis');
 SELECT learned_index_check('os_all', true);
+SELECT segment, kind, first_key, last_key, entries FROM learned_index_segments('os_all');
 
 -- Unsupported column types are rejected for any column.
 CREATE INDEX mc_bad ON mc USING learned (a, (f::numeric));

@@ -431,6 +431,8 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	Buffer		metabuf;
 	GenericXLogState *state;
 	LearnedMetaPage m;
+	Page		metapage;
+	bool		remap = false;
 	FullTransactionId flip_xid;
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned merge",
@@ -452,6 +454,41 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 
 	learned_fault("merge-start");
 	read_pending(index, &ki, &meta, upto, &pr);
+
+	/*
+	 * A composite index whose static stage is empty (built on an empty
+	 * table) has a key map with empty ranges, under which every key clamps
+	 * to one image.  With no piece trained under the old map, plan it anew
+	 * from the entries merged now; the flip publishes it.  Scans that took
+	 * the old map meanwhile only get poorer hints.
+	 */
+	if (LearnedKeyIsComposite(&ki) && dir->nsegments == 0 && pr.nkeys > 0)
+	{
+		uint64		lo[INDEX_MAX_KEYS];
+		uint64		hi[INDEX_MAX_KEYS];
+		Size		i;
+		int			c;
+
+		memset(lo, 0xFF, sizeof(lo));
+		memset(hi, 0, sizeof(hi));
+		for (i = 0; i < pr.nkeys; i++)
+			for (c = 0; c < ki.nkeys; c++)
+			{
+				bool		isnull;
+				Datum		v = LearnedKeyColumn(&ki, pr.keys[i].key, c, &isnull);
+				uint64		m;
+
+				if (isnull)
+					continue;
+				m = learned_map_datum(v, ki.cols[c].type, ki.cols[c].type);
+				lo[c] = Min(lo[c], m);
+				hi[c] = Max(hi[c], m);
+			}
+		LearnedKeyMapPlan(&ki, lo, hi, learned_map_columns_guc);
+		for (i = 0; i < pr.nkeys; i++)
+			pr.keys[i].mkey = LearnedKeyMap(&ki, pr.keys[i].key);
+		remap = true;
+	}
 	LearnedSortEntries(&ki, pr.keys, pr.nkeys);
 	merged = (int64) (pr.nkeys + pr.nnulls);
 
@@ -585,7 +622,10 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	state = LearnedXLogStart(index);
-	m = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
+	metapage = LearnedXLogRegister(state, metabuf, false);
+	m = LearnedPageGetMeta(metapage);
+	if (remap)
+		memcpy(LearnedPageGetKeyMap(metapage), &ki.map, sizeof(LearnedKeyMapData));
 	m->generation = gen;
 	m->nsegments = (uint32) set.nsegs;
 	m->npieces = (uint32) set.npieces;
