@@ -117,7 +117,7 @@ END $$;
 -- subsets of the columns (none, =, <, <=, >, >=, BETWEEN, IN, IS NULL,
 -- IS NOT NULL, near misses of existing values), ordered both ways or not,
 -- through index, index-only and bitmap scans, each compared with a
--- sequential scan.  Three distributions, each with its own mix of column
+-- sequential scan.  Four distributions (the last with v7-like and v4 uuids), each with its own mix of column
 -- directions and NULL placements; rounds after the build, with pending
 -- entries, after merges, and after DELETE + VACUUM + inserts.  The output
 -- is counts only; a wrong answer also prints a NOTICE with the query.
@@ -154,7 +154,19 @@ FROM generate_series(1, 6000);
 INSERT INTO md_wide VALUES (-9223372036854775808, '-Infinity', '-infinity'),
                            (9223372036854775807, 'Infinity', 'infinity');
 CREATE INDEX md_wide_i ON md_wide USING learned (a, b DESC, c NULLS FIRST) WITH (error_bound = 16);
-ANALYZE md_tpcc, md_skew, md_wide;
+
+-- uuids: v7-like (48-bit milliseconds first; runs share their first bytes,
+-- so their images tie), v4 (random), and a time of day
+CREATE TABLE md_uuid (a uuid, b uuid, c time);
+INSERT INTO md_uuid SELECT
+    CASE WHEN random() < 0.05 THEN NULL ELSE
+        (lpad(to_hex(1700000000000 + (i / 4) * 1000), 12, '0') || '7' || substr(md5(random()::text), 1, 3) ||
+         '8' || substr(md5(random()::text), 1, 15))::uuid END,
+    CASE WHEN random() < 0.05 THEN NULL ELSE md5(random()::text)::uuid END,
+    CASE WHEN random() < 0.05 THEN NULL ELSE time '00:00' + floor(random() * 100) * interval '1 minute' END
+FROM generate_series(1, 6000) i;
+CREATE INDEX md_uuid_i ON md_uuid USING learned (a, b DESC, c);
+ANALYZE md_tpcc, md_skew, md_wide, md_uuid;
 
 -- a literal for column col of a random existing row, sometimes nudged
 CREATE FUNCTION md_value(tab text, col text) RETURNS text
@@ -228,10 +240,12 @@ BEGIN
                         CASE WHEN random() < 0.5 THEN
                             CASE tab WHEN 'md_tpcc' THEN 'a, b, c'
                                      WHEN 'md_skew' THEN 'a DESC, b NULLS FIRST, c DESC NULLS LAST'
+                                     WHEN 'md_uuid' THEN 'a, b DESC, c'
                                      ELSE 'a, b DESC, c NULLS FIRST' END
                         ELSE
                             CASE tab WHEN 'md_tpcc' THEN 'a DESC, b DESC, c DESC'
                                      WHEN 'md_skew' THEN 'a, b DESC NULLS LAST, c NULLS FIRST'
+                                     WHEN 'md_uuid' THEN 'a DESC, b, c DESC'
                                      ELSE 'a DESC, b, c DESC NULLS LAST' END
                         END);
             mode := (ARRAY['is', 'ios'])[1 + floor(random() * 2)::int];
@@ -253,8 +267,8 @@ BEGIN
 END $$;
 
 -- Round 1: after the build.
-VACUUM md_tpcc, md_skew, md_wide;
-SELECT md_round(t, 150) FROM unnest(ARRAY['md_tpcc', 'md_skew', 'md_wide']) t;
+VACUUM md_tpcc, md_skew, md_wide, md_uuid;
+SELECT md_round(t, 150) FROM unnest(ARRAY['md_tpcc', 'md_skew', 'md_wide', 'md_uuid']) t;
 
 -- Round 2: pending entries (also outside the build's ranges).
 SET learned_idx.pending_limit = '100MB';
@@ -270,28 +284,34 @@ INSERT INTO md_wide SELECT
     CASE WHEN random() < 0.05 THEN NULL ELSE round((random() * 120 - 60)::numeric, 1)::float8 END,
     timestamp '1999-12-01' + floor(random() * 600) * interval '1 day'
 FROM generate_series(1, 1500);
-VACUUM md_tpcc, md_skew, md_wide;
-SELECT md_round(t, 150) FROM unnest(ARRAY['md_tpcc', 'md_skew', 'md_wide']) t;
+INSERT INTO md_uuid SELECT
+    (lpad(to_hex(1700000000000 + (i / 4) * 1000 + 500), 12, '0') || '7000' || '8' || lpad(to_hex(i), 15, '0'))::uuid,
+    md5(random()::text)::uuid, time '12:00' FROM generate_series(1, 1500) i;
+VACUUM md_tpcc, md_skew, md_wide, md_uuid;
+SELECT md_round(t, 150) FROM unnest(ARRAY['md_tpcc', 'md_skew', 'md_wide', 'md_uuid']) t;
 
 -- Round 3: more pending entries, then merges.
 INSERT INTO md_tpcc SELECT w, d, 200 FROM generate_series(0, 9) w, generate_series(1, 10) d;
 INSERT INTO md_skew SELECT a, b + 1, c FROM md_skew WHERE a = 2;
-INSERT INTO md_wide SELECT a + 1, b, c FROM md_wide WHERE b > 45;
-SELECT learned_index_merge(i) > 0 AS merged FROM unnest(ARRAY['md_tpcc_i', 'md_skew_i', 'md_wide_i']::regclass[]) i;
-SELECT md_round(t, 150) FROM unnest(ARRAY['md_tpcc', 'md_skew', 'md_wide']) t;
+INSERT INTO md_wide SELECT a + 1, b, c FROM md_wide WHERE b > 45 AND a < 9000000000000000000;
+INSERT INTO md_uuid SELECT a, md5(random()::text)::uuid, c FROM md_uuid WHERE c < '00:10';
+SELECT learned_index_merge(i) > 0 AS merged FROM unnest(ARRAY['md_tpcc_i', 'md_skew_i', 'md_wide_i', 'md_uuid_i']::regclass[]) i;
+SELECT md_round(t, 150) FROM unnest(ARRAY['md_tpcc', 'md_skew', 'md_wide', 'md_uuid']) t;
 
 -- Round 4: DELETE + VACUUM, inserts.
 DELETE FROM md_tpcc WHERE c % 3 = 0;
 DELETE FROM md_skew WHERE random() < 0.4;
 DELETE FROM md_wide WHERE b < 0;
-VACUUM md_tpcc, md_skew, md_wide;
+DELETE FROM md_uuid WHERE c > '01:00';
+VACUUM md_tpcc, md_skew, md_wide, md_uuid;
 INSERT INTO md_tpcc SELECT 2, d, 1000 + d FROM generate_series(1, 10) d;
 INSERT INTO md_skew SELECT NULL, NULL, NULL FROM generate_series(1, 30);
 INSERT INTO md_wide SELECT 0, 0, NULL FROM generate_series(1, 30);
-VACUUM md_tpcc, md_skew, md_wide;
-SELECT md_round(t, 150) FROM unnest(ARRAY['md_tpcc', 'md_skew', 'md_wide']) t;
-SELECT learned_index_check(i, true) FROM unnest(ARRAY['md_tpcc_i', 'md_skew_i', 'md_wide_i']::regclass[]) i;
+INSERT INTO md_uuid SELECT NULL, NULL, NULL FROM generate_series(1, 30);
+VACUUM md_tpcc, md_skew, md_wide, md_uuid;
+SELECT md_round(t, 150) FROM unnest(ARRAY['md_tpcc', 'md_skew', 'md_wide', 'md_uuid']) t;
+SELECT learned_index_check(i, true) FROM unnest(ARRAY['md_tpcc_i', 'md_skew_i', 'md_wide_i', 'md_uuid_i']::regclass[]) i;
 RESET learned_idx.pending_limit;
 
-DROP TABLE md_tpcc, md_skew, md_wide;
+DROP TABLE md_tpcc, md_skew, md_wide, md_uuid;
 DROP FUNCTION md_round(text, int), md_value(text, text);
