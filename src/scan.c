@@ -59,7 +59,6 @@ typedef struct ScanCond
 	Datum		value;
 	Oid			type;
 	FmgrInfo	cmp;			/* column type vs type */
-	uint64		hint;			/* mapped value (single column) */
 } ScanCond;
 
 #define COND_IS_NULL	1
@@ -71,7 +70,6 @@ typedef struct ScanArray
 	int			attno;
 	int			nvalues;
 	Datum	   *values;			/* in index order */
-	uint64	   *hints;
 	Oid			type;
 	FmgrInfo	cmp;
 } ScanArray;
@@ -384,7 +382,6 @@ preprocess_array(IndexScanDesc scan, ScanKey key, ScanArray *arr,
 	arr->attno = attno;
 	arr->type = elemtype;
 	arr->values = MemoryContextAlloc(so->rescanCxt, sizeof(Datum) * Max(n, 1));
-	arr->hints = MemoryContextAlloc(so->rescanCxt, sizeof(uint64) * Max(n, 1));
 	arr->nvalues = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -393,8 +390,6 @@ preprocess_array(IndexScanDesc scan, ScanKey key, ScanArray *arr,
 					arr->values[arr->nvalues - 1], elems[i]) == 0)
 			continue;
 		arr->values[arr->nvalues] = datumCopy(elems[i], typbyval, typlen);
-		arr->hints[arr->nvalues] = LearnedKeyIsComposite(&so->ki) ? 0 :
-			learned_map_datum(elems[i], elemtype, so->ki.keytype);
 		arr->nvalues++;
 	}
 	lookup_cmp(scan->indexRelation, attno, coltype, elemtype, &arr->cmp,
@@ -542,8 +537,6 @@ preprocess_keys(IndexScanDesc scan)
 				lookup_cmp(scan->indexRelation, attno, coltype, cond.type,
 						   &cond.cmp, so->rescanCxt);
 				cond.istrategy = index_order_strategy(so, attno, cond.strategy);
-				cond.hint = composite ? 0 :
-					learned_map_datum(cond.value, cond.type, so->ki.keytype);
 				so->conds[so->nconds++] = cond;
 			}
 			else
@@ -560,8 +553,6 @@ preprocess_keys(IndexScanDesc scan)
 			cond->type = OidIsValid(key->sk_subtype) ? key->sk_subtype : coltype;
 			lookup_cmp(scan->indexRelation, attno, coltype, cond->type,
 					   &cond->cmp, so->rescanCxt);
-			cond->hint = composite ? 0 :
-				learned_map_datum(cond->value, cond->type, so->ki.keytype);
 		}
 	}
 	if (!so->want_keys && !so->want_nulls)
