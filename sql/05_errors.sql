@@ -59,15 +59,11 @@ SHOW learned_idx.pending_limit;
 RESET learned_idx.pending_limit;
 SET learned_idx.no_such_setting = 1;
 
--- Types without a learned operator class.
+-- Types without a learned operator class (interval, uuid, bool, time: 42_types).
 CREATE INDEX e_bad ON e USING learned (t);
 CREATE INDEX e_bad ON e USING learned (n);
-CREATE INDEX e_bad ON e USING learned (iv);
-CREATE INDEX e_bad ON e USING learned (u);
 CREATE INDEX e_bad ON e USING learned (c);
-CREATE INDEX e_bad ON e USING learned (bo);
 CREATE INDEX e_bad ON e USING learned (m);
-CREATE INDEX e_bad ON e USING learned (ti);
 CREATE INDEX e_bad ON e USING learned ((t || 'x'));
 CREATE INDEX e_bad ON e USING learned ((a::numeric));
 -- Operator classes that do not fit the column.
@@ -75,13 +71,11 @@ CREATE INDEX e_bad ON e USING learned (a float8_ops);
 CREATE INDEX e_bad ON e USING learned (t int4_ops);
 CREATE INDEX e_bad ON e USING learned (a int8_ops);
 CREATE INDEX e_bad ON e USING learned (a no_such_ops);
--- Several columns, included columns, multi-column uniqueness.
-CREATE INDEX e_bad ON e USING learned (a, b);
-CREATE INDEX e_bad ON e USING learned (a, a);
-CREATE INDEX e_bad ON e USING learned (a) INCLUDE (b);
+-- Included columns of a variable-width type, multi-column uniqueness
+-- (several key columns: see 40_multicol; INCLUDE columns: 43_include).
+CREATE INDEX e_bad ON e USING learned (a) INCLUDE (t);
 CREATE UNIQUE INDEX e_bad ON e USING learned (a, b);
 ALTER TABLE e ADD CONSTRAINT e_bad EXCLUDE USING learned (a WITH <>);
-ALTER TABLE e ADD CONSTRAINT e_bad EXCLUDE USING learned (a WITH =, b WITH =);
 SELECT count(*) FROM pg_class WHERE relname = 'e_bad';
 
 -- Operators outside the family cannot use the index.

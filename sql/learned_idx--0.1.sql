@@ -138,3 +138,22 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'learned_index_check'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION learned_index_check(regclass, boolean) IS 'verify a learned index: key order, model windows, page ownership, pending list; optionally that every live heap tuple is indexed';
+
+-- Other fixed-width types (one type per family, as in btree).  uuid and
+-- interval map to 64 bits lossily: their comparators order equal images.
+CREATE OPERATOR FAMILY bool_ops USING learned;
+CREATE OPERATOR CLASS bool_ops DEFAULT FOR TYPE bool USING learned FAMILY bool_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (bool, bool) btboolcmp(bool, bool);
+CREATE OPERATOR FAMILY time_ops USING learned;
+CREATE OPERATOR CLASS time_ops DEFAULT FOR TYPE time USING learned FAMILY time_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (time, time) time_cmp(time, time);
+CREATE OPERATOR FAMILY uuid_ops USING learned;
+CREATE OPERATOR CLASS uuid_ops DEFAULT FOR TYPE uuid USING learned FAMILY uuid_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (uuid, uuid) uuid_cmp(uuid, uuid);
+CREATE OPERATOR FAMILY interval_ops USING learned;
+CREATE OPERATOR CLASS interval_ops DEFAULT FOR TYPE interval USING learned FAMILY interval_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (interval, interval) interval_cmp(interval, interval);

@@ -41,6 +41,12 @@ typedef struct BuildState
 	Size		ndead;
 	Size		maxdead;
 	Size		live_nulls;
+	/* composite keys: stored bytes in chunks, per-column ranges of images */
+	char	   *chunk;
+	Size		chunk_used;
+	Size		chunk_size;
+	uint64		lo[INDEX_MAX_KEYS];
+	uint64		hi[INDEX_MAX_KEYS];
 } BuildState;
 
 /*
@@ -64,6 +70,51 @@ build_entry_cmp(const LearnedEntry *a, const LearnedEntry *b)
 #define ST_DECLARE
 #define ST_DEFINE
 #include "lib/sort_template.h"
+
+/*
+ * Composite keys and types with a lossy mapping (uuid, interval): the image
+ * is monotone but not exact (columns beyond the packed ones, a lossy digit,
+ * values outside the build's ranges), so equal images are ordered by the
+ * comparator.
+ */
+static inline int
+build_composite_cmp(const LearnedEntry *a, const LearnedEntry *b, LearnedKeyInfo *ki)
+{
+	int			r;
+
+	if (a->mkey != b->mkey)
+		return a->mkey < b->mkey ? -1 : 1;
+	r = LearnedKeyCmp(ki, a->key, b->key);
+	if (r != 0)
+		return r;
+	return ItemPointerCompare((ItemPointer) &a->tid, (ItemPointer) &b->tid);
+}
+
+#define ST_SORT sort_learned_composite
+#define ST_ELEMENT_TYPE LearnedEntry
+#define ST_COMPARE(a, b, arg) build_composite_cmp(a, b, arg)
+#define ST_COMPARE_ARG_TYPE LearnedKeyInfo
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* room for one composite key's bytes, in chunks that never move */
+static char *
+build_key_space(BuildState *bs)
+{
+	char	   *p;
+
+	if (bs->chunk == NULL || bs->chunk_used + bs->ki.keylen > bs->chunk_size)
+	{
+		bs->chunk_size = Max((Size) 1024 * 1024, (Size) bs->ki.keylen);
+		bs->chunk = palloc(bs->chunk_size);
+		bs->chunk_used = 0;
+	}
+	p = bs->chunk + bs->chunk_used;
+	bs->chunk_used += bs->ki.keylen;
+	return p;
+}
 
 static void
 build_callback(Relation index, ItemPointer tid, Datum *values,
@@ -89,7 +140,36 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 			bs->live_nulls++;
 	}
 
-	if (isnull[0])
+	if (LearnedKeyIsComposite(&bs->ki))
+	{
+		LearnedEntry *e;
+		char	   *p;
+		int			i;
+
+		/* NULLs of any column are ordinary entries, placed in index order */
+		if (bs->nentries >= bs->maxentries)
+		{
+			bs->maxentries *= 2;
+			bs->entries = repalloc_huge(bs->entries, bs->maxentries * sizeof(LearnedEntry));
+		}
+		p = build_key_space(bs);
+		LearnedKeyPack(&bs->ki, values, isnull, p);
+		for (i = 0; i < bs->ki.nkeys; i++)
+		{
+			uint64		m;
+
+			if (isnull[i])
+				continue;
+			m = learned_map_datum(values[i], bs->ki.cols[i].type, bs->ki.cols[i].type);
+			bs->lo[i] = Min(bs->lo[i], m);
+			bs->hi[i] = Max(bs->hi[i], m);
+		}
+		e = &bs->entries[bs->nentries++];
+		e->key = PointerGetDatum(p);
+		e->mkey = 0;			/* once the map is planned */
+		e->tid = *tid;
+	}
+	else if (isnull[0])
 	{
 		if (bs->nnulls >= bs->maxnulls)
 		{
@@ -108,7 +188,9 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 			bs->entries = repalloc_huge(bs->entries, bs->maxentries * sizeof(LearnedEntry));
 		}
 		e = &bs->entries[bs->nentries++];
-		e->key = values[0];
+		/* a by-reference value lives in per-tuple memory: keep a copy */
+		e->key = LearnedKeyCopy(&bs->ki, values[0],
+								bs->ki.byref ? build_key_space(bs) : NULL);
 		e->mkey = learned_map_datum(values[0], bs->ki.keytype, bs->ki.keytype);
 		e->tid = *tid;
 	}
@@ -116,9 +198,12 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 void
-LearnedSortEntries(LearnedEntry *entries, Size n)
+LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n)
 {
-	sort_learned_entries(entries, n);
+	if (!LearnedKeyMapExact(ki))
+		sort_learned_composite(entries, n, ki);
+	else
+		sort_learned_entries(entries, n);
 }
 
 /*
@@ -128,7 +213,8 @@ LearnedSortEntries(LearnedEntry *entries, Size n)
  * Returns the first block.
  */
 BlockNumber
-LearnedWriteLeafRun(Relation index, const LearnedLeafLayout *layout,
+LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
+					const LearnedLeafLayout *layout,
 					uint16 type, const LearnedEntry *entries,
 					const ItemPointerData *tids, Size n, uint32 generation,
 					bool building)
@@ -153,8 +239,8 @@ LearnedWriteLeafRun(Relation index, const LearnedLeafLayout *layout,
 		{
 			if (entries)
 			{
-				learned_store_key(LearnedLeafKeyPtr(page, layout, i),
-								  layout->keylen, entries[done + i].key);
+				LearnedKeyStore(ki, LearnedLeafKeyPtr(page, layout, i),
+								entries[done + i].key);
 				*LearnedLeafTid(page, layout, i) = entries[done + i].tid;
 			}
 			else
@@ -349,7 +435,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		}
 		seg = &set->segs[set->nsegs];
 		memset(seg, 0, sizeof(LearnedSegment));
-		seg->start_blk = LearnedWriteLeafRun(index, &ki->layout, LEARNED_PAGE_LEAF,
+		seg->start_blk = LearnedWriteLeafRun(index, ki, &ki->layout, LEARNED_PAGE_LEAF,
 											 entries + done, NULL, cnt,
 											 generation, building);
 		seg->npages = (uint32) ((cnt + P - 1) / P);
@@ -385,25 +471,37 @@ init_meta(LearnedMetaPage meta, const LearnedKeyInfo *ki, int eps)
 	meta->pending_tail = InvalidBlockNumber;
 }
 
+/* the metapage's contents end after the key map */
 static void
-set_meta_lower(Page page)
+set_meta_lower(Page page, const LearnedKeyInfo *ki)
 {
-	((PageHeader) page)->pd_lower =
-		((char *) LearnedPageGetMeta(page) + sizeof(LearnedMetaPageData)) - (char *) page;
+	memcpy(LearnedPageGetKeyMap(page), &ki->map, sizeof(LearnedKeyMapData));
+	((PageHeader) page)->pd_lower = LEARNED_META_END_OFFSET;
 }
 
 static void
 check_key_type(Relation index)
 {
-	if (IndexRelationGetNumberOfKeyAttributes(index) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("learned indexes support only one key column")));
-	if (!learned_type_supported(index->rd_opcintype[0]))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("learned indexes do not support type %s",
-						format_type_be(index->rd_opcintype[0]))));
+	int			i;
+
+	for (i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+		if (!learned_type_supported(index->rd_opcintype[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("learned indexes do not support type %s",
+							format_type_be(index->rd_opcintype[i]))));
+	/* INCLUDE columns are stored at fixed width too */
+	for (; i < IndexRelationGetNumberOfAttributes(index); i++)
+	{
+		Oid			typid = TupleDescAttr(RelationGetDescr(index), i)->atttypid;
+
+		if (!learned_type_supported(typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("learned indexes do not support INCLUDE columns of type %s",
+							format_type_be(typid)),
+					 errhint("INCLUDE columns must have a fixed-width type that learned indexes support as keys.")));
+	}
 }
 
 IndexBuildResult *
@@ -434,6 +532,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	memset(&bs, 0, sizeof(bs));
 	LearnedKeyInfoInit(index, &bs.ki);
+	memset(bs.lo, 0xFF, sizeof(bs.lo));	/* lo > hi: no value seen yet */
 	eps = learned_get_error_bound(index);
 	bs.maxentries = 1024;
 	bs.entries = palloc_extended(bs.maxentries * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
@@ -448,7 +547,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	LearnedInitPage(metapage, LEARNED_PAGE_META, 1);
 	meta = LearnedPageGetMeta(metapage);
 	init_meta(meta, &bs.ki, eps);
-	set_meta_lower(metapage);
+	set_meta_lower(metapage, &bs.ki);
 	MarkBufferDirty(metabuf);
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 
@@ -456,8 +555,18 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   build_callback, (void *) &bs, NULL);
 
+	/* composite keys: plan the key map from the ranges seen, then map */
+	if (LearnedKeyIsComposite(&bs.ki))
+	{
+		Size		i;
+
+		LearnedKeyMapPlan(&bs.ki, bs.lo, bs.hi, learned_map_columns_guc);
+		for (i = 0; i < bs.nentries; i++)
+			bs.entries[i].mkey = LearnedKeyMap(&bs.ki, bs.entries[i].key);
+	}
+
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_SORT);
-	sort_learned_entries(bs.entries, bs.nentries);
+	LearnedSortEntries(&bs.ki, bs.entries, bs.nentries);
 	if (bs.unique)
 		LearnedUniqueCheckBuild(heap, index, bs.entries, bs.nentries,
 								bs.dead, bs.ndead, bs.live_nulls);
@@ -481,7 +590,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		LearnedLeafLayout nl;
 
 		LearnedLeafLayoutInit(&nl, 0);
-		meta->nulls_start = LearnedWriteLeafRun(index, &nl, LEARNED_PAGE_NULLS, NULL,
+		meta->nulls_start = LearnedWriteLeafRun(index, NULL, &nl, LEARNED_PAGE_NULLS, NULL,
 												bs.nulls, bs.nnulls, 1, true);
 		meta->nulls_npages = (uint32) ((bs.nnulls + nl.capacity - 1) / nl.capacity);
 	}
@@ -490,6 +599,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 									  set.npieces, 1, &dir_npages, true);
 
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	set_meta_lower(metapage, &bs.ki);
 	meta->nsegments = (uint32) set.nsegs;
 	meta->npieces = (uint32) set.npieces;
 	meta->dir_start = dir_start;
@@ -532,7 +642,16 @@ learnedbuildempty(Relation index)
 	LearnedKeyInfoInit(index, &ki);
 	LearnedInitPage(page, LEARNED_PAGE_META, 1);
 	init_meta(LearnedPageGetMeta(page), &ki, learned_get_error_bound(index));
-	set_meta_lower(page);
+	{
+		uint64		lo[INDEX_MAX_KEYS];
+		uint64		hi[INDEX_MAX_KEYS];
+
+		/* no value seen: every later key maps outside the (empty) ranges */
+		memset(lo, 0xFF, sizeof(lo));
+		memset(hi, 0, sizeof(hi));
+		LearnedKeyMapPlan(&ki, lo, hi, learned_map_columns_guc);
+	}
+	set_meta_lower(page, &ki);
 
 	PageSetChecksumInplace(page, LEARNED_METAPAGE_BLKNO);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, LEARNED_METAPAGE_BLKNO,

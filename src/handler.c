@@ -34,6 +34,7 @@ static relopt_kind learned_relopt_kind;
 
 int			learned_pending_limit_guc = LEARNED_DEFAULT_PENDING_LIMIT;
 char	   *learned_fail_point = NULL;
+int			learned_map_columns_guc = 0;
 
 void		_PG_init(void);
 
@@ -71,6 +72,12 @@ _PG_init(void)
 							   "Test only: raise an error (name) or a PANIC (name:panic) at a named merge step.",
 							   NULL, &learned_fail_point, "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("learned_idx.map_columns",
+							"Experiments: pack at most this many leading columns of a composite key into the models' key image at CREATE INDEX (0: as many as fit).",
+							NULL, &learned_map_columns_guc,
+							0, 0, INDEX_MAX_KEYS,
+							PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("learned_idx");
 }
@@ -151,7 +158,7 @@ learned_fault(const char *point)
 static bool
 learnedcanreturn(Relation index, int attno)
 {
-	return attno == 1;
+	return attno >= 1 && attno <= IndexRelationGetNumberOfAttributes(index);
 }
 
 static char *
@@ -343,9 +350,9 @@ learned_handler(PG_FUNCTION_ARGS)
 	amroutine->amcanorderbyop = false;
 	/* direction never changes mid-scan; scroll cursors get a Material node */
 	amroutine->amcanbackward = false;
-	/* single-column only: unique.c rejects more key columns */
+	/* unique: single key column only (unique.c rejects more) */
 	amroutine->amcanunique = true;
-	amroutine->amcanmulticol = false;
+	amroutine->amcanmulticol = true;
 	amroutine->amoptionalkey = true;
 	amroutine->amsearcharray = true;
 	amroutine->amsearchnulls = true;
@@ -354,7 +361,7 @@ learned_handler(PG_FUNCTION_ARGS)
 	amroutine->amclusterable = false;
 	amroutine->ampredlocks = false;
 	amroutine->amcanparallel = false;
-	amroutine->amcaninclude = false;
+	amroutine->amcaninclude = true;
 	amroutine->amusemaintenanceworkmem = false;
 	/* bulkdelete merges and takes the merge lock: keep it in the leader */
 	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;

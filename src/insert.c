@@ -16,19 +16,32 @@
 
 #include "learned.h"
 
+/*
+ * The key to append: a single column's value (or NULL), or the stored bytes
+ * of a composite key (whose NULL columns are inside; never a NULL entry).
+ */
+typedef struct PendingKey
+{
+	Datum		value;
+	bool		isnull;
+	const char *packed;			/* composite: keylen bytes */
+} PendingKey;
+
 static void
-pending_put(Page page, int keylen, int slot, ItemPointer tid, bool isnull,
-			Datum key)
+pending_put(Page page, int keylen, int slot, ItemPointer tid,
+			const PendingKey *key)
 {
 	char	   *p = LearnedPendingItemPtr(page, keylen, slot);
-	uint16		flags = isnull ? LEARNED_PENDING_NULL : 0;
+	uint16		flags = key->isnull ? LEARNED_PENDING_NULL : 0;
 
 	memcpy(p, tid, sizeof(ItemPointerData));
 	memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
-	if (isnull)
+	if (key->isnull)
 		memset(p + LEARNED_PENDING_HDR, 0, keylen);
+	else if (key->packed)
+		memcpy(p + LEARNED_PENDING_HDR, key->packed, keylen);
 	else
-		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key);
+		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key->value);
 }
 
 /*
@@ -38,7 +51,7 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid, bool isnull,
  */
 static bool
 append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
-			   bool isnull, Datum key, uint64 *appended)
+			   const PendingKey *key, uint64 *appended)
 {
 	int			keylen = meta->keylen;
 	Buffer		tailbuf;
@@ -60,7 +73,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	state = LearnedXLogStart(index);
 	tailpage = LearnedXLogRegister(state, tailbuf, false);
 	opaque = LearnedPageGetOpaque(tailpage);
-	pending_put(tailpage, keylen, opaque->nitems, tid, isnull, key);
+	pending_put(tailpage, keylen, opaque->nitems, tid, key);
 	opaque->nitems++;
 	*appended = LearnedPendingFirstSeq(tailpage) + opaque->nitems;
 	LearnedXLogFinish(state);
@@ -80,7 +93,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
  * link a new tail page (one record: metapage, old tail, new page).
  */
 void
-LearnedAppendEntry(Relation index, Datum key, bool keyisnull,
+LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 				   ItemPointer ht_ctid, LearnedMetaPageData *after,
 				   uint64 *appendedp)
 {
@@ -89,6 +102,22 @@ LearnedAppendEntry(Relation index, Datum key, bool keyisnull,
 	LearnedMetaPage meta;
 	uint64		appended;
 	bool		done;
+	PendingKey	key;
+
+	key.value = values[0];
+	key.isnull = isnull[0];
+	key.packed = NULL;
+	if (IndexRelationGetNumberOfAttributes(index) > 1)
+	{
+		LearnedKeyInfo ki;
+		char	   *bytes;
+
+		LearnedKeyColumnsInit(index, &ki, false);
+		bytes = palloc(ki.keylen);
+		LearnedKeyPack(&ki, values, isnull, bytes);
+		key.packed = bytes;
+		key.isnull = false;
+	}
 
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
@@ -96,14 +125,14 @@ LearnedAppendEntry(Relation index, Datum key, bool keyisnull,
 	LearnedCheckPage(index, metapage, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
 	meta = LearnedPageGetMeta(metapage);
 	LearnedCheckMeta(index, meta);
-	done = append_to_tail(index, meta, ht_ctid, keyisnull, key, &appended);
+	done = append_to_tail(index, meta, ht_ctid, &key, &appended);
 	if (!done)
 	{
 		/* retake the metapage exclusively; someone may have extended */
 		LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 		meta = LearnedPageGetMeta(metapage);
-		done = append_to_tail(index, meta, ht_ctid, keyisnull, key, &appended);
+		done = append_to_tail(index, meta, ht_ctid, &key, &appended);
 	}
 	if (!done)
 	{
@@ -129,7 +158,7 @@ LearnedAppendEntry(Relation index, Datum key, bool keyisnull,
 		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
 		newpage = LearnedXLogRegister(state, newbuf, true);
 		LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
-		pending_put(newpage, keylen, 0, ht_ctid, keyisnull, key);
+		pending_put(newpage, keylen, 0, ht_ctid, &key);
 		LearnedPageGetOpaque(newpage)->nitems = 1;
 		if (BufferIsValid(tailbuf))
 		{
@@ -170,7 +199,7 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 	if (checkUnique != UNIQUE_CHECK_NO)
 		return LearnedUniqueInsert(index, values, isnull, ht_ctid, heapRel,
 								   checkUnique, indexInfo);
-	LearnedAppendEntry(index, values[0], isnull[0], ht_ctid, &after, &appended);
+	LearnedAppendEntry(index, values, isnull, ht_ctid, &after, &appended);
 	LearnedMaybeMerge(index, &after, appended);
 	return false;
 }

@@ -12,6 +12,7 @@
 #include "access/htup_details.h"
 #include "commands/defrem.h"
 #include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -184,12 +185,37 @@ key_text(Relation index, const LearnedKeyInfo *ki, BlockNumber blkno, bool last)
 	page = BufferGetPage(buf);
 	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
 	n = LearnedPageGetOpaque(page)->nitems;
-	if (n > 0)
+	if (n > 0 && !LearnedKeyIsComposite(ki))
 	{
 		key = learned_fetch_key(LearnedLeafKeyPtr(page, &ki->layout, last ? n - 1 : 0),
 								ki->keylen, ki->keytype);
 		getTypeOutputInfo(ki->keytype, &outfunc, &isvarlena);
 		result = cstring_to_text(OidOutputFunctionCall(outfunc, key));
+	}
+	else if (n > 0)
+	{
+		/* a composite key reads as a row: (v1,v2,...) */
+		StringInfoData buf_out;
+		int			i;
+
+		key = LearnedKeyFetch(ki, LearnedLeafKeyPtr(page, &ki->layout, last ? n - 1 : 0));
+		initStringInfo(&buf_out);
+		appendStringInfoChar(&buf_out, '(');
+		for (i = 0; i < ki->natts; i++)
+		{
+			bool		isnull;
+			Datum		v = LearnedKeyColumn(ki, key, i, &isnull);
+
+			if (i > 0)
+				appendStringInfoChar(&buf_out, ',');
+			if (!isnull)
+			{
+				getTypeOutputInfo(ki->cols[i].type, &outfunc, &isvarlena);
+				appendStringInfoString(&buf_out, OidOutputFunctionCall(outfunc, v));
+			}
+		}
+		appendStringInfoChar(&buf_out, ')');
+		result = cstring_to_text(buf_out.data);
 	}
 	UnlockReleaseBuffer(buf);
 	return result;
@@ -353,6 +379,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 	uint8	   *seen;
 	bool		have_prev = false;
 	Datum		prev = (Datum) 0;
+	char	   *prevbuf;
 	uint32		s;
 	BlockNumber blk;
 	uint64		expect_seq = 0;
@@ -372,6 +399,8 @@ learned_index_check(PG_FUNCTION_ARGS)
 	nblocks = RelationGetNumberOfBlocks(index);
 	seen = palloc0(nblocks / 8 + 1);
 	LearnedKeyInfoInit(index, &ki);
+	LearnedKeyInfoLoadMap(index, &ki);
+	prevbuf = palloc(ki.keylen);
 	LearnedLeafLayoutInit(&nl, 0);
 
 	own_block(index, seen, nblocks, LEARNED_METAPAGE_BLKNO, "metapage");
@@ -414,12 +443,10 @@ learned_index_check(PG_FUNCTION_ARGS)
 			n = op->nitems;
 			for (i = 0; i < n; i++, rank++)
 			{
-				Datum		key = learned_fetch_key(LearnedLeafKeyPtr(page, &ki.layout, i),
-												   ki.keylen, ki.keytype);
-				uint64		mkey = learned_map_datum(key, ki.keytype, ki.keytype);
+				Datum		key = LearnedKeyFetch(&ki, LearnedLeafKeyPtr(page, &ki.layout, i));
+				uint64		mkey = LearnedKeyMap(&ki, key);
 
-				if (have_prev &&
-					DatumGetInt32(FunctionCall2Coll(&ki.cmp, ki.collation, prev, key)) > 0)
+				if (have_prev && LearnedKeyCmp(&ki, prev, key) > 0)
 					check_fail(index, "keys out of order",
 							   psprintf("segment %u, block %u, slot %d", s, b, i));
 				/* the model window of each distinct key's first occurrence */
@@ -464,7 +491,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 				}
 				first_in_seg = false;
 				prev_mkey = mkey;
-				prev = key;
+				prev = LearnedKeyCopy(&ki, key, prevbuf);
 				have_prev = true;
 				if (heapallindexed && !LearnedLeafIsDead(page, &ki.layout, i))
 					add_tid(&ct, LearnedLeafTid(page, &ki.layout, i));

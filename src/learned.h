@@ -20,12 +20,17 @@
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
 
+#include "keypack.h"
 #include "pla.h"
 
 /* ---------- constants ---------- */
 
 #define LEARNED_MAGIC			0x4C524E44	/* "LRND" */
-#define LEARNED_VERSION			1
+/*
+ * Version 2: the metapage carries the key map (LearnedKeyMapData) after
+ * LearnedMetaPageData, and keys may be composite (several columns).
+ */
+#define LEARNED_VERSION			2
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -107,8 +112,8 @@ typedef struct LearnedMetaPageData
 	uint32		version;
 
 	/* frozen at build */
-	Oid			keytype;		/* opcintype of the key column */
-	int16		keylen;			/* bytes per stored key: 2, 4 or 8 */
+	Oid			keytype;		/* opcintype of the (first) key column */
+	int16		keylen;			/* bytes per stored key: 2, 4 or 8; composite: see key map */
 	uint16		items_per_page; /* leaf capacity P */
 	int32		error_bound;	/* epsilon, in items */
 
@@ -146,6 +151,28 @@ typedef LearnedMetaPageData *LearnedMetaPage;
 
 #define LearnedPageGetMeta(page) \
 	((LearnedMetaPage) PageGetContents(page))
+
+/*
+ * The key map (ON-DISK), right after LearnedMetaPageData (MAXALIGNed) and
+ * covered by pd_lower: how a composite key becomes the models' 64-bit
+ * image (keypack.c), frozen at CREATE INDEX from the ranges seen then.
+ * natts 1 is the single-column format: the image is the type's own mapping
+ * and the per-column entries are unused.
+ */
+typedef struct LearnedKeyMapData
+{
+	uint16		natts;			/* key columns */
+	uint16		npacked;		/* leading columns in the image */
+	uint32		unused;
+	KeyPackCol	cols[INDEX_MAX_KEYS];
+} LearnedKeyMapData;
+
+#define LearnedPageGetKeyMap(page) \
+	((LearnedKeyMapData *) ((char *) PageGetContents(page) + \
+							MAXALIGN(sizeof(LearnedMetaPageData))))
+#define LEARNED_META_END_OFFSET \
+	(MAXALIGN(SizeOfPageHeaderData) + MAXALIGN(sizeof(LearnedMetaPageData)) + \
+	 sizeof(LearnedKeyMapData))
 
 /* ---------- directory entries (ON-DISK, in directory pages) ---------- */
 
@@ -196,6 +223,11 @@ typedef struct LearnedPiece
 /* ---------- leaf page layout ---------- */
 
 /*
+ * A composite key is stored as: a NULL bitmap (one bit per column, bytes
+ * rounded up), then every column at its natural width in column order (a
+ * NULL column's bytes are zero), unaligned.  A single-column key is just
+ * the value (NULL keys live apart, in NULL pages).
+ *
  * A leaf page is: page header, keys[P] (keylen bytes each), tids[P]
  * (ItemPointerData), dead bitmap (P bits).  pd_lower covers all of it so
  * GenericXLog keeps it (it zeroes the hole between pd_lower and pd_upper).
@@ -264,6 +296,7 @@ extern uint64 learned_map_datum(Datum value, Oid valtype, Oid keytype);
 /* read and write a key of the index type at a given width */
 extern Datum learned_fetch_key(const char *p, int keylen, Oid typid);
 extern void learned_store_key(char *p, int keylen, Datum value);
+extern bool learned_type_exact(Oid typid);
 
 /* ---------- per-backend cached directory ---------- */
 
@@ -289,15 +322,66 @@ typedef struct LearnedDirectory
 	uint32	   *piece_segment;	/* owning segment of each piece */
 } LearnedDirectory;
 
-/* state shared by scans, inserts and vacuum: opclass support */
+/* one key column of a composite key */
+typedef struct LearnedColumn
+{
+	Oid			type;			/* opcintype */
+	int16		width;			/* stored bytes: 1, 2, 4, 8 or 16 (by reference) */
+	int16		offset;			/* of its bytes in the stored key */
+	Oid			collation;
+	bool		desc;			/* index order descending (composite keys) */
+	bool		nulls_first;	/* NULLs first in index order (composite keys) */
+	bool		exact;			/* the type's mapping orders like cmp */
+	FmgrInfo	cmp;			/* support 1, type vs type */
+} LearnedColumn;
+
+/*
+ * State shared by scans, inserts and vacuum: opclass support.
+ *
+ * A key is passed around as a Datum: for a single column, the value; for a
+ * composite key, a pointer to its stored bytes (keylen of them), which the
+ * holder must keep valid (LearnedKeyCopy).  Single-column keys are stored
+ * in ascending order with NULLs apart (DESC is a scan direction); composite
+ * keys are stored in index order (per-column DESC, NULLS FIRST), NULLs
+ * included, like btree.
+ */
 typedef struct LearnedKeyInfo
 {
-	Oid			keytype;
+	Oid			keytype;		/* first column's type */
 	int			keylen;
-	Oid			collation;
-	FmgrInfo	cmp;			/* support 1, keytype vs keytype */
+	Oid			collation;		/* first column's */
+	FmgrInfo	cmp;			/* support 1 of the first column */
 	LearnedLeafLayout layout;
+	int			natts;			/* stored columns: key columns, then INCLUDE ones */
+	int			nkeys;			/* key columns (the order, the models, the scans) */
+	int			nullbytes;		/* composite: NULL bitmap bytes */
+	LearnedColumn *cols;		/* [natts] */
+	bool		byref;			/* keys are pointers to stored bytes */
+	LearnedKeyMapData map;		/* loaded from the metapage, or planned */
 } LearnedKeyInfo;
+
+#define LearnedKeyIsComposite(ki)	((ki)->natts > 1)
+/* the image orders keys exactly: equal images are equal keys */
+#define LearnedKeyMapExact(ki)	((ki)->natts == 1 && (ki)->cols[0].exact)
+
+extern Datum LearnedKeyFetch(const LearnedKeyInfo *ki, const char *p);
+extern void LearnedKeyStore(const LearnedKeyInfo *ki, char *dst, Datum key);
+extern Datum LearnedKeyCopy(const LearnedKeyInfo *ki, Datum key, char *dst);
+extern Datum LearnedKeyCopyAlloc(const LearnedKeyInfo *ki, Datum key,
+								 MemoryContext cxt);
+extern void LearnedKeyPack(const LearnedKeyInfo *ki, const Datum *values,
+						   const bool *isnull, char *dst);
+extern Datum LearnedKeyColumn(const LearnedKeyInfo *ki, Datum key, int col,
+							  bool *isnull);
+extern void LearnedKeyDeform(const LearnedKeyInfo *ki, Datum key,
+							 Datum *values, bool *isnull);
+extern int	LearnedKeyCmp(LearnedKeyInfo *ki, Datum a, Datum b);
+extern uint64 LearnedKeyMap(const LearnedKeyInfo *ki, Datum key);
+extern int	LearnedColumnStatus(const LearnedKeyInfo *ki, int col, Datum value,
+								Oid valtype, bool isnull, uint64 *u);
+extern void LearnedKeyMapPlan(LearnedKeyInfo *ki, const uint64 *lo,
+							  const uint64 *hi, int maxcols);
+extern int	learned_map_columns_guc;
 
 /* ---------- page.c ---------- */
 
@@ -315,6 +399,8 @@ extern void LearnedReleaseDirectory(LearnedDirectory *dir);
 extern LearnedDirectory *LearnedReadMetaAndDirectory(Relation index,
 													 LearnedMetaPageData *meta);
 extern void LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki);
+extern void LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki);
+extern void LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp);
 
 /* GenericXLog wrappers: every page change goes through these */
 extern GenericXLogState *LearnedXLogStart(Relation index);
@@ -428,8 +514,9 @@ typedef struct LearnedSegmentSet
 	int32		err_max;
 } LearnedSegmentSet;
 
-extern void LearnedSortEntries(LearnedEntry *entries, Size n);
-extern BlockNumber LearnedWriteLeafRun(Relation index, const LearnedLeafLayout *layout,
+extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
+extern BlockNumber LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
+									   const LearnedLeafLayout *layout,
 									   uint16 type, const LearnedEntry *entries,
 									   const ItemPointerData *tids, Size n,
 									   uint32 generation, bool building);
@@ -453,7 +540,7 @@ extern bool learnedinsert(Relation index, Datum *values, bool *isnull,
 						  IndexUniqueCheck checkUnique, bool indexUnchanged,
 						  struct IndexInfo *indexInfo);
 
-extern void LearnedAppendEntry(Relation index, Datum key, bool keyisnull,
+extern void LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 							   ItemPointer ht_ctid, LearnedMetaPageData *after,
 							   uint64 *appendedp);
 

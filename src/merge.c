@@ -193,8 +193,8 @@ typedef struct PendingRead
  * Read the live pending entries with seq in [from, upto).
  */
 static void
-read_pending(Relation index, const LearnedMetaPageData *meta, uint64 upto,
-			 PendingRead *pr)
+read_pending(Relation index, const LearnedKeyInfo *ki,
+			 const LearnedMetaPageData *meta, uint64 upto, PendingRead *pr)
 {
 	BlockNumber blkno = meta->pending_head;
 	int			keylen = meta->keylen;
@@ -251,8 +251,9 @@ read_pending(Relation index, const LearnedMetaPageData *meta, uint64 upto,
 				}
 				e = &pr->keys[pr->nkeys++];
 				memcpy(&e->tid, p, sizeof(ItemPointerData));
-				e->key = learned_fetch_key(p + LEARNED_PENDING_HDR, keylen, meta->keytype);
-				e->mkey = learned_map_datum(e->key, meta->keytype, meta->keytype);
+				e->key = LearnedKeyCopyAlloc(ki, LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR),
+											 CurrentMemoryContext);
+				e->mkey = LearnedKeyMap(ki, e->key);
 			}
 		}
 		/* the page stays in the chain if it has (or may get) entries >= upto */
@@ -301,14 +302,33 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 			if (LearnedLeafIsDead(page, &ki->layout, i))
 				continue;
 			e = &(*out)[(*nout)++];
-			e->key = learned_fetch_key(LearnedLeafKeyPtr(page, &ki->layout, i),
-									   ki->keylen, ki->keytype);
-			e->mkey = learned_map_datum(e->key, ki->keytype, ki->keytype);
+			e->key = LearnedKeyCopyAlloc(ki, LearnedKeyFetch(ki, LearnedLeafKeyPtr(page, &ki->layout, i)),
+										 CurrentMemoryContext);
+			e->mkey = LearnedKeyMap(ki, e->key);
 			e->tid = *LearnedLeafTid(page, &ki->layout, i);
 		}
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
 	}
+}
+
+/* a copy of the first key of a segment (dead or not: it is its lower bound) */
+static Datum
+segment_first_key(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg)
+{
+	Buffer		buf = ReadBuffer(index, seg->start_blk);
+	Page		page;
+	Datum		key;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, seg->start_blk, LEARNED_PAGE_LEAF);
+	if (LearnedPageGetOpaque(page)->nitems == 0)
+		LearnedReportCorrupt(index, seg->start_blk, "empty leaf page");
+	key = LearnedKeyCopyAlloc(ki, LearnedKeyFetch(ki, LearnedLeafKeyPtr(page, &ki->layout, 0)),
+							  CurrentMemoryContext);
+	UnlockReleaseBuffer(buf);
+	return key;
 }
 
 /* live TIDs of the NULL run */
@@ -346,10 +366,10 @@ read_nulls(Relation index, BlockNumber start, uint32 npages,
 	}
 }
 
-/* merge two runs sorted by (mkey, tid) */
+/* merge two runs sorted by (mkey, tid), or (mkey, key, tid) if composite */
 static void
-merge_entries(const LearnedEntry *a, Size na, const LearnedEntry *b, Size nb,
-			  LearnedEntry *dst)
+merge_entries(LearnedKeyInfo *ki, const LearnedEntry *a, Size na,
+			  const LearnedEntry *b, Size nb, LearnedEntry *dst)
 {
 	Size		i = 0,
 				j = 0,
@@ -359,11 +379,15 @@ merge_entries(const LearnedEntry *a, Size na, const LearnedEntry *b, Size nb,
 	{
 		bool		take_a;
 
+		int			r = 0;
+
 		if (a[i].mkey != b[j].mkey)
-			take_a = a[i].mkey < b[j].mkey;
-		else
-			take_a = ItemPointerCompare((ItemPointer) &a[i].tid,
-										(ItemPointer) &b[j].tid) <= 0;
+			r = a[i].mkey < b[j].mkey ? -1 : 1;
+		else if (!LearnedKeyMapExact(ki))
+			r = LearnedKeyCmp(ki, a[i].key, b[j].key);
+		if (r == 0)
+			r = ItemPointerCompare((ItemPointer) &a[i].tid, (ItemPointer) &b[j].tid);
+		take_a = r <= 0;
 		dst[k++] = take_a ? a[i++] : b[j++];
 	}
 	while (i < na)
@@ -404,6 +428,8 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	Buffer		metabuf;
 	GenericXLogState *state;
 	LearnedMetaPage m;
+	Page		metapage;
+	bool		remap = false;
 	FullTransactionId flip_xid;
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned merge",
@@ -420,11 +446,47 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	}
 	dir = LearnedGetDirectory(index, meta.generation);
 	LearnedKeyInfoInit(index, &ki);
+	LearnedKeyInfoLoadMap(index, &ki);
 	gen = meta.generation + 1;
 
 	learned_fault("merge-start");
-	read_pending(index, &meta, upto, &pr);
-	LearnedSortEntries(pr.keys, pr.nkeys);
+	read_pending(index, &ki, &meta, upto, &pr);
+
+	/*
+	 * A composite index whose static stage is empty (built on an empty
+	 * table) has a key map with empty ranges, under which every key clamps
+	 * to one image.  With no piece trained under the old map, plan it anew
+	 * from the entries merged now; the flip publishes it.  Scans that took
+	 * the old map meanwhile only get poorer hints.
+	 */
+	if (LearnedKeyIsComposite(&ki) && dir->nsegments == 0 && pr.nkeys > 0)
+	{
+		uint64		lo[INDEX_MAX_KEYS];
+		uint64		hi[INDEX_MAX_KEYS];
+		Size		i;
+		int			c;
+
+		memset(lo, 0xFF, sizeof(lo));
+		memset(hi, 0, sizeof(hi));
+		for (i = 0; i < pr.nkeys; i++)
+			for (c = 0; c < ki.nkeys; c++)
+			{
+				bool		isnull;
+				Datum		v = LearnedKeyColumn(&ki, pr.keys[i].key, c, &isnull);
+				uint64		m;
+
+				if (isnull)
+					continue;
+				m = learned_map_datum(v, ki.cols[c].type, ki.cols[c].type);
+				lo[c] = Min(lo[c], m);
+				hi[c] = Max(hi[c], m);
+			}
+		LearnedKeyMapPlan(&ki, lo, hi, learned_map_columns_guc);
+		for (i = 0; i < pr.nkeys; i++)
+			pr.keys[i].mkey = LearnedKeyMap(&ki, pr.keys[i].key);
+		remap = true;
+	}
+	LearnedSortEntries(&ki, pr.keys, pr.nkeys);
 	merged = (int64) (pr.nkeys + pr.nnulls);
 
 	/*
@@ -447,9 +509,30 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 		else if (s + 1 < dir->nsegments)
 		{
 			uint64		next_first = dir->pieces[dir->segments[s + 1].first_piece].first_key;
+			Datum		next_key = (Datum) 0;
+			bool		have_next_key = false;
 
-			while (q < pr.nkeys && pr.keys[q].mkey < next_first)
+			/*
+			 * An inexact image (composite keys, uuid...): on a tie with the next
+			 * segment's first image, its first key decides.
+			 */
+			while (q < pr.nkeys)
+			{
+				if (pr.keys[q].mkey > next_first ||
+					(pr.keys[q].mkey == next_first && LearnedKeyMapExact(&ki)))
+					break;
+				if (pr.keys[q].mkey == next_first)
+				{
+					if (!have_next_key)
+					{
+						next_key = segment_first_key(index, &ki, &dir->segments[s + 1]);
+						have_next_key = true;
+					}
+					if (LearnedKeyCmp(&ki, pr.keys[q].key, next_key) >= 0)
+						break;
+				}
 				q++;
+			}
 		}
 		else
 			q = pr.nkeys;
@@ -489,7 +572,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			if (dir->nsegments > 0)
 				read_segment(index, &ki, &dir->segments[s], &olds, &nold, &maxold);
 			all = palloc_extended((nold + (q - p)) * sizeof(LearnedEntry) + 1, MCXT_ALLOC_HUGE);
-			merge_entries(olds, nold, pr.keys + p, q - p, all);
+			merge_entries(&ki, olds, nold, pr.keys + p, q - p, all);
 			/* a segment whose entries all died disappears */
 			if (nold + (q - p) > 0)
 				LearnedWriteSegments(index, &ki, meta.error_bound, all, nold + (q - p),
@@ -521,7 +604,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 		memcpy(all + n, pr.nulls, pr.nnulls * sizeof(ItemPointerData));
 		n += pr.nnulls;
 		LearnedLeafLayoutInit(&nl, 0);
-		nulls_start = LearnedWriteLeafRun(index, &nl, LEARNED_PAGE_NULLS, NULL, all, n,
+		nulls_start = LearnedWriteLeafRun(index, NULL, &nl, LEARNED_PAGE_NULLS, NULL, all, n,
 										  gen, false);
 		nulls_npages = (uint32) ((n + nl.capacity - 1) / nl.capacity);
 		nnulls = n;
@@ -536,7 +619,10 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	state = LearnedXLogStart(index);
-	m = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
+	metapage = LearnedXLogRegister(state, metabuf, false);
+	m = LearnedPageGetMeta(metapage);
+	if (remap)
+		memcpy(LearnedPageGetKeyMap(metapage), &ki.map, sizeof(LearnedKeyMapData));
 	m->generation = gen;
 	m->nsegments = (uint32) set.nsegs;
 	m->npieces = (uint32) set.npieces;

@@ -7,6 +7,7 @@
 
 #include "access/genam.h"
 #include "access/xlog.h"
+#include "catalog/pg_index.h"
 #include "storage/lmgr.h"
 #include "miscadmin.h"
 #include "utils/hsearch.h"
@@ -164,7 +165,7 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 						RelationGetRelationName(index), meta->version,
 						LEARNED_VERSION),
 				 errhint("REINDEX the index.")));
-	if ((meta->keylen != 2 && meta->keylen != 4 && meta->keylen != 8) ||
+	if (meta->keylen <= 0 || meta->keylen > LEARNED_LEAF_SPACE / 4 ||
 		meta->items_per_page == 0)
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad metapage");
 }
@@ -187,15 +188,94 @@ LearnedReadMeta(Relation index, LearnedMetaPageData *copy)
 	LearnedCheckMeta(index, copy);
 }
 
+/*
+ * The key's columns and stored layout, from the relation (no page read);
+ * with_cmp also looks up the comparators (inserts do not need them).
+ */
+void
+LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
+{
+	int			natts = IndexRelationGetNumberOfAttributes(index);
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	int			off;
+	int			i;
+
+	ki->natts = natts;
+	ki->nkeys = nkeys;
+	ki->keytype = index->rd_opcintype[0];
+	ki->collation = index->rd_indcollation[0];
+	ki->cols = palloc0(sizeof(LearnedColumn) * natts);
+	ki->nullbytes = natts > 1 ? (natts + 7) / 8 : 0;
+	off = ki->nullbytes;
+	for (i = 0; i < natts; i++)
+	{
+		LearnedColumn *c = &ki->cols[i];
+
+		/* INCLUDE columns: stored, never compared (no opclass, no options) */
+		c->type = i < nkeys ? index->rd_opcintype[i] :
+			TupleDescAttr(RelationGetDescr(index), i)->atttypid;
+		c->width = (int16) learned_type_keylen(c->type);
+		/* by-reference columns (uuid, interval) are read in place: align */
+		if (natts > 1 && c->width > 8)
+			off = TYPEALIGN(8, off);
+		c->offset = (int16) off;
+		off += c->width;
+		if (i >= nkeys)
+			continue;
+		c->collation = index->rd_indcollation[i];
+		/* a single column is stored ascending, NULLs apart */
+		c->desc = natts > 1 && (index->rd_indoption[i] & INDOPTION_DESC) != 0;
+		c->nulls_first = natts > 1 && (index->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
+		c->exact = learned_type_exact(c->type);
+		if (with_cmp)
+			fmgr_info_copy(&c->cmp, index_getprocinfo(index, i + 1, 1),
+						   CurrentMemoryContext);
+	}
+	ki->keylen = natts > 1 ? off : ki->cols[0].width;
+	ki->byref = natts > 1 || ki->cols[0].width > 8;
+	/* keep every stored key 8-aligned when a column is read in place */
+	for (i = 0; i < natts; i++)
+		if (natts > 1 && ki->cols[i].width > 8)
+			ki->keylen = TYPEALIGN(8, ki->keylen);
+	if (with_cmp)
+		ki->cmp = ki->cols[0].cmp;
+	memset(&ki->map, 0, sizeof(ki->map));
+	ki->map.natts = (uint16) nkeys;
+	LearnedLeafLayoutInit(&ki->layout, ki->keylen);
+}
+
 void
 LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki)
 {
-	ki->keytype = index->rd_opcintype[0];
-	ki->keylen = learned_type_keylen(ki->keytype);
-	ki->collation = index->rd_indcollation[0];
-	fmgr_info_copy(&ki->cmp, index_getprocinfo(index, 1, 1),
-				   CurrentMemoryContext);
-	LearnedLeafLayoutInit(&ki->layout, ki->keylen);
+	LearnedKeyColumnsInit(index, ki, true);
+}
+
+/*
+ * Read the key map frozen in the metapage (composite keys only: a single
+ * column's image needs none).
+ */
+void
+LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
+{
+	Buffer		buf;
+	Page		page;
+	LearnedKeyMapData *map;
+	int			keylen;
+
+	if (!LearnedKeyIsComposite(ki))
+		return;
+	buf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
+	LearnedCheckMeta(index, LearnedPageGetMeta(page));
+	map = LearnedPageGetKeyMap(page);
+	memcpy(&ki->map, map, sizeof(LearnedKeyMapData));
+	keylen = LearnedPageGetMeta(page)->keylen;
+	UnlockReleaseBuffer(buf);
+	if (ki->map.natts != ki->nkeys || ki->map.npacked > ki->nkeys ||
+		keylen != ki->keylen)
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "key map does not match the index");
 }
 
 /* ---------- GenericXLog wrappers ---------- */

@@ -78,16 +78,27 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
 }
 
 /*
- * Order by (mapped key, TID).  For every supported key type the mapping is
- * strictly monotone on the opclass's equality classes, so this is the
- * comparator's order, without an fmgr call per comparison.
+ * Order by (mapped key, TID).  For every supported single-column key type
+ * the mapping is strictly monotone on the opclass's equality classes, so
+ * this is the comparator's order, without an fmgr call per comparison.
+ * Composite keys and lossy types (arg is the LearnedKeyInfo) are ordered by
+ * the comparator alone: their image is not exact.
  */
 int
 LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
 {
 	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
 	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
+	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
 
+	if (ki && !LearnedKeyMapExact(ki))
+	{
+		int			r = LearnedKeyCmp(ki, x->key, y->key);
+
+		if (r != 0)
+			return r;
+		return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+	}
 	if (x->mkey != y->mkey)
 		return x->mkey < y->mkey ? -1 : 1;
 	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
@@ -281,8 +292,9 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 						MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * maxfresh);
 				}
 				e = &fresh[nfresh++];
-				e->key = learned_fetch_key(p + LEARNED_PENDING_HDR, keylen, meta->keytype);
-				e->mkey = learned_map_datum(e->key, meta->keytype, meta->keytype);
+				e->key = LearnedKeyCopyAlloc(ki, LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR),
+											 pc->cxt);
+				e->mkey = LearnedKeyMap(ki, e->key);
 			}
 			memcpy(&e->tid, p, sizeof(ItemPointerData));
 			e->isnull = (flags & LEARNED_PENDING_NULL) != 0;

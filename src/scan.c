@@ -42,25 +42,52 @@
 
 #include "learned.h"
 
-/* a scalar condition on the key: key <strategy> value */
+/*
+ * A scalar condition on one key column: column <strategy> value, or a NULL
+ * test.  For composite keys, strategy is the operator's and istrategy the
+ * same condition in index order (commuted for a DESC column, as btree's
+ * _bt_fix_scankey_strategy does); a single column is stored ascending, so
+ * both are the same there.
+ */
 typedef struct ScanCond
 {
+	int			attno;			/* 0-based key column */
 	StrategyNumber strategy;
+	StrategyNumber istrategy;
+	int			nulltest;		/* 0, or COND_IS_NULL / COND_NOT_NULL */
+	bool		required;		/* failing it on the scan's end side ends it */
 	Datum		value;
 	Oid			type;
-	FmgrInfo	cmp;			/* keytype vs type */
-	uint64		hint;			/* mapped value */
+	FmgrInfo	cmp;			/* column type vs type */
 } ScanCond;
+
+#define COND_IS_NULL	1
+#define COND_NOT_NULL	2
 
 /* an "= ANY(array)" condition: sorted distinct values */
 typedef struct ScanArray
 {
+	int			attno;
 	int			nvalues;
-	Datum	   *values;
-	uint64	   *hints;
+	Datum	   *values;			/* in index order */
 	Oid			type;
 	FmgrInfo	cmp;
 } ScanArray;
+
+/*
+ * A positioning bound: the first entry whose leading nkeys columns compare
+ * above (strict) or at-or-above the values, in index order.
+ */
+typedef struct Bound
+{
+	int			nkeys;
+	bool		strict;
+	uint64		hint;			/* image of the bound (not incremented) */
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	Oid			types[INDEX_MAX_KEYS];
+	FmgrInfo   *cmps[INDEX_MAX_KEYS];
+} Bound;
 
 typedef struct BatchItem
 {
@@ -78,6 +105,7 @@ typedef struct Batch
 	int			nitems;
 	int			next;			/* next item to return */
 	BatchItem  *items;
+	char	   *keys;			/* composite: item i's key bytes at i * keylen */
 } Batch;
 
 #define PHASE_KEYS	0
@@ -98,8 +126,8 @@ typedef struct LearnedScanOpaqueData
 	MemoryContext rescanCxt;	/* reset at each rescan */
 	MemoryContext tupCxt;		/* reset per returned index tuple */
 	LearnedKeyInfo ki;
-	bool		desc;			/* index column is DESC */
-	bool		nulls_first;	/* index column is NULLS FIRST */
+	bool		desc;			/* single index column is DESC */
+	bool		nulls_first;	/* single index column is NULLS FIRST */
 
 	/* preprocessed keys */
 	bool		qual_ok;
@@ -134,6 +162,7 @@ typedef struct LearnedScanOpaqueData
 	bool		mark_valid;
 	ScanPos		mark;
 	BatchItem  *spare_items;	/* item storage to swap in at mark time */
+	char	   *spare_keys;
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
@@ -164,23 +193,23 @@ cond_holds(int32 r, StrategyNumber strategy)
 }
 
 /*
- * Look up the comparator for (keytype, type) in the index's opfamily.
+ * Look up the comparator for (column type, type) in the column's opfamily.
  */
 static void
-lookup_cmp(Relation index, Oid keytype, Oid type, FmgrInfo *finfo,
+lookup_cmp(Relation index, int attno, Oid keytype, Oid type, FmgrInfo *finfo,
 		   MemoryContext cxt)
 {
 	Oid			proc;
 
 	if (type == keytype)
 	{
-		fmgr_info_copy(finfo, index_getprocinfo(index, 1, 1), cxt);
+		fmgr_info_copy(finfo, index_getprocinfo(index, attno + 1, 1), cxt);
 		return;
 	}
-	proc = get_opfamily_proc(index->rd_opfamily[0], keytype, type, 1);
+	proc = get_opfamily_proc(index->rd_opfamily[attno], keytype, type, 1);
 	if (!OidIsValid(proc))
 		elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
-			 keytype, type, index->rd_opfamily[0]);
+			 keytype, type, index->rd_opfamily[attno]);
 	fmgr_info_cxt(proc, finfo, cxt);
 }
 
@@ -192,6 +221,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	MemoryContext cxt;
 	MemoryContext old;
 	LearnedLeafLayout nl;
+	int			cap;
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned scan",
 								ALLOCSET_DEFAULT_SIZES);
@@ -203,13 +233,23 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	so->tupCxt = AllocSetContextCreate(cxt, "learned index tuple",
 									   ALLOCSET_SMALL_SIZES);
 	LearnedKeyInfoInit(index, &so->ki);
-	so->desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
-	so->nulls_first = (index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
+	LearnedKeyInfoLoadMap(index, &so->ki);
+	/* composite keys are stored in index order: no direction flip */
+	so->desc = !LearnedKeyIsComposite(&so->ki) &&
+		(index->rd_indoption[0] & INDOPTION_DESC) != 0;
+	so->nulls_first = !LearnedKeyIsComposite(&so->ki) &&
+		(index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
 	/* a batch holds one page of keys or of NULL TIDs (the denser one) */
 	LearnedLeafLayoutInit(&nl, 0);
+	cap = Max(so->ki.layout.capacity, nl.capacity);
 	so->pos.batch.buf = InvalidBuffer;
-	so->pos.batch.items = palloc(sizeof(BatchItem) * Max(so->ki.layout.capacity, nl.capacity));
-	so->spare_items = palloc(sizeof(BatchItem) * Max(so->ki.layout.capacity, nl.capacity));
+	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
+	so->spare_items = palloc(sizeof(BatchItem) * cap);
+	if (so->ki.byref)
+	{
+		so->pos.batch.keys = palloc((Size) so->ki.layout.capacity * so->ki.keylen);
+		so->spare_keys = palloc((Size) so->ki.layout.capacity * so->ki.keylen);
+	}
 	so->mark.batch.buf = InvalidBuffer;
 	so->mark.batch.items = NULL;
 	MemoryContextSwitchTo(old);
@@ -260,6 +300,8 @@ preprocess_array(IndexScanDesc scan, ScanKey key, ScanArray *arr,
 				 ScanCond *cond, bool *is_scalar)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	int			attno = key->sk_attno - 1;
+	Oid			coltype = so->ki.cols[attno].type;
 	ArrayType  *a = DatumGetArrayTypeP(key->sk_argument);
 	Oid			elemtype = ARR_ELEMTYPE(a);
 	int16		typlen;
@@ -280,10 +322,12 @@ preprocess_array(IndexScanDesc scan, ScanKey key, ScanArray *arr,
 			elems[n++] = elems[i];
 
 	/* comparator between array elements, for sorting and extremes */
-	lookup_cmp(scan->indexRelation, elemtype, elemtype, &elemcmp, so->rescanCxt);
-	if (elemtype != so->ki.keytype)
+	if (elemtype == coltype)
+		lookup_cmp(scan->indexRelation, attno, elemtype, elemtype, &elemcmp,
+				   so->rescanCxt);
+	else
 	{
-		Oid			proc = get_opfamily_proc(scan->indexRelation->rd_opfamily[0],
+		Oid			proc = get_opfamily_proc(scan->indexRelation->rd_opfamily[attno],
 											 elemtype, elemtype, 1);
 
 		if (!OidIsValid(proc))
@@ -322,6 +366,7 @@ preprocess_array(IndexScanDesc scan, ScanKey key, ScanArray *arr,
 			so->qual_ok = false;
 			return;
 		}
+		cond->attno = attno;
 		cond->strategy = key->sk_strategy;
 		cond->type = elemtype;
 		/* x < ANY(a) is x < max(a); x > ANY(a) is x > min(a) */
@@ -334,9 +379,9 @@ preprocess_array(IndexScanDesc scan, ScanKey key, ScanArray *arr,
 	}
 
 	*is_scalar = false;
+	arr->attno = attno;
 	arr->type = elemtype;
 	arr->values = MemoryContextAlloc(so->rescanCxt, sizeof(Datum) * Max(n, 1));
-	arr->hints = MemoryContextAlloc(so->rescanCxt, sizeof(uint64) * Max(n, 1));
 	arr->nvalues = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -345,14 +390,82 @@ preprocess_array(IndexScanDesc scan, ScanKey key, ScanArray *arr,
 					arr->values[arr->nvalues - 1], elems[i]) == 0)
 			continue;
 		arr->values[arr->nvalues] = datumCopy(elems[i], typbyval, typlen);
-		arr->hints[arr->nvalues] = learned_map_datum(elems[i], elemtype,
-													 so->ki.keytype);
 		arr->nvalues++;
 	}
-	lookup_cmp(scan->indexRelation, so->ki.keytype, elemtype, &arr->cmp,
+	lookup_cmp(scan->indexRelation, attno, coltype, elemtype, &arr->cmp,
 			   so->rescanCxt);
 	if (arr->nvalues == 0)
 		so->qual_ok = false;
+}
+
+/* a condition in index order: commuted for a DESC column of a composite key */
+static StrategyNumber
+index_order_strategy(LearnedScanOpaque so, int attno, StrategyNumber s)
+{
+	if (so->ki.cols[attno].desc)
+		return BTCommuteStrategyNumber(s);
+	return s;
+}
+
+/*
+ * Composite keys: choose the driving array and mark the required conditions.
+ * As in btree, a condition is required when every column before its own has
+ * an equality (or IS NULL, or the driving array): then the keys satisfying
+ * it form one run in index order (per driving value), and failing it on the
+ * scan's end side ends the run.  The driving array must itself sit after
+ * such a prefix.
+ */
+static void
+choose_driver_composite(LearnedScanOpaque so)
+{
+	bool		eq[INDEX_MAX_KEYS];
+	int			eqprefix = 0;
+	int			best = -1;
+	int			i;
+
+	memset(eq, 0, sizeof(eq));
+	for (i = 0; i < so->nconds; i++)
+	{
+		ScanCond   *c = &so->conds[i];
+
+		if (c->nulltest == COND_IS_NULL ||
+			(c->nulltest == 0 && c->strategy == BTEqualStrategyNumber))
+			eq[c->attno] = true;
+	}
+	while (eqprefix < so->ki.nkeys && eq[eqprefix])
+		eqprefix++;
+	for (i = 0; i < so->nfilters; i++)
+		if (so->filters[i].attno <= eqprefix &&
+			(best < 0 || so->filters[i].nvalues < so->filters[best].nvalues))
+			best = i;
+	if (best >= 0)
+	{
+		so->driver = palloc(sizeof(ScanArray));
+		*so->driver = so->filters[best];
+		so->filters[best] = so->filters[--so->nfilters];
+		/* the intervals are visited in index order */
+		if (so->ki.cols[so->driver->attno].desc)
+		{
+			int			lo = 0,
+						hi = so->driver->nvalues - 1;
+
+			for (; lo < hi; lo++, hi--)
+			{
+				Datum		t = so->driver->values[lo];
+
+				so->driver->values[lo] = so->driver->values[hi];
+				so->driver->values[hi] = t;
+			}
+		}
+		if (so->driver->attno == eqprefix)
+		{
+			eqprefix++;
+			while (eqprefix < so->ki.nkeys && eq[eqprefix])
+				eqprefix++;
+		}
+	}
+	for (i = 0; i < so->nconds; i++)
+		so->conds[i].required = so->conds[i].attno <= eqprefix;
 }
 
 /*
@@ -363,6 +476,7 @@ preprocess_keys(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	int			nkeys = scan->numberOfKeys;
+	bool		composite = LearnedKeyIsComposite(&so->ki);
 	int			i;
 	MemoryContext old;
 
@@ -370,9 +484,10 @@ preprocess_keys(IndexScanDesc scan)
 	old = MemoryContextSwitchTo(so->rescanCxt);
 	so->qual_ok = true;
 	so->want_keys = true;
-	so->want_nulls = true;
+	/* composite keys keep their NULLs in the key stream */
+	so->want_nulls = !composite;
 	so->nconds = 0;
-	so->conds = palloc(sizeof(ScanCond) * Max(nkeys, 1));
+	so->conds = palloc0(sizeof(ScanCond) * Max(nkeys, 1));
 	so->driver = NULL;
 	so->nfilters = 0;
 	so->filters = palloc(sizeof(ScanArray) * Max(nkeys, 1));
@@ -380,19 +495,31 @@ preprocess_keys(IndexScanDesc scan)
 	for (i = 0; i < nkeys; i++)
 	{
 		ScanKey		key = &scan->keyData[i];
+		int			attno = key->sk_attno - 1;
+		Oid			coltype = so->ki.cols[attno].type;
 
 		if (key->sk_flags & SK_ISNULL)
 		{
-			if (key->sk_flags & SK_SEARCHNULL)
-				so->want_keys = false;
-			else if (key->sk_flags & SK_SEARCHNOTNULL)
-				so->want_nulls = false;
-			else
+			if (!(key->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))
 				so->qual_ok = false;	/* strict operator with a NULL */
+			else if (composite)
+			{
+				ScanCond   *cond = &so->conds[so->nconds++];
+
+				cond->attno = attno;
+				cond->nulltest = (key->sk_flags & SK_SEARCHNULL) ?
+					COND_IS_NULL : COND_NOT_NULL;
+				cond->strategy = cond->istrategy = BTEqualStrategyNumber;
+			}
+			else if (key->sk_flags & SK_SEARCHNULL)
+				so->want_keys = false;
+			else
+				so->want_nulls = false;
 			continue;
 		}
 		/* any ordinary condition excludes NULL keys */
-		so->want_nulls = false;
+		if (!composite)
+			so->want_nulls = false;
 
 		if (key->sk_flags & SK_SEARCHARRAY)
 		{
@@ -407,9 +534,9 @@ preprocess_keys(IndexScanDesc scan)
 				break;
 			if (is_scalar)
 			{
-				lookup_cmp(scan->indexRelation, so->ki.keytype, cond.type,
+				lookup_cmp(scan->indexRelation, attno, coltype, cond.type,
 						   &cond.cmp, so->rescanCxt);
-				cond.hint = learned_map_datum(cond.value, cond.type, so->ki.keytype);
+				cond.istrategy = index_order_strategy(so, attno, cond.strategy);
 				so->conds[so->nconds++] = cond;
 			}
 			else
@@ -419,30 +546,88 @@ preprocess_keys(IndexScanDesc scan)
 		{
 			ScanCond   *cond = &so->conds[so->nconds++];
 
+			cond->attno = attno;
 			cond->strategy = key->sk_strategy;
+			cond->istrategy = index_order_strategy(so, attno, key->sk_strategy);
 			cond->value = key->sk_argument;
-			cond->type = OidIsValid(key->sk_subtype) ? key->sk_subtype : so->ki.keytype;
-			lookup_cmp(scan->indexRelation, so->ki.keytype, cond->type,
+			cond->type = OidIsValid(key->sk_subtype) ? key->sk_subtype : coltype;
+			lookup_cmp(scan->indexRelation, attno, coltype, cond->type,
 					   &cond->cmp, so->rescanCxt);
-			cond->hint = learned_map_datum(cond->value, cond->type, so->ki.keytype);
 		}
 	}
 	if (!so->want_keys && !so->want_nulls)
 		so->qual_ok = false;
 
-	/* the array with the fewest values drives the scan */
-	if (so->nfilters > 0)
+	if (composite)
+		choose_driver_composite(so);
+	else
 	{
-		int			best = 0;
+		/* one column: every condition is required */
+		for (i = 0; i < so->nconds; i++)
+			so->conds[i].required = true;
+		/* the array with the fewest values drives the scan */
+		if (so->nfilters > 0)
+		{
+			int			best = 0;
 
-		for (i = 1; i < so->nfilters; i++)
-			if (so->filters[i].nvalues < so->filters[best].nvalues)
-				best = i;
-		so->driver = palloc(sizeof(ScanArray));
-		*so->driver = so->filters[best];
-		so->filters[best] = so->filters[--so->nfilters];
+			for (i = 1; i < so->nfilters; i++)
+				if (so->filters[i].nvalues < so->filters[best].nvalues)
+					best = i;
+			so->driver = palloc(sizeof(ScanArray));
+			*so->driver = so->filters[best];
+			so->filters[best] = so->filters[--so->nfilters];
+		}
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/* a key's column: the key itself for a single column */
+static inline Datum
+key_column(LearnedScanOpaque so, Datum key, int attno, bool *isnull)
+{
+	return LearnedKeyColumn(&so->ki, key, attno, isnull);
+}
+
+/*
+ * Compare a key's column with a value in index order (DESC negated, a NULL
+ * column where the column puts its NULLs).
+ */
+static inline int32
+column_vs_value(LearnedScanOpaque so, Datum key, int attno, FmgrInfo *cmp,
+				Datum value, bool value_null)
+{
+	LearnedColumn *c = &so->ki.cols[attno];
+	bool		isnull;
+	Datum		col = key_column(so, key, attno, &isnull);
+	int32		r;
+
+	if (isnull || value_null)
+	{
+		if (isnull && value_null)
+			return 0;
+		r = isnull ? -1 : 1;
+		return c->nulls_first ? r : -r;
+	}
+	r = cmp_key(cmp, c->collation, col, value);
+	if (c->desc)
+		r = (r < 0) ? 1 : (r > 0) ? -1 : 0;
+	return r;
+}
+
+static bool
+cond_matches(LearnedScanOpaque so, ScanCond *c, Datum key)
+{
+	bool		isnull;
+	Datum		col = key_column(so, key, c->attno, &isnull);
+
+	if (c->nulltest == COND_IS_NULL)
+		return isnull;
+	if (c->nulltest == COND_NOT_NULL)
+		return !isnull;
+	if (isnull)
+		return false;
+	return cond_holds(cmp_key(&c->cmp, so->ki.cols[c->attno].collation, col, c->value),
+					  c->strategy);
 }
 
 /*
@@ -455,23 +640,23 @@ key_matches(LearnedScanOpaque so, Datum key)
 	int			i;
 
 	for (i = 0; i < so->nconds; i++)
-	{
-		ScanCond   *c = &so->conds[i];
-
-		if (!cond_holds(cmp_key(&c->cmp, so->ki.collation, key, c->value),
-						c->strategy))
+		if (!cond_matches(so, &so->conds[i], key))
 			return false;
-	}
 	for (i = 0; i < so->nfilters; i++)
 	{
 		ScanArray  *a = &so->filters[i];
 		int			lo = 0,
 					hi = a->nvalues;
+		bool		isnull;
+		Datum		col = key_column(so, key, a->attno, &isnull);
 
+		if (isnull)
+			return false;
 		while (lo < hi)
 		{
 			int			mid = (lo + hi) / 2;
-			int32		r = cmp_key(&a->cmp, so->ki.collation, key, a->values[mid]);
+			int32		r = cmp_key(&a->cmp, so->ki.cols[a->attno].collation,
+									col, a->values[mid]);
 
 			if (r == 0)
 				break;
@@ -487,8 +672,53 @@ key_matches(LearnedScanOpaque so, Datum key)
 }
 
 /*
+ * Is the key past the run of keys satisfying condition c, in the scan's
+ * physical direction (index order, where NULLs sit at one end)?
+ */
+static bool
+cond_beyond(LearnedScanOpaque so, ScanCond *c, Datum key, bool forward)
+{
+	bool		nulls_first = so->ki.cols[c->attno].nulls_first;
+	bool		isnull;
+	int32		r;
+
+	(void) key_column(so, key, c->attno, &isnull);
+	if (c->nulltest == COND_IS_NULL)
+		return !isnull && (forward ? nulls_first : !nulls_first);
+	if (isnull)
+		return forward ? !nulls_first : nulls_first;
+	if (c->nulltest == COND_NOT_NULL)
+		return false;
+	r = column_vs_value(so, key, c->attno, &c->cmp, c->value, false);
+	if (forward)
+	{
+		switch (c->istrategy)
+		{
+			case BTLessStrategyNumber:
+				return r >= 0;
+			case BTLessEqualStrategyNumber:
+			case BTEqualStrategyNumber:
+				return r > 0;
+			default:
+				return false;
+		}
+	}
+	switch (c->istrategy)
+	{
+		case BTGreaterStrategyNumber:
+			return r <= 0;
+		case BTGreaterEqualStrategyNumber:
+		case BTEqualStrategyNumber:
+			return r < 0;
+		default:
+			return false;
+	}
+}
+
+/*
  * After a key fails some condition, can any later key (in direction
- * forward) still match?  Conditions bounding that side end the scan.
+ * forward) still match?  Required conditions bounding that side end the
+ * scan (or the current array interval).
  */
 static bool
 past_end(LearnedScanOpaque so, Datum key, bool forward)
@@ -498,18 +728,121 @@ past_end(LearnedScanOpaque so, Datum key, bool forward)
 	for (i = 0; i < so->nconds; i++)
 	{
 		ScanCond   *c = &so->conds[i];
-		bool		bounds_end;
 
-		if (forward)
-			bounds_end = c->strategy <= BTEqualStrategyNumber;
-		else
-			bounds_end = c->strategy >= BTEqualStrategyNumber;
-		if (bounds_end &&
-			!cond_holds(cmp_key(&c->cmp, so->ki.collation, key, c->value),
-						c->strategy))
+		if (c->required && cond_beyond(so, c, key, forward))
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The bound that positions the scan in direction forward for the driving
+ * array's value number interval: the columns with an equality (or IS NULL,
+ * or the driving value) in order, then at most one condition bounding the
+ * start side.  Returns false if there is none (start at the end).
+ */
+static bool
+make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
+{
+	StrategyNumber last = BTEqualStrategyNumber;
+	int			col;
+	int			i;
+
+	b->nkeys = 0;
+	for (col = 0; col < so->ki.nkeys; col++)
+	{
+		ScanCond   *eq = NULL;
+		ScanCond   *start = NULL;
+
+		if (so->driver && so->driver->attno == col)
+		{
+			b->values[col] = so->driver->values[interval];
+			b->isnull[col] = false;
+			b->types[col] = so->driver->type;
+			b->cmps[col] = &so->driver->cmp;
+			b->nkeys++;
+			continue;
+		}
+		for (i = 0; i < so->nconds; i++)
+		{
+			ScanCond   *c = &so->conds[i];
+
+			if (c->attno != col || c->nulltest == COND_NOT_NULL)
+				continue;
+			if (c->nulltest == COND_IS_NULL || c->istrategy == BTEqualStrategyNumber)
+			{
+				eq = c;
+				break;
+			}
+			if (start == NULL &&
+				(forward ? c->istrategy > BTEqualStrategyNumber :
+				 c->istrategy < BTEqualStrategyNumber))
+				start = c;
+		}
+		if (eq == NULL)
+			eq = start;
+		if (eq == NULL)
+			break;
+		b->values[col] = eq->value;
+		b->isnull[col] = (eq->nulltest == COND_IS_NULL);
+		b->types[col] = eq->type;
+		b->cmps[col] = &eq->cmp;
+		b->nkeys++;
+		if (eq == start)
+		{
+			last = start->istrategy;
+			break;
+		}
+	}
+	if (b->nkeys == 0)
+		return false;
+	/* forward: first entry >= or > the bound; backward: one before that */
+	if (forward)
+		b->strict = (last == BTGreaterStrategyNumber);
+	else
+		b->strict = (last != BTLessStrategyNumber);
+
+	if (!LearnedKeyIsComposite(&so->ki))
+		b->hint = b->isnull[0] ? 0 :
+			learned_map_datum(b->values[0], b->types[0], so->ki.keytype);
+	else
+	{
+		int			status[INDEX_MAX_KEYS];
+		uint64		u[INDEX_MAX_KEYS];
+
+		for (col = 0; col < so->ki.map.npacked; col++)
+		{
+			if (col < b->nkeys)
+				status[col] = LearnedColumnStatus(&so->ki, col, b->values[col],
+												  b->types[col], b->isnull[col],
+												  &u[col]);
+			else
+			{
+				/* the rest of the key: its smallest or largest image */
+				status[col] = b->strict ? KP_AFTER : KP_BEFORE;
+				u[col] = 0;
+			}
+		}
+		b->hint = keypack_combine(so->ki.map.cols, so->ki.map.npacked, status, u);
+	}
+	return true;
+}
+
+/* a key vs a bound, in index order, over the bound's columns */
+static inline int32
+bound_cmp(LearnedScanOpaque so, Datum key, const Bound *b)
+{
+	int			i;
+
+	for (i = 0; i < b->nkeys; i++)
+	{
+		int32		r = column_vs_value(so, key, i, b->cmps[i], b->values[i],
+										b->isnull[i]);
+
+		if (r != 0)
+			return r;
+	}
+	return 0;
 }
 
 /* ---------- reading leaf pages ---------- */
@@ -574,31 +907,28 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 static inline Datum
 leaf_key(LearnedScanOpaque so, Page page, int slot)
 {
-	return learned_fetch_key(LearnedLeafKeyPtr(page, &so->ki.layout, slot),
-							 so->ki.keylen, so->ki.keytype);
+	return LearnedKeyFetch(&so->ki, LearnedLeafKeyPtr(page, &so->ki.layout, slot));
 }
 
-/* boundary predicate: key > v (strict) or key >= v */
+/* boundary predicate: key > bound (strict) or key >= bound */
 static inline bool
-past_bound(LearnedScanOpaque so, FmgrInfo *cmp, Datum key, Datum v, bool strict)
+past_bound(LearnedScanOpaque so, Datum key, const Bound *b)
 {
-	int32		r = cmp_key(cmp, so->ki.collation, key, v);
+	int32		r = bound_cmp(so, key, b);
 
-	return strict ? r > 0 : r >= 0;
+	return b->strict ? r > 0 : r >= 0;
 }
 
 /* does the last (first) item of a vpage satisfy the boundary predicate? */
 static bool
-vpage_edge_past(IndexScanDesc scan, uint32 vpage, bool last, FmgrInfo *cmp,
-				Datum v, bool strict)
+vpage_edge_past(IndexScanDesc scan, uint32 vpage, bool last, const Bound *b)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	int			n;
 	Buffer		buf = read_vpage(scan, vpage, &n);
 	bool		res;
 
-	res = past_bound(so, cmp, leaf_key(so, BufferGetPage(buf), last ? n - 1 : 0),
-					 v, strict);
+	res = past_bound(so, leaf_key(so, BufferGetPage(buf), last ? n - 1 : 0), b);
 	UnlockReleaseBuffer(buf);
 	return res;
 }
@@ -612,8 +942,7 @@ vpage_edge_past(IndexScanDesc scan, uint32 vpage, bool last, FmgrInfo *cmp,
  * window's pages' last items verify it, and galloping widens it.
  */
 static uint32
-find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
-			  bool strict, int *slotp, Buffer *bufp)
+find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
@@ -623,6 +952,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 	uint32		vp;
 	Buffer		buf = InvalidBuffer;
 	int			n = 0;
+	uint64		hint = b->hint;
 
 	*bufp = InvalidBuffer;
 	if (nv == 0)
@@ -633,7 +963,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 	 * When equal keys straddle a segment boundary this lands past the run's
 	 * start; the left check below corrects it.
 	 */
-	if (strict && hint < PG_UINT64_MAX)
+	if (b->strict && hint < PG_UINT64_MAX)
 		hint++;
 	if (dir->npieces > 0 && dir->piece_keys[0] <= hint)
 	{
@@ -695,7 +1025,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 	vp = wlo;
 	buf = read_vpage(scan, vp, &n);
 	if (vp > 0 &&
-		past_bound(so, cmp, leaf_key(so, BufferGetPage(buf), 0), v, strict))
+		past_bound(so, leaf_key(so, BufferGetPage(buf), 0), b))
 	{
 		/*
 		 * The window starts too far right: gallop left to a page whose last
@@ -713,7 +1043,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 
 			if (probe < 0)
 				break;
-			if (vpage_edge_past(scan, (uint32) probe, true, cmp, v, strict))
+			if (vpage_edge_past(scan, (uint32) probe, true, b))
 				known_true = probe;
 			else
 			{
@@ -726,7 +1056,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 		{
 			int64		mid = (known_true + known_false) / 2;
 
-			if (vpage_edge_past(scan, (uint32) mid, true, cmp, v, strict))
+			if (vpage_edge_past(scan, (uint32) mid, true, b))
 				known_true = mid;
 			else
 				known_false = mid;
@@ -736,7 +1066,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 	}
 
 	/* walk right through the window, then gallop right */
-	while (!past_bound(so, cmp, leaf_key(so, BufferGetPage(buf), n - 1), v, strict))
+	while (!past_bound(so, leaf_key(so, BufferGetPage(buf), n - 1), b))
 	{
 		UnlockReleaseBuffer(buf);
 		buf = InvalidBuffer;
@@ -755,12 +1085,12 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 
 				if (probe >= nv)
 				{
-					if (!vpage_edge_past(scan, nv - 1, true, cmp, v, strict))
+					if (!vpage_edge_past(scan, nv - 1, true, b))
 						return nv;
 					known_true = nv - 1;
 					break;
 				}
-				if (vpage_edge_past(scan, (uint32) probe, true, cmp, v, strict))
+				if (vpage_edge_past(scan, (uint32) probe, true, b))
 				{
 					known_true = probe;
 					break;
@@ -772,7 +1102,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 			{
 				int64		mid = (known_true + known_false) / 2;
 
-				if (vpage_edge_past(scan, (uint32) mid, true, cmp, v, strict))
+				if (vpage_edge_past(scan, (uint32) mid, true, b))
 					known_true = mid;
 				else
 					known_false = mid;
@@ -793,7 +1123,7 @@ find_boundary(IndexScanDesc scan, FmgrInfo *cmp, Datum v, uint64 hint,
 		{
 			int			mid = (lo + hi) / 2;
 
-			if (past_bound(so, cmp, leaf_key(so, page, mid), v, strict))
+			if (past_bound(so, leaf_key(so, page, mid), b))
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -834,8 +1164,8 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 
 		if (drv)
 		{
-			int32		r = cmp_key(&drv->cmp, so->ki.collation, key,
-									drv->values[so->pos.interval]);
+			int32		r = column_vs_value(so, key, drv->attno, &drv->cmp,
+											drv->values[so->pos.interval], false);
 
 			if (so->forward ? r > 0 : r < 0)
 			{
@@ -854,7 +1184,8 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 		if (LearnedLeafIsDead(page, &so->ki.layout, i))
 			continue;
-		b->items[b->nitems].key = key;
+		b->items[b->nitems].key =
+			LearnedKeyCopy(&so->ki, key, b->keys + (Size) b->nitems * so->ki.keylen);
 		b->items[b->nitems].tid = *LearnedLeafTid(page, &so->ki.layout, i);
 		b->nitems++;
 	}
@@ -872,53 +1203,18 @@ position_interval(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
-	FmgrInfo   *cmp = NULL;
-	Datum		v = (Datum) 0;
-	uint64		hint = 0;
-	bool		have = false;
-	bool		strict = false;
+	Bound		bound;
+	bool		have;
 	uint32		vp;
 	int			slot = 0;
 	Buffer		buf;
 	int			n;
-	int			i;
 
 	if (dir->nvpages == 0)
 		return false;
 
-	if (so->driver)
-	{
-		cmp = &so->driver->cmp;
-		v = so->driver->values[so->pos.interval];
-		hint = so->driver->hints[so->pos.interval];
-		have = true;
-		/* forward: first entry >= v; backward: last entry <= v */
-		strict = !so->forward;
-	}
-	else
-	{
-		/* choose a condition bounding the start side */
-		for (i = 0; i < so->nconds; i++)
-		{
-			ScanCond   *c = &so->conds[i];
-
-			if (c->strategy == BTEqualStrategyNumber ||
-				(so->forward && c->strategy > BTEqualStrategyNumber) ||
-				(!so->forward && c->strategy < BTEqualStrategyNumber))
-			{
-				cmp = &c->cmp;
-				v = c->value;
-				hint = c->hint;
-				have = true;
-				if (so->forward)
-					strict = (c->strategy == BTGreaterStrategyNumber);
-				else
-					strict = (c->strategy != BTLessStrategyNumber);
-				if (c->strategy == BTEqualStrategyNumber)
-					break;		/* the best start there is */
-			}
-		}
-	}
+	/* forward: first entry past the bound; backward: the one before it */
+	have = make_bound(so, so->pos.interval, so->forward, &bound);
 
 	if (so->forward)
 	{
@@ -929,7 +1225,7 @@ position_interval(IndexScanDesc scan)
 		}
 		else
 		{
-			vp = find_boundary(scan, cmp, v, hint, strict, &slot, &buf);
+			vp = find_boundary(scan, &bound, &slot, &buf);
 			if (vp >= dir->nvpages)
 				return false;
 			n = LearnedPageGetOpaque(BufferGetPage(buf))->nitems;
@@ -946,7 +1242,7 @@ position_interval(IndexScanDesc scan)
 		else
 		{
 			/* the last entry before the boundary */
-			vp = find_boundary(scan, cmp, v, hint, strict, &slot, &buf);
+			vp = find_boundary(scan, &bound, &slot, &buf);
 			if (vp < dir->nvpages && slot > 0)
 			{
 				slot--;
@@ -1080,24 +1376,24 @@ nulls_advance(IndexScanDesc scan)
 /* ---------- the pending list ---------- */
 
 /*
- * First index in [0, n) whose key satisfies past_bound(key, v, strict).
- * When v has the key's own type, the exact mapping orders like the
- * comparator and the search compares mapped keys (no fmgr call).
+ * First index in [0, n) whose key satisfies past_bound(key, bound).  For a
+ * single column and a bound of the key's own type, the exact mapping orders
+ * like the comparator and the search compares mapped keys (no fmgr call).
  */
 static int
 pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
-			  FmgrInfo *cmp, Datum v, Oid vtype, uint64 hint, bool strict)
+			  const Bound *b)
 {
 	int			lo = 0,
 				hi = n;
 
-	if (vtype == so->ki.keytype)
+	if (LearnedKeyMapExact(&so->ki) && b->types[0] == so->ki.keytype)
 	{
 		while (lo < hi)
 		{
 			int			mid = (lo + hi) / 2;
 
-			if (strict ? arr[mid].mkey > hint : arr[mid].mkey >= hint)
+			if (b->strict ? arr[mid].mkey > b->hint : arr[mid].mkey >= b->hint)
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -1108,7 +1404,7 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 	{
 		int			mid = (lo + hi) / 2;
 
-		if (past_bound(so, cmp, arr[mid].key, v, strict))
+		if (past_bound(so, arr[mid].key, b))
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -1132,51 +1428,28 @@ push_pending(LearnedScanOpaque so, const LearnedPendingEntry *e, int *max)
 /*
  * Append to the scan's pending list the matching entries of one sorted
  * array of the backend's pending copy, using binary search to skip to the
- * key range.  Only the matches are copied: a lookup costs O(log n).
+ * key range of each interval: [first past the forward bound, first past
+ * the backward bound).  Only the matches are copied: a lookup costs
+ * O(log n).
  */
 static void
 collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 					int *max)
 {
+	int			nintervals = so->driver ? so->driver->nvalues : 1;
+	int			v;
 	int			i;
 
-	if (so->driver)
+	for (v = 0; v < nintervals; v++)
 	{
-		int			v;
-
-		for (v = 0; v < so->driver->nvalues; v++)
-		{
-			Datum		val = so->driver->values[v];
-			uint64		h = so->driver->hints[v];
-			int			lo = pending_bound(so, arr, n, &so->driver->cmp, val,
-										   so->driver->type, h, false);
-			int			hi = pending_bound(so, arr, n, &so->driver->cmp, val,
-										   so->driver->type, h, true);
-
-			for (i = lo; i < hi; i++)
-				if (key_matches(so, arr[i].key))
-					push_pending(so, &arr[i], max);
-		}
-	}
-	else
-	{
+		Bound		b;
 		int			lo = 0,
 					hi = n;
-		int			c;
 
-		for (c = 0; c < so->nconds; c++)
-		{
-			ScanCond   *cond = &so->conds[c];
-
-			if (cond->strategy >= BTEqualStrategyNumber)
-				lo = Max(lo, pending_bound(so, arr, n, &cond->cmp, cond->value,
-										   cond->type, cond->hint,
-										   cond->strategy == BTGreaterStrategyNumber));
-			if (cond->strategy <= BTEqualStrategyNumber)
-				hi = Min(hi, pending_bound(so, arr, n, &cond->cmp, cond->value,
-										   cond->type, cond->hint,
-										   cond->strategy != BTLessStrategyNumber));
-		}
+		if (make_bound(so, v, true, &b))
+			lo = pending_bound(so, arr, n, &b);
+		if (make_bound(so, v, false, &b))
+			hi = pending_bound(so, arr, n, &b);
 		for (i = lo; i < hi; i++)
 			if (key_matches(so, arr[i].key))
 				push_pending(so, &arr[i], max);
@@ -1215,11 +1488,13 @@ load_pending(IndexScanDesc scan)
 		/* each array's matches are sorted; interleave them if both gave some */
 		if (from_main > 0 && so->npending > from_main)
 			qsort_arg(so->pending_ref, so->npending, sizeof(LearnedPendingEntry),
-					  LearnedPendingEntryCmp, NULL);
+					  LearnedPendingEntryCmp, &so->ki);
 		so->pending = palloc(sizeof(BatchItem) * Max(so->npending, 1));
 		for (i = 0; i < so->npending; i++)
 		{
-			so->pending[i].key = so->pending_ref[i].key;
+			/* a later refresh of the backend's copy may free its keys */
+			so->pending[i].key = LearnedKeyCopyAlloc(&so->ki, so->pending_ref[i].key,
+													 so->rescanCxt);
 			so->pending[i].tid = so->pending_ref[i].tid;
 		}
 	}
@@ -1396,13 +1671,18 @@ set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
 	if (scan->xs_want_itup)
 	{
 		MemoryContext old;
-		Datum		values[1];
-		bool		nulls[1];
+		Datum		values[INDEX_MAX_KEYS];
+		bool		nulls[INDEX_MAX_KEYS];
 
 		MemoryContextReset(so->tupCxt);
 		old = MemoryContextSwitchTo(so->tupCxt);
-		values[0] = item->key;
-		nulls[0] = isnull;
+		if (LearnedKeyIsComposite(&so->ki))
+			LearnedKeyDeform(&so->ki, item->key, values, nulls);
+		else
+		{
+			values[0] = item->key;
+			nulls[0] = isnull;
+		}
 		scan->xs_itup = index_form_tuple(RelationGetDescr(scan->indexRelation),
 										 values, nulls);
 		MemoryContextSwitchTo(old);
@@ -1472,7 +1752,7 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 		}
 		if (s && p && phase == PHASE_KEYS)
 		{
-			int32		r = cmp_key(&so->ki.cmp, so->ki.collation, s->key, p->key);
+			int32		r = LearnedKeyCmp(&so->ki, s->key, p->key);
 
 			if (r == 0)
 				r = ItemPointerCompare(&s->tid, &p->tid);
@@ -1586,6 +1866,22 @@ learnedendscan(IndexScanDesc scan)
 	scan->opaque = NULL;
 }
 
+/* copy a batch's items (and a composite key's bytes, re-pointed) */
+static void
+copy_batch_items(LearnedScanOpaque so, Batch *dst, const Batch *src)
+{
+	int			i;
+
+	if (src->nitems <= 0)
+		return;
+	memcpy(dst->items, src->items, sizeof(BatchItem) * src->nitems);
+	if (!so->ki.byref)
+		return;
+	memcpy(dst->keys, src->keys, (Size) src->nitems * so->ki.keylen);
+	for (i = 0; i < src->nitems; i++)
+		dst->items[i].key = PointerGetDatum(dst->keys + (Size) i * so->ki.keylen);
+}
+
 /*
  * Mark: remember the position.  The batch items are copied and the page
  * re-pinned so that restoring never re-reads a page that VACUUM may have
@@ -1596,14 +1892,16 @@ learnedmarkpos(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	BatchItem  *items;
+	char	   *keys;
 
 	if (so->mark_valid)
 		release_batch(&so->mark.batch);
 	items = so->mark.batch.items ? so->mark.batch.items : so->spare_items;
+	keys = so->mark.batch.items ? so->mark.batch.keys : so->spare_keys;
 	so->mark = so->pos;
 	so->mark.batch.items = items;
-	if (so->pos.batch.nitems > 0)
-		memcpy(items, so->pos.batch.items, sizeof(BatchItem) * so->pos.batch.nitems);
+	so->mark.batch.keys = keys;
+	copy_batch_items(so, &so->mark.batch, &so->pos.batch);
 	if (BufferIsValid(so->pos.batch.buf))
 		IncrBufferRefCount(so->pos.batch.buf);
 	so->mark_valid = true;
@@ -1614,15 +1912,17 @@ learnedrestrpos(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	BatchItem  *items;
+	char	   *keys;
 
 	if (!so->mark_valid)
 		elog(ERROR, "learned index: restore without a marked position");
 	release_batch(&so->pos.batch);
 	items = so->pos.batch.items;
+	keys = so->pos.batch.keys;
 	so->pos = so->mark;
 	so->pos.batch.items = items;
-	if (so->mark.batch.nitems > 0)
-		memcpy(items, so->mark.batch.items, sizeof(BatchItem) * so->mark.batch.nitems);
+	so->pos.batch.keys = keys;
+	copy_batch_items(so, &so->pos.batch, &so->mark.batch);
 	if (BufferIsValid(so->pos.batch.buf))
 		IncrBufferRefCount(so->pos.batch.buf);
 }

@@ -244,7 +244,7 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 	{
 		if (appending)
 		{
-			LearnedAppendEntry(index, value, null, tid, &after, &appended);
+			LearnedAppendEntry(index, values, isnull, tid, &after, &appended);
 			LearnedMaybeMerge(index, &after, appended);
 		}
 		return true;
@@ -304,7 +304,7 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 
 		/* the append happens under the key lock: no equal key can slip in */
 		if (appending)
-			LearnedAppendEntry(index, value, null, tid, &after, &appended);
+			LearnedAppendEntry(index, values, isnull, tid, &after, &appended);
 		LockRelease(&tag, ExclusiveLock, false);
 		break;
 	}
