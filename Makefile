@@ -3,7 +3,7 @@
 EXTENSION = learned_idx
 EXTVERSION = 0.1
 MODULE_big = learned_idx
-OBJS = src/handler.o src/keymap.o src/pla.o src/page.o src/build.o \
+OBJS = src/handler.o src/keymap.o src/pla.o src/leco.o src/page.o src/build.o \
        src/insert.o src/pending.o src/scan.o src/vacuum.o src/merge.o src/inspect.o
 DATA = sql/learned_idx--0.1.sql
 PGFILEDESC = "learned_idx - learned index access method"
