@@ -437,6 +437,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	 * go into it.  Untouched segments are kept as they are.
 	 */
 	memset(&set, 0, sizeof(set));
+	set.mode = learned_get_mode(index);
 	set.maxsegs = dir->nsegments + 16;
 	set.segs = palloc_extended(set.maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
 	set.maxpieces = dir->npieces + 64;
@@ -449,7 +450,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			q = pr.nkeys;		/* an empty static stage: everything */
 		else if (s + 1 < dir->nsegments)
 		{
-			uint64		next_first = dir->pieces[dir->segments[s + 1].first_piece].first_key;
+			uint64		next_first = dir->segments[s + 1].first_key;
 
 			while (q < pr.nkeys && pr.keys[q].mkey < next_first)
 				q++;
@@ -463,6 +464,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			/* untouched: keep its pages, copy its descriptor and pieces */
 			LearnedSegment *seg = &dir->segments[s];
 			LearnedSegment *ns;
+			uint32		i;
 
 			if (set.nsegs >= set.maxsegs)
 			{
@@ -477,9 +479,16 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			ns = &set.segs[set.nsegs++];
 			*ns = *seg;
 			ns->first_piece = (uint32) set.npieces;
-			memcpy(&set.pieces[set.npieces], &dir->pieces[seg->first_piece],
-				   seg->npieces * sizeof(LearnedPiece));
-			set.npieces += seg->npieces;
+			for (i = 0; i < seg->npieces; i++)
+				LearnedDirGetPiece(dir, seg, seg->first_piece + i,
+								   &set.pieces[set.npieces++]);
+			/* a zone map's separators are still valid: keep them as points */
+			for (i = 0; i < seg->nzones; i++)
+			{
+				uint64		z = LearnedDirGetZone(dir, seg->first_zone + i);
+
+				LearnedSegmentSetAddZone(&set, z, z);
+			}
 			nstatic += seg->nitems;
 		}
 		else
@@ -530,8 +539,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 		nnulls = n;
 	}
 
-	dir_start = LearnedWriteDirectory(index, set.segs, set.nsegs, set.pieces,
-									  set.npieces, gen, &dir_npages, false);
+	dir_start = LearnedWriteDirectory(index, &set, gen, &dir_npages, false);
 	learned_fault("merge-before-flip");
 
 	/* the flip: one record makes the new generation the index */
