@@ -104,7 +104,7 @@ tar -C "$LI_REPO" -cf - \
     --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
     --exclude=./results --exclude=./output_iso --exclude=./tmp_check --exclude=./tmp_check_iso \
     --exclude=./log --exclude=regression.diffs --exclude=regression.out \
-    --exclude=./test/unit/test_pla --exclude=./bench/.venv --exclude=./bench/results \
+    --exclude=./test/unit/test_pla --exclude=./test/unit/test_leco --exclude="./test/unit/*.log" --exclude=./bench/.venv --exclude=./bench/results \
     --exclude=__pycache__ . | tar -C "$SRC" -xf - || li_die "copying the tree failed"
 li_is_root && chown -R "$LI_PGUSER:" "$WORK"
 

@@ -50,8 +50,11 @@ BEGIN
     RETURN NEXT;
     check_name := 'segments and pieces';
     ok := (i.entries = 0 AND i.segments = 0 AND i.pieces = 0 AND i.leaf_pages = 0)
-          OR (i.entries > 0 AND i.segments >= 1 AND i.pieces >= i.segments
-              AND i.directory_pages >= 1);
+          OR (i.entries > 0 AND i.segments >= 1 AND i.directory_pages >= 1
+              AND i.pieces >= (SELECT count(*) FROM learned_index_segments(idx) s
+                               WHERE s.kind = 'model')
+              AND NOT EXISTS (SELECT FROM learned_index_segments(idx) s
+                              WHERE s.kind = 'zonemap' AND s.pieces <> 0));
     RETURN NEXT;
     check_name := 'mean_error <= max_error <= error_bound';
     ok := i.mean_error <= i.max_error AND i.max_error <= i.error_bound;

@@ -361,13 +361,22 @@ BEGIN
         EXECUTE format('CREATE TABLE %I (id serial, k %s) WITH (autovacuum_enabled = off)',
                        'd_' || d.name, d.typ);
         PERFORM ldiff_load(d.name, d.nrows);
-        EXECUTE format('CREATE INDEX %I ON %I USING learned (k) WITH (%s)',
-                       'd_' || d.name || '_k', 'd_' || d.name, d.opts);
+        -- 08_differential_zonemap runs this file with ldiff.mode set
+        EXECUTE format('CREATE INDEX %I ON %I USING learned (k) WITH (%s%s)',
+                       'd_' || d.name || '_k', 'd_' || d.name, d.opts,
+                       coalesce(', mode = ' || nullif(current_setting('ldiff.mode', true), ''), ''));
     END LOOP;
 END $$;
 VACUUM ANALYZE d_clustered, d_float_lognormal, d_heavy_dups, d_lognormal, d_seq_gaps, d_uniform64;
 SELECT name, (SELECT count(*) FROM learned_index_info(('d_' || name || '_k')::regclass)) AS has_info
 FROM ldist ORDER BY name;
+-- with ldiff.mode = zonemap (or model), every key segment is of that kind
+SELECT name, coalesce(nullif(current_setting('ldiff.mode', true), ''), 'auto') IN ('auto', 'model')
+             OR bool_and(s.kind IN ('zonemap', 'nulls')) AS kinds_ok,
+       coalesce(nullif(current_setting('ldiff.mode', true), ''), 'auto') IN ('auto', 'zonemap')
+             OR bool_and(s.kind IN ('model', 'nulls')) AS kinds_ok_model
+FROM ldist, learned_index_segments(('d_' || name || '_k')::regclass) s
+GROUP BY name ORDER BY name;
 
 -- Round 1: the freshly built indexes.
 SELECT name, r.* FROM ldist, ldiff_round(name, 300) r ORDER BY name;

@@ -114,7 +114,8 @@ CREATE FUNCTION learned_index_info(index regclass,
     OUT null_entries int8, OUT pending_entries int8, OUT pending_pages int8,
     OUT total_pages int8, OUT mean_error float8, OUT max_error int4,
     OUT error_bound int4, OUT items_per_page int4, OUT mode text,
-    OUT generation int8, OUT last_merge timestamptz)
+    OUT generation int8, OUT last_merge timestamptz,
+    OUT model_bytes_uncompressed int8, OUT zonemap_bytes_uncompressed int8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'learned_index_info'
 LANGUAGE C STRICT;

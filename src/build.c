@@ -333,66 +333,6 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P,
 }
 
 /*
- * Write the directory (segments then pieces) as a byte stream over a run of
- * contiguous directory pages.  Returns the first block.
- */
-BlockNumber
-LearnedWriteDirectory(Relation index, const LearnedSegment *segs, Size nsegs,
-					  const LearnedPiece *pieces, Size npieces,
-					  uint32 generation, uint32 *npages, bool building)
-{
-	Size		segbytes = nsegs * sizeof(LearnedSegment);
-	Size		total = segbytes + npieces * sizeof(LearnedPiece);
-	Size		off = 0;
-	BlockNumber first;
-	uint32		pg = 0;
-
-	*npages = (uint32) ((total + LEARNED_DIR_BYTES_PER_PAGE - 1) / LEARNED_DIR_BYTES_PER_PAGE);
-	if (*npages == 0)
-		return InvalidBlockNumber;
-	first = LearnedAllocRun(index, *npages, building);
-	while (off < total)
-	{
-		Buffer		buf = ReadBuffer(index, first + pg);
-		Page		page;
-		Size		chunk = Min(total - off, LEARNED_DIR_BYTES_PER_PAGE);
-		char	   *dst;
-		Size		k;
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buf);
-		LearnedInitPage(page, LEARNED_PAGE_DIR, generation);
-		dst = PageGetContents(page);
-		/* the stream is two arrays: copy from whichever holds each byte */
-		for (k = 0; k < chunk;)
-		{
-			Size		pos = off + k;
-			Size		len;
-
-			if (pos < segbytes)
-			{
-				len = Min(chunk - k, segbytes - pos);
-				memcpy(dst + k, (const char *) segs + pos, len);
-			}
-			else
-			{
-				len = chunk - k;
-				memcpy(dst + k, (const char *) pieces + (pos - segbytes), len);
-			}
-			k += len;
-		}
-		((PageHeader) page)->pd_lower = (dst - (char *) page) + chunk;
-		MarkBufferDirty(buf);
-		UnlockReleaseBuffer(buf);
-		off += chunk;
-		pg++;
-	}
-	if (!building && RelationNeedsWAL(index))
-		log_newpage_range(index, MAIN_FORKNUM, first, first + *npages, true);
-	return first;
-}
-
-/*
  * Cut sorted entries into segments of at most LEARNED_SEGMENT_MAX_PAGES,
  * write their leaf runs and train their models; append to the arrays.
  */
@@ -442,11 +382,16 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		seg->nitems = (uint32) cnt;
 		seg->first_piece = (uint32) set->npieces;
 		seg->generation = generation;
-		train_segment(entries + done, cnt, eps, P, &set->pieces, &set->npieces,
-					  &set->maxpieces, &set->err_sum, &set->err_max);
+		seg->first_key = entries[done].mkey;
+		seg->kind = LEARNED_SEG_MODEL;
+		if (set->mode != LEARNED_MODE_ZONEMAP)
+			train_segment(entries + done, cnt, eps, P, &set->pieces, &set->npieces,
+						  &set->maxpieces, &set->err_sum, &set->err_max);
 		/* train_segment may have grown the pieces array: re-fetch seg */
 		seg = &set->segs[set->nsegs];
 		seg->npieces = (uint32) (set->npieces - seg->first_piece);
+		/* G5: model or zone map for this key range (directory.c) */
+		LearnedChooseSegmentKind(set, seg, entries + done, P);
 		set->nsegs++;
 		done += cnt;
 		if (building)
@@ -582,6 +527,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_TRAIN);
 	memset(&set, 0, sizeof(set));
+	set.mode = learned_get_mode(index);
 	LearnedWriteSegments(index, &bs.ki, eps, bs.entries, bs.nentries, 1, true, &set);
 
 	/* NULL keys: a run of TID-only pages after the key segments */
@@ -595,8 +541,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		meta->nulls_npages = (uint32) ((bs.nnulls + nl.capacity - 1) / nl.capacity);
 	}
 
-	dir_start = LearnedWriteDirectory(index, set.segs, set.nsegs, set.pieces,
-									  set.npieces, 1, &dir_npages, true);
+	dir_start = LearnedWriteDirectory(index, &set, 1, &dir_npages, true);
 
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	set_meta_lower(metapage, &bs.ki);

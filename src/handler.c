@@ -32,6 +32,13 @@ PG_MODULE_MAGIC;
 
 static relopt_kind learned_relopt_kind;
 
+static relopt_enum_elt_def learned_mode_values[] = {
+	{"auto", LEARNED_MODE_AUTO},
+	{"model", LEARNED_MODE_MODEL},
+	{"zonemap", LEARNED_MODE_ZONEMAP},
+	{(const char *) NULL}
+};
+
 int			learned_pending_limit_guc = LEARNED_DEFAULT_PENDING_LIMIT;
 char	   *learned_fail_point = NULL;
 int			learned_map_columns_guc = 0;
@@ -62,6 +69,12 @@ _PG_init(void)
 					  -1, -1, LEARNED_MAX_PENDING_LIMIT,
 					  ShareUpdateExclusiveLock);
 
+	add_enum_reloption(learned_relopt_kind, "mode",
+					   "Segment kind built by CREATE INDEX and merges: auto, model or zonemap",
+					   learned_mode_values, LEARNED_MODE_AUTO,
+					   "Valid values are \"auto\", \"model\" and \"zonemap\".",
+					   ShareUpdateExclusiveLock);
+
 	DefineCustomIntVariable("learned_idx.pending_limit",
 							"Default pending list size, in kB, that triggers a merge.",
 							NULL, &learned_pending_limit_guc,
@@ -89,6 +102,7 @@ learnedoptions(Datum reloptions, bool validate)
 		{"error_bound", RELOPT_TYPE_INT, offsetof(LearnedOptions, error_bound)},
 		{"merge_ratio", RELOPT_TYPE_REAL, offsetof(LearnedOptions, merge_ratio)},
 		{"pending_limit", RELOPT_TYPE_INT, offsetof(LearnedOptions, pending_limit)},
+		{"mode", RELOPT_TYPE_ENUM, offsetof(LearnedOptions, mode)},
 	};
 
 	LearnedOptions *opts;
@@ -123,6 +137,28 @@ learned_get_merge_ratio(Relation index)
 	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
 
 	return opts ? opts->merge_ratio : LEARNED_DEFAULT_MERGE_RATIO;
+}
+
+int
+learned_get_mode(Relation index)
+{
+	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
+
+	return opts ? opts->mode : LEARNED_MODE_AUTO;
+}
+
+const char *
+learned_mode_name(int mode)
+{
+	switch (mode)
+	{
+		case LEARNED_MODE_MODEL:
+			return "model";
+		case LEARNED_MODE_ZONEMAP:
+			return "zonemap";
+		default:
+			return "auto";
+	}
 }
 
 int

@@ -87,8 +87,8 @@ learned_index_info(PG_FUNCTION_ARGS)
 	LearnedKeyInfo ki;
 	LearnedLeafLayout nl;
 	TupleDesc	tupdesc;
-	Datum		values[20];
-	bool		nulls[20];
+	Datum		values[22];
+	bool		nulls[22];
 	int64		dead;
 	int64		pending = 0;
 	int64		pending_pages = 0;
@@ -142,9 +142,9 @@ learned_index_info(PG_FUNCTION_ARGS)
 	memset(nulls, 0, sizeof(nulls));
 	values[0] = Int64GetDatum(dir->nsegments);
 	values[1] = Int64GetDatum(dir->npieces);
-	values[2] = Int64GetDatum((int64) dir->npieces * sizeof(LearnedPiece) +
-							  (int64) dir->nsegments * sizeof(LearnedSegment));
-	values[3] = Int64GetDatum(0);	/* no zone maps yet */
+	/* compressed: the directory stream as stored and cached */
+	values[2] = Int64GetDatum((int64) dir->model_bytes);
+	values[3] = Int64GetDatum((int64) dir->zonemap_bytes);
 	values[4] = Int64GetDatum(meta.dir_npages);
 	values[5] = Int64GetDatum(dir->nvpages);
 	values[6] = Int64GetDatum(dir->nulls_npages);
@@ -158,12 +158,16 @@ learned_index_info(PG_FUNCTION_ARGS)
 	values[14] = Int32GetDatum(meta.max_error);
 	values[15] = Int32GetDatum(meta.error_bound);
 	values[16] = Int32GetDatum(meta.items_per_page);
-	values[17] = CStringGetTextDatum("model");
+	values[17] = CStringGetTextDatum(learned_mode_name(learned_get_mode(index)));
 	values[18] = Int64GetDatum(meta.generation);
 	if (meta.nmerges > 0)
 		values[19] = TimestampTzGetDatum((TimestampTz) meta.last_merge_time);
 	else
 		nulls[19] = true;
+	/* uncompressed: what format 1 stored (24-byte segments and pieces) */
+	values[20] = Int64GetDatum((int64) dir->nsegments * LEARNED_RAW_SEGMENT_BYTES +
+							   (int64) dir->npieces * LEARNED_RAW_PIECE_BYTES);
+	values[21] = Int64GetDatum((int64) dir->nzones * LEARNED_RAW_ZONE_BYTES);
 
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -247,10 +251,15 @@ learned_index_segments(PG_FUNCTION_ARGS)
 		uint32		p;
 
 		for (p = seg->first_piece; p < seg->first_piece + seg->npieces; p++)
-			maxerr = Max(maxerr, Max(dir->pieces[p].err_below, dir->pieces[p].err_above));
+		{
+			LearnedPiece pc;
+
+			LearnedDirGetPiece(dir, seg, p, &pc);
+			maxerr = Max(maxerr, Max(pc.err_below, pc.err_above));
+		}
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = Int32GetDatum((int32) s);
-		values[1] = CStringGetTextDatum("model");
+		values[1] = CStringGetTextDatum(seg->kind == LEARNED_SEG_ZONEMAP ? "zonemap" : "model");
 		t = key_text(index, &ki, seg->start_blk, false);
 		values[2] = t ? PointerGetDatum(t) : (Datum) 0;
 		nulls[2] = (t == NULL);
@@ -262,6 +271,9 @@ learned_index_segments(PG_FUNCTION_ARGS)
 		values[6] = Int64GetDatum(seg->nitems);
 		values[7] = Int32GetDatum((int32) seg->npieces);
 		values[8] = Int32GetDatum(maxerr);
+		/* a zone map's window is one group of pages: no item error */
+		if (seg->kind == LEARNED_SEG_ZONEMAP)
+			nulls[8] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	if (dir->nulls_npages > 0)
@@ -450,13 +462,14 @@ learned_index_check(PG_FUNCTION_ARGS)
 					check_fail(index, "keys out of order",
 							   psprintf("segment %u, block %u, slot %d", s, b, i));
 				/* the model window of each distinct key's first occurrence */
-				if (first_in_seg || mkey != prev_mkey)
+				if ((first_in_seg || mkey != prev_mkey) && seg->kind == LEARNED_SEG_MODEL)
 				{
 					uint32		lo = seg->first_piece,
 								hi = seg->first_piece + seg->npieces;
 					int64		pred;
 					int64		next;
-					LearnedPiece *pc;
+					LearnedPiece pc;
+					LearnedPiece pnext;
 					PlaPiece	pp;
 					int64		page_of_rank = rank / ki.layout.capacity;
 
@@ -464,23 +477,29 @@ learned_index_check(PG_FUNCTION_ARGS)
 					{
 						uint32		mid = (lo + hi) / 2;
 
-						if (dir->pieces[mid].first_key <= mkey)
+						LearnedDirGetPiece(dir, seg, mid, &pc);
+						if (pc.first_key <= mkey)
 							lo = mid;
 						else
 							hi = mid;
 					}
-					pc = &dir->pieces[lo];
-					if (pc->first_key <= mkey)
+					LearnedDirGetPiece(dir, seg, lo, &pc);
+					if (pc.first_key <= mkey)
 					{
-						pp.first_key = pc->first_key;
-						pp.intercept = pc->intercept;
-						pp.slope = (double) pc->slope;
+						pp.first_key = pc.first_key;
+						pp.intercept = pc.intercept;
+						pp.slope = (double) pc.slope;
 						pred = pla_predict(&pp, mkey);
-						next = (lo + 1 < seg->first_piece + seg->npieces) ?
-							dir->pieces[lo + 1].start_rank : seg->nitems;
-						pred = Min(Max(pred, (int64) pc->start_rank), next);
-						if (page_of_rank < Max(pred - pc->err_below, 0) / ki.layout.capacity ||
-							page_of_rank > (pred + pc->err_above) / ki.layout.capacity)
+						if (lo + 1 < seg->first_piece + seg->npieces)
+						{
+							LearnedDirGetPiece(dir, seg, lo + 1, &pnext);
+							next = pnext.start_rank;
+						}
+						else
+							next = seg->nitems;
+						pred = Min(Max(pred, (int64) pc.start_rank), next);
+						if (page_of_rank < Max(pred - pc.err_below, 0) / ki.layout.capacity ||
+							page_of_rank > (pred + pc.err_above) / ki.layout.capacity)
 							check_fail(index, "a key lies outside its model's window",
 									   psprintf("segment %u, piece %u, rank " INT64_FORMAT ", predicted " INT64_FORMAT,
 												s, lo, rank, pred));
@@ -489,6 +508,23 @@ learned_index_check(PG_FUNCTION_ARGS)
 						check_fail(index, "a key precedes its segment's first piece",
 								   psprintf("segment %u, rank " INT64_FORMAT, s, rank));
 				}
+				/* a zone map: every key's group is the one its separators say */
+				if ((first_in_seg || mkey != prev_mkey) && seg->kind == LEARNED_SEG_ZONEMAP)
+				{
+					int64		group = rank / ki.layout.capacity / seg->zone_stride;
+
+					if (group > 0 &&
+						LearnedDirGetZone(dir, seg->first_zone + group - 1) >= mkey)
+						check_fail(index, "a key lies before its zone-map group",
+								   psprintf("segment %u, rank " INT64_FORMAT, s, rank));
+					if (group < seg->nzones &&
+						LearnedDirGetZone(dir, seg->first_zone + group) < mkey)
+						check_fail(index, "a key lies past its zone-map group",
+								   psprintf("segment %u, rank " INT64_FORMAT, s, rank));
+				}
+				if (first_in_seg && mkey != seg->first_key)
+					check_fail(index, "a segment's first key does not match its directory",
+							   psprintf("segment %u", s));
 				first_in_seg = false;
 				prev_mkey = mkey;
 				prev = LearnedKeyCopy(&ki, key, prevbuf);
@@ -500,7 +536,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 			CHECK_FOR_INTERRUPTS();
 		}
 		for (p = seg->first_piece; p + 1 < seg->first_piece + seg->npieces; p++)
-			if (dir->pieces[p].first_key >= dir->pieces[p + 1].first_key)
+			if (leco_get(dir->pk_key, p) >= leco_get(dir->pk_key, p + 1))
 				check_fail(index, "piece keys are not increasing",
 						   psprintf("segment %u, piece %u", s, p));
 	}

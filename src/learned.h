@@ -21,14 +21,17 @@
 #include "utils/relcache.h"
 
 #include "keypack.h"
+#include "leco.h"
 #include "pla.h"
 
 /* ---------- constants ---------- */
 
 #define LEARNED_MAGIC			0x4C524E44	/* "LRND" */
 /*
- * Version 2: the metapage carries the key map (LearnedKeyMapData) after
- * LearnedMetaPageData, and keys may be composite (several columns).
+ * 1: plain LearnedSegment/LearnedPiece arrays in the directory, one key column.
+ * 2: LeCo-compressed directory columns and zone-map segments (directory.c);
+ *    the metapage carries the key map (LearnedKeyMapData) after
+ *    LearnedMetaPageData, and keys may be composite (several columns).
  */
 #define LEARNED_VERSION			2
 
@@ -85,6 +88,7 @@ typedef struct LearnedOptions
 	int			error_bound;	/* frozen into the metapage at build */
 	double		merge_ratio;	/* read live */
 	int			pending_limit;	/* kB; -1: use learned_idx.pending_limit */
+	int			mode;			/* LEARNED_MODE_*: read at build and each merge */
 } LearnedOptions;
 
 /* ---------- page special space (ON-DISK) ---------- */
@@ -174,26 +178,44 @@ typedef struct LearnedKeyMapData
 	(MAXALIGN(SizeOfPageHeaderData) + MAXALIGN(sizeof(LearnedMetaPageData)) + \
 	 sizeof(LearnedKeyMapData))
 
-/* ---------- directory entries (ON-DISK, in directory pages) ---------- */
+/* ---------- directory entries ---------- */
+
+/* segment kinds */
+#define LEARNED_SEG_MODEL		0	/* PLA pieces predict the rank */
+#define LEARNED_SEG_ZONEMAP		1	/* LeCo zone map of page-group separators */
+
+/* mode reloption */
+#define LEARNED_MODE_AUTO		0
+#define LEARNED_MODE_MODEL		1
+#define LEARNED_MODE_ZONEMAP	2
 
 /*
  * A segment owns a contiguous run of leaf pages, all full but the last, so an
  * item's rank inside the segment gives its page and slot by arithmetic.
+ *
+ * In memory only: the directory stores the stored fields as LeCo-compressed
+ * columns (directory.c) and the loader derives the others.
  */
 typedef struct LearnedSegment
 {
 	BlockNumber start_blk;		/* first leaf page */
-	uint32		npages;
+	uint32		npages;			/* derived: ceil(nitems / P) */
 	uint32		nitems;			/* entries, dead included */
-	uint32		first_piece;	/* index of its first PLA piece */
-	uint32		npieces;
+	uint32		first_piece;	/* derived: index of its first PLA piece */
+	uint32		npieces;		/* 0 for a zone-map segment */
 	uint32		generation;		/* generation that wrote its pages */
+	uint16		kind;			/* LEARNED_SEG_* */
+	uint16		zone_stride;	/* zone map: pages per group (>= 1) */
+	uint32		first_zone;		/* derived: index of its first separator */
+	uint32		nzones;			/* derived: groups - 1 (zone map), else 0 */
+	uint64		first_key;		/* mapped key of its first entry */
+	uint64		rank_base;		/* derived: entries in earlier segments */
 } LearnedSegment;
 
 /*
  * A PLA piece predicts the rank inside its segment.  The window to search is
  * [pred - err_below, pred + err_above], measured at build with the query-time
- * arithmetic (pla_predict).
+ * arithmetic (pla_predict).  In memory only (see LearnedSegment).
  */
 typedef struct LearnedPiece
 {
@@ -205,17 +227,21 @@ typedef struct LearnedPiece
 	uint16		err_above;
 } LearnedPiece;
 
+/* the format-1 sizes, reported as the uncompressed model size */
+#define LEARNED_RAW_SEGMENT_BYTES	24
+#define LEARNED_RAW_PIECE_BYTES		24
+#define LEARNED_RAW_ZONE_BYTES		8
+
 /*
  * The slope is stored as a float: a piece never spans more than one
  * segment (< 2^20 ranks), so the rounding moves a prediction by a small
  * fraction of a rank, and the build measures the window with the rounded
- * slope anyway.  The owning segment is not stored: segments list their
- * pieces (first_piece, npieces), and the cache derives piece_segment[].
+ * slope anyway.
  */
 
 /*
- * Directory pages hold the segment array followed by the piece array, as one
- * byte stream cut into page-sized chunks (LEARNED_DIR_BYTES_PER_PAGE each).
+ * Directory pages hold one byte stream (directory.c: a header and LeCo runs)
+ * cut into page-sized chunks (LEARNED_DIR_BYTES_PER_PAGE each).
  */
 #define LEARNED_DIR_BYTES_PER_PAGE \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(LearnedPageOpaqueData)))
@@ -315,11 +341,26 @@ typedef struct LearnedDirectory
 	uint32		nulls_npages;
 	uint64		nnulls;
 	uint32		nvpages;		/* leaf pages over all key segments */
-	LearnedSegment *segments;
+	uint32		nzones;			/* zone-map separators over all segments */
+	LearnedSegment *segments;	/* decoded: nsegments is small */
 	uint32	   *seg_first_vpage;	/* [nsegments + 1] prefix sums of npages */
-	LearnedPiece *pieces;
-	uint64	   *piece_keys;		/* first_key of each piece, for the search */
-	uint32	   *piece_segment;	/* owning segment of each piece */
+
+	/*
+	 * Pieces and zone maps stay LeCo-compressed (leco.h runs inside the
+	 * directory stream, which the cache keeps as read): searched and
+	 * decoded in place by directory.c.
+	 */
+	char	   *stream;
+	Size		stream_bytes;
+	Size		model_bytes;	/* segment and piece runs, compressed */
+	Size		zonemap_bytes;	/* zone run, compressed */
+	const uint8 *pk_key;		/* piece first_key */
+	const uint8 *pk_rank;		/* rank_base + start_rank */
+	const uint8 *pk_icpt;		/* intercept - start_rank, sign-flipped */
+	const uint8 *pk_slope;		/* float4 bits */
+	const uint8 *pk_elo;		/* err_below */
+	const uint8 *pk_ehi;		/* err_above */
+	const uint8 *zone;			/* zone-map separators, all segments */
 } LearnedDirectory;
 
 /* one key column of a composite key */
@@ -473,6 +514,8 @@ extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *
 extern int	learned_get_error_bound(Relation index);
 extern double learned_get_merge_ratio(Relation index);
 extern int	learned_get_pending_limit(Relation index);
+extern int	learned_get_mode(Relation index);
+extern const char *learned_mode_name(int mode);
 extern int	learned_pending_limit_guc;
 extern char *learned_fail_point;
 
@@ -510,8 +553,13 @@ typedef struct LearnedSegmentSet
 	LearnedPiece *pieces;
 	Size		npieces;
 	Size		maxpieces;
+	uint64	   *zlo;			/* zone-map separator intervals (rough) */
+	uint64	   *zhi;
+	Size		nzones;
+	Size		maxzones;
 	double		err_sum;
 	int32		err_max;
+	int			mode;			/* LEARNED_MODE_* for new segments */
 } LearnedSegmentSet;
 
 extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
@@ -524,10 +572,21 @@ extern void LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int e
 								 const LearnedEntry *entries, Size n,
 								 uint32 generation, bool building,
 								 LearnedSegmentSet *set);
-extern BlockNumber LearnedWriteDirectory(Relation index, const LearnedSegment *segs,
-										 Size nsegs, const LearnedPiece *pieces,
-										 Size npieces, uint32 generation,
-										 uint32 *npages, bool building);
+
+/* ---------- directory.c: the LeCo-compressed directory ---------- */
+
+extern BlockNumber LearnedWriteDirectory(Relation index, const LearnedSegmentSet *set,
+										 uint32 generation, uint32 *npages,
+										 bool building);
+extern void LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt);
+extern void LearnedDirGetPiece(const LearnedDirectory *dir, const LearnedSegment *seg,
+							   uint32 p, LearnedPiece *out);
+extern uint64 LearnedDirGetZone(const LearnedDirectory *dir, uint32 z);
+extern bool LearnedDirWindow(const LearnedDirectory *dir, uint64 hint,
+							 uint32 *wlo, uint32 *whi);
+extern void LearnedSegmentSetAddZone(LearnedSegmentSet *set, uint64 lo, uint64 hi);
+extern void LearnedChooseSegmentKind(LearnedSegmentSet *set, LearnedSegment *seg,
+									 const LearnedEntry *entries, int P);
 
 extern IndexBuildResult *learnedbuild(Relation heap, Relation index,
 									  struct IndexInfo *indexInfo);

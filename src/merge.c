@@ -496,6 +496,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	 * go into it.  Untouched segments are kept as they are.
 	 */
 	memset(&set, 0, sizeof(set));
+	set.mode = learned_get_mode(index);
 	set.maxsegs = dir->nsegments + 16;
 	set.segs = palloc_extended(set.maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
 	set.maxpieces = dir->npieces + 64;
@@ -508,7 +509,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			q = pr.nkeys;		/* an empty static stage: everything */
 		else if (s + 1 < dir->nsegments)
 		{
-			uint64		next_first = dir->pieces[dir->segments[s + 1].first_piece].first_key;
+			uint64		next_first = dir->segments[s + 1].first_key;
 			Datum		next_key = (Datum) 0;
 			bool		have_next_key = false;
 
@@ -543,6 +544,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			/* untouched: keep its pages, copy its descriptor and pieces */
 			LearnedSegment *seg = &dir->segments[s];
 			LearnedSegment *ns;
+			uint32		i;
 
 			if (set.nsegs >= set.maxsegs)
 			{
@@ -557,9 +559,16 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			ns = &set.segs[set.nsegs++];
 			*ns = *seg;
 			ns->first_piece = (uint32) set.npieces;
-			memcpy(&set.pieces[set.npieces], &dir->pieces[seg->first_piece],
-				   seg->npieces * sizeof(LearnedPiece));
-			set.npieces += seg->npieces;
+			for (i = 0; i < seg->npieces; i++)
+				LearnedDirGetPiece(dir, seg, seg->first_piece + i,
+								   &set.pieces[set.npieces++]);
+			/* a zone map's separators are still valid: keep them as points */
+			for (i = 0; i < seg->nzones; i++)
+			{
+				uint64		z = LearnedDirGetZone(dir, seg->first_zone + i);
+
+				LearnedSegmentSetAddZone(&set, z, z);
+			}
 			nstatic += seg->nitems;
 		}
 		else
@@ -610,8 +619,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 		nnulls = n;
 	}
 
-	dir_start = LearnedWriteDirectory(index, set.segs, set.nsegs, set.pieces,
-									  set.npieces, gen, &dir_npages, false);
+	dir_start = LearnedWriteDirectory(index, &set, gen, &dir_npages, false);
 	learned_fault("merge-before-flip");
 
 	/* the flip: one record makes the new generation the index */

@@ -364,7 +364,6 @@ load_directory(Relation index, MemoryContext cxt)
 	LearnedMetaPageData meta;
 	LearnedDirectory *dir;
 	char	   *bytes;
-	Size		total;
 	Size		off = 0;
 	uint32		i;
 
@@ -382,64 +381,32 @@ load_directory(Relation index, MemoryContext cxt)
 	dir->nulls_npages = meta.nulls_npages;
 	dir->nnulls = meta.nnulls;
 
-	total = (Size) meta.nsegments * sizeof(LearnedSegment) +
-		(Size) meta.npieces * sizeof(LearnedPiece);
-	if (total > (Size) meta.dir_npages * LEARNED_DIR_BYTES_PER_PAGE)
-		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "directory size mismatch");
-	bytes = MemoryContextAllocHuge(cxt, Max(total, 1));
-
-	for (i = 0; i < meta.dir_npages && off < total; i++)
+	/* the compressed stream, as written (directory.c decodes it) */
+	bytes = MemoryContextAllocHuge(cxt, Max((Size) meta.dir_npages * LEARNED_DIR_BYTES_PER_PAGE, 8));
+	for (i = 0; i < meta.dir_npages; i++)
 	{
 		BlockNumber blkno = meta.dir_start + i;
 		Buffer		buf = ReadBuffer(index, blkno);
 		Page		page;
-		Size		chunk = Min(total - off, LEARNED_DIR_BYTES_PER_PAGE);
+		Size		chunk;
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_DIR);
 		if (LearnedPageGetOpaque(page)->generation != meta.generation)
 			LearnedReportCorrupt(index, blkno, "directory page of another generation");
+		chunk = ((PageHeader) page)->pd_lower - (PageGetContents(page) - (char *) page);
+		if (((PageHeader) page)->pd_lower < (PageGetContents(page) - (char *) page) ||
+			chunk > LEARNED_DIR_BYTES_PER_PAGE ||
+			(i + 1 < meta.dir_npages && chunk != LEARNED_DIR_BYTES_PER_PAGE))
+			LearnedReportCorrupt(index, blkno, "bad directory page");
 		memcpy(bytes + off, PageGetContents(page), chunk);
 		UnlockReleaseBuffer(buf);
 		off += chunk;
 	}
-
-	dir->segments = (LearnedSegment *) bytes;
-	dir->pieces = (LearnedPiece *) (bytes + (Size) meta.nsegments * sizeof(LearnedSegment));
-	dir->seg_first_vpage = MemoryContextAlloc(cxt, sizeof(uint32) * (meta.nsegments + 1));
-	dir->piece_keys = MemoryContextAllocHuge(cxt, sizeof(uint64) * Max(meta.npieces, 1));
-	dir->seg_first_vpage[0] = 0;
-	for (i = 0; i < meta.nsegments; i++)
-	{
-		LearnedSegment *seg = &dir->segments[i];
-
-		if (seg->first_piece + seg->npieces > meta.npieces ||
-			seg->npages == 0 ||
-			seg->nitems > (uint64) seg->npages * meta.items_per_page ||
-			seg->nitems <= (uint64) (seg->npages - 1) * meta.items_per_page)
-			LearnedReportCorrupt(index, meta.dir_start, "bad segment descriptor");
-		dir->seg_first_vpage[i + 1] = dir->seg_first_vpage[i] + seg->npages;
-	}
-	dir->nvpages = dir->seg_first_vpage[meta.nsegments];
-	dir->piece_segment = MemoryContextAllocHuge(cxt, sizeof(uint32) * Max(meta.npieces, 1));
-	for (i = 0; i < meta.nsegments; i++)
-	{
-		LearnedSegment *seg = &dir->segments[i];
-		uint32		p;
-
-		if (i > 0 && seg->first_piece != dir->segments[i - 1].first_piece +
-			dir->segments[i - 1].npieces)
-			LearnedReportCorrupt(index, meta.dir_start, "bad segment descriptor");
-		for (p = seg->first_piece; p < seg->first_piece + seg->npieces; p++)
-		{
-			if (dir->pieces[p].start_rank > seg->nitems)
-				LearnedReportCorrupt(index, meta.dir_start, "bad piece descriptor");
-			dir->piece_segment[p] = i;
-		}
-	}
-	for (i = 0; i < meta.npieces; i++)
-		dir->piece_keys[i] = dir->pieces[i].first_key;
+	dir->stream = bytes;
+	dir->stream_bytes = off;
+	LearnedDirDecode(index, dir, cxt);
 	return dir;
 }
 

@@ -959,53 +959,14 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		return 0;
 
 	/*
-	 * model: rightmost piece whose first key is at most the (mapped) bound.
-	 * When equal keys straddle a segment boundary this lands past the run's
+	 * The directory proposes a window (directory.c: the rightmost piece whose
+	 * first key is at most the mapped bound, or the zone-map group).  When
+	 * equal keys straddle a segment boundary this lands past the run's
 	 * start; the left check below corrects it.
 	 */
 	if (b->strict && hint < PG_UINT64_MAX)
 		hint++;
-	if (dir->npieces > 0 && dir->piece_keys[0] <= hint)
-	{
-		uint32		lo = 0,
-					hi = dir->npieces;
-		LearnedPiece *p;
-		LearnedSegment *seg;
-		uint32		segno;
-		int64		pred;
-		int64		next;
-		int64		rlo,
-					rhi;
-		PlaPiece	pp;
-
-		while (hi - lo > 1)
-		{
-			uint32		mid = (lo + hi) / 2;
-
-			if (dir->piece_keys[mid] <= hint)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		p = &dir->pieces[lo];
-		segno = dir->piece_segment[lo];
-		seg = &dir->segments[segno];
-		pp.first_key = p->first_key;
-		pp.intercept = p->intercept;
-		pp.slope = (double) p->slope;
-		pred = pla_predict(&pp, hint);
-		next = (lo + 1 < dir->npieces && dir->piece_segment[lo + 1] == segno) ?
-			dir->pieces[lo + 1].start_rank : seg->nitems;
-		pred = Max(pred, (int64) p->start_rank);
-		pred = Min(pred, next);
-		rlo = Max(pred - p->err_below, 0);
-		rhi = Min(pred + p->err_above, (int64) seg->nitems - 1);
-		rhi = Max(rhi, rlo);
-		wlo = dir->seg_first_vpage[segno] + (uint32) (rlo / dir->items_per_page);
-		whi = dir->seg_first_vpage[segno] + (uint32) (rhi / dir->items_per_page);
-		whi = Min(whi, nv - 1);
-		wlo = Min(wlo, whi);
-	}
+	(void) LearnedDirWindow(dir, hint, &wlo, &whi);
 
 	/* G1: ask for every page of the window before reading any of them */
 	if (whi > wlo)

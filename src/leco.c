@@ -1,0 +1,580 @@
+/*
+ * leco.c
+ *		LeCo learned compression of uint64 sequences (see leco.h).
+ *
+ * Pure C (no PostgreSQL headers); integer arithmetic only, so a run decodes
+ * to the same values everywhere (a standby decodes what the primary wrote).
+ *
+ * The model of a partition is the line through the midpoints of its first
+ * and last targets (exact fit at the ends, computed in fixed point with as
+ * many fractional bits as fit in an int64), or a constant when that gives
+ * narrower residuals (unsorted or jumpy data: then it is frame-of-reference).
+ * The cost of a partition is its header plus len * b bits.  Variable-length
+ * partitioning starts from short blocks and merges neighbours while the
+ * merged partition is cheaper than the two apart (the "merge" phase of
+ * LeCo's split-merge partitioner), alternating the pairing between passes.
+ */
+#include "leco.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+__extension__ typedef __int128 leco_i128;
+__extension__ typedef unsigned __int128 leco_u128;
+
+#define LECO_DEFAULT_INIT_LEN	16
+#define LECO_MAX_PASSES			64
+#define LECO_MAX_SH				32
+
+/* ---------- shared arithmetic (encoder and decoder) ---------- */
+
+/* floor(slope * k / 2^sh), exact */
+static inline leco_i128
+leco_pred(int64_t slope, unsigned sh, uint32_t k)
+{
+	leco_i128	prod = (leco_i128) slope * (leco_i128) k;
+
+	if (prod >= 0)
+		return prod >> sh;
+	return -(((-prod) + (((leco_i128) 1 << sh) - 1)) >> sh);
+}
+
+static inline uint64_t
+leco_load_bits(const uint8_t *area, uint64_t bit, unsigned b)
+{
+	leco_u128	w;
+	uint64_t	r;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&w, area + (bit >> 3), sizeof(w));
+#else
+	{
+		int			j;
+
+		w = 0;
+		for (j = 15; j >= 0; j--)
+			w = (w << 8) | area[(bit >> 3) + j];
+	}
+#endif
+	w >>= (bit & 7);
+	r = (uint64_t) w;
+	if (b < 64)
+		r &= (UINT64_C(1) << b) - 1;
+	return r;
+}
+
+static inline void
+leco_store_bits(uint8_t *area, uint64_t bit, unsigned b, uint64_t val)
+{
+	unsigned	i;
+
+	/* byte at a time: the encoder is not on a hot path */
+	for (i = 0; i < b;)
+	{
+		uint64_t	pos = bit + i;
+		unsigned	off = (unsigned) (pos & 7);
+		unsigned	take = 8 - off;
+
+		if (take > b - i)
+			take = b - i;
+		area[pos >> 3] |= (uint8_t) (((val >> i) & ((1u << take) - 1)) << off);
+		i += take;
+	}
+}
+
+static inline const LecoPart *
+leco_parts(const uint8_t *run)
+{
+	return (const LecoPart *) (run + sizeof(LecoRunHeader));
+}
+
+static inline const uint8_t *
+leco_resid(const uint8_t *run)
+{
+	return run + sizeof(LecoRunHeader) +
+		(size_t) leco_header(run)->npart * sizeof(LecoPart);
+}
+
+static inline uint64_t
+leco_part_get(const LecoPart *p, const uint8_t *resid, uint32_t k)
+{
+	uint64_t	v = p->base + (uint64_t) leco_pred(p->slope, p->sh, k);
+
+	if (p->b > 0)
+		v += leco_load_bits(resid, (uint64_t) p->bitoff + (uint64_t) k * p->b, p->b) << p->q;
+	return v;
+}
+
+static inline uint32_t
+leco_part_len(const uint8_t *run, uint32_t p)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+
+	return (p + 1 < h->npart ? parts[p + 1].start : h->n) - parts[p].start;
+}
+
+/* ---------- decoding ---------- */
+
+uint32_t
+leco_find_part(const uint8_t *run, uint32_t i)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	uint32_t	lo = 0,
+				hi = h->npart;
+
+	if (h->fixed_len > 0)
+		return i / h->fixed_len;
+	/* last partition with start <= i */
+	while (hi - lo > 1)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (parts[mid].start <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t
+leco_get(const uint8_t *run, uint32_t i)
+{
+	uint32_t	p = leco_find_part(run, i);
+	const LecoPart *part = &leco_parts(run)[p];
+
+	return leco_part_get(part, leco_resid(run), i - part->start);
+}
+
+void
+leco_decode_all(const uint8_t *run, uint64_t *out)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	const uint8_t *resid = leco_resid(run);
+	uint32_t	p;
+
+	for (p = 0; p < h->npart; p++)
+	{
+		uint32_t	len = leco_part_len(run, p);
+		uint32_t	k;
+
+		for (k = 0; k < len; k++)
+			out[parts[p].start + k] = leco_part_get(&parts[p], resid, k);
+	}
+}
+
+/*
+ * First index whose value is >= x (strict = false) or > x (strict = true).
+ * Binary search over the partitions' first elements, then inside one
+ * partition: log2(npart) + log2(len) random-access decodes, no decompression.
+ */
+static uint32_t
+leco_search(const uint8_t *run, uint64_t x, bool strict)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	const uint8_t *resid = leco_resid(run);
+	uint32_t	lo = 0,
+				hi = h->npart;
+	uint32_t	a,
+				b;
+	const LecoPart *p;
+
+#define LECO_BELOW(v) (strict ? (v) <= x : (v) < x)
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (LECO_BELOW(leco_part_get(&parts[mid], resid, 0)))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* partition lo is the first one starting at or past the answer */
+	if (lo == 0)
+		return 0;
+	p = &parts[lo - 1];
+	a = 1;
+	b = leco_part_len(run, lo - 1);
+	while (a < b)
+	{
+		uint32_t	mid = a + (b - a) / 2;
+
+		if (LECO_BELOW(leco_part_get(p, resid, mid)))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+#undef LECO_BELOW
+	return p->start + a;
+}
+
+uint32_t
+leco_lower_bound(const uint8_t *run, uint64_t x)
+{
+	return leco_search(run, x, false);
+}
+
+uint32_t
+leco_upper_bound(const uint8_t *run, uint64_t x)
+{
+	return leco_search(run, x, true);
+}
+
+bool
+leco_validate(const uint8_t *run, size_t avail)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts;
+	uint64_t	resid_bits;
+	uint32_t	p;
+
+	if (avail < sizeof(LecoRunHeader) || ((uintptr_t) run & 7) != 0)
+		return false;
+	if (h->magic != LECO_MAGIC || h->total_bytes > avail || (h->total_bytes & 7) != 0)
+		return false;
+	if ((uint64_t) sizeof(LecoRunHeader) + (uint64_t) h->npart * sizeof(LecoPart) +
+		h->resid_bytes != h->total_bytes || h->resid_bytes < LECO_PAD_BYTES)
+		return false;
+	if ((h->n == 0) != (h->npart == 0) || h->npart > h->n)
+		return false;
+	if (h->fixed_len > 0 &&
+		(uint64_t) h->npart != ((uint64_t) h->n + h->fixed_len - 1) / h->fixed_len)
+		return false;
+	parts = leco_parts(run);
+	resid_bits = (uint64_t) (h->resid_bytes - LECO_PAD_BYTES) * 8;
+	for (p = 0; p < h->npart; p++)
+	{
+		const LecoPart *pp = &parts[p];
+		uint32_t	next = p + 1 < h->npart ? parts[p + 1].start : h->n;
+
+		if ((p == 0 && pp->start != 0) || pp->start >= next ||
+			(h->fixed_len > 0 && pp->start != p * h->fixed_len))
+			return false;
+		if (pp->b > 64 || pp->sh > LECO_MAX_SH || pp->q > 63)
+			return false;
+		if ((uint64_t) pp->bitoff + (uint64_t) (next - pp->start) * pp->b > resid_bits)
+			return false;
+	}
+	return true;
+}
+
+/* ---------- encoding ---------- */
+
+typedef struct LecoFit
+{
+	uint64_t	base;
+	int64_t		slope;
+	uint8_t		sh;
+	uint8_t		b;
+	uint8_t		q;
+} LecoFit;
+
+static unsigned
+leco_bits(leco_u128 x)
+{
+	unsigned	n = 0;
+
+	while (x != 0)
+	{
+		n++;
+		x >>= 1;
+	}
+	return n;
+}
+
+/*
+ * Residuals of one model over targets [lo, hi] (s .. s+len-1): each is the
+ * point of its target interval nearest to the line (0 if the line passes
+ * through it), snapped to the grid rmin + j * 2^q.  Returns the width b, or
+ * 65 if the residual range does not fit in 64 bits.  With u != NULL, stores
+ * the packed values.
+ */
+static unsigned
+leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
+			   uint64_t anchor, int64_t slope, unsigned sh, unsigned q,
+			   uint64_t *base, uint64_t *u)
+{
+	leco_i128	rmin = 0;
+	leco_u128	umax = 0;
+	leco_i128	step = (leco_i128) 1 << q;
+	uint32_t	k;
+
+	for (k = 0; k < len; k++)
+	{
+		leco_i128	y = (leco_i128) anchor + leco_pred(slope, sh, k);
+		leco_i128	rl = (leco_i128) lo[k] - y;
+		leco_i128	rh = (leco_i128) hi[k] - y;
+		leco_i128	c = rl > 0 ? rl : (rh < 0 ? rh : 0);
+
+		if (k == 0 || c < rmin)
+			rmin = c;
+	}
+	for (k = 0; k < len; k++)
+	{
+		leco_i128	y = (leco_i128) anchor + leco_pred(slope, sh, k);
+		leco_i128	rl = (leco_i128) lo[k] - y;
+		leco_i128	rh = (leco_i128) hi[k] - y;
+		leco_i128	c = rl > 0 ? rl : (rh < 0 ? rh : 0);
+		leco_i128	r;
+		leco_u128	uk;
+
+		/* grid point at or below c; the next one up if that is below rl */
+		r = rmin + ((c - rmin) / step) * step;
+		if (r < rl)
+			r += step;
+		uk = (leco_u128) ((r - rmin) >> q);
+		if (uk > umax)
+			umax = uk;
+		if (u)
+			u[k] = (uint64_t) uk;
+	}
+	if (base)
+		*base = (uint64_t) ((leco_i128) anchor + rmin);
+	if (umax > (leco_u128) UINT64_MAX)
+		return 65;
+	return leco_bits(umax);
+}
+
+/* fit partition targets [lo, hi] of length len; returns its cost in bits */
+static uint64_t
+leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
+{
+	uint64_t	minw = UINT64_MAX;
+	unsigned	q = 0;
+	uint64_t	mfirst,
+				mlast;
+	unsigned	b0,
+				b1 = 65;
+	int64_t		slope = 0;
+	unsigned	sh = 0;
+	uint32_t	k;
+
+	for (k = 0; k < len; k++)
+	{
+		uint64_t	w = hi[k] - lo[k];
+
+		if (w < minw)
+			minw = w;
+	}
+	/* the largest power of two not above the narrowest interval's size */
+	if (minw == UINT64_MAX)
+		q = 63;
+	else
+		q = leco_bits((leco_u128) minw + 1) - 1;
+
+	mfirst = lo[0] + (hi[0] - lo[0]) / 2;
+	mlast = lo[len - 1] + (hi[len - 1] - lo[len - 1]) / 2;
+
+	b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, NULL, NULL);
+	if (len > 1 && mlast != mfirst)
+	{
+		bool		neg = mlast < mfirst;
+		leco_u128	ad = neg ? (leco_u128) (mfirst - mlast) : (leco_u128) (mlast - mfirst);
+		leco_u128	m = len - 1;
+
+		for (sh = LECO_MAX_SH;; sh--)
+		{
+			leco_u128	s = (ad << sh) / m;
+
+			if (s < ((leco_u128) 1 << 63) || sh == 0)
+			{
+				if (s >= ((leco_u128) 1 << 63))
+					s = ((leco_u128) 1 << 63) - 1;
+				slope = neg ? -(int64_t) s : (int64_t) s;
+				break;
+			}
+		}
+		b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, NULL, NULL);
+	}
+	if (b1 < b0)
+	{
+		f->slope = slope;
+		f->sh = (uint8_t) sh;
+		f->b = (uint8_t) b1;
+	}
+	else
+	{
+		f->slope = 0;
+		f->sh = 0;
+		f->b = (uint8_t) b0;
+	}
+	f->q = (uint8_t) q;
+	(void) leco_residuals(lo, hi, len, mfirst, f->slope, f->sh, f->q, &f->base, NULL);
+	return (uint64_t) sizeof(LecoPart) * 8 + (uint64_t) f->b * len;
+}
+
+typedef struct LecoSpan
+{
+	uint32_t	start;
+	uint32_t	len;
+	uint64_t	cost;
+} LecoSpan;
+
+static uint8_t *
+leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
+				 const LecoOptions *opts, size_t *size)
+{
+	uint32_t	fixed = opts ? opts->fixed_len : 0;
+	uint32_t	init = (opts && opts->init_len > 0) ? opts->init_len : LECO_DEFAULT_INIT_LEN;
+	uint32_t	blk = fixed > 0 ? fixed : init;
+	uint32_t	nspan = n == 0 ? 0 : (uint32_t) (((uint64_t) n + blk - 1) / blk);
+	LecoSpan   *spans = NULL;
+	uint64_t   *u = NULL;
+	uint8_t    *out;
+	LecoRunHeader *h;
+	LecoPart   *parts;
+	uint8_t    *resid;
+	uint64_t	bits = 0;
+	uint64_t	resid_bytes;
+	uint64_t	total;
+	uint32_t	i;
+	LecoFit		f;
+
+	if (nspan > 0)
+	{
+		spans = malloc(sizeof(LecoSpan) * nspan);
+		if (spans == NULL)
+			return NULL;
+	}
+	for (i = 0; i < nspan; i++)
+	{
+		spans[i].start = i * blk;
+		spans[i].len = (i + 1 < nspan) ? blk : n - i * blk;
+		spans[i].cost = leco_fit(lo + spans[i].start, hi + spans[i].start,
+								 spans[i].len, &f);
+	}
+
+	/* cost-based variable-length: merge neighbours while it saves bits */
+	if (fixed == 0)
+	{
+		int			pass;
+		int			idle = 0;
+
+		for (pass = 0; pass < LECO_MAX_PASSES && idle < 2 && nspan > 1; pass++)
+		{
+			uint32_t	j = 0;
+			uint32_t	w = 0;
+			bool		merged = false;
+
+			/* alternate the pairing: (0,1)(2,3).. then 0 (1,2)(3,4).. */
+			if (pass & 1)
+				spans[w++] = spans[j++];
+			while (j < nspan)
+			{
+				if (j + 1 < nspan)
+				{
+					uint32_t	s = spans[j].start;
+					uint32_t	len = spans[j].len + spans[j + 1].len;
+					uint64_t	c = leco_fit(lo + s, hi + s, len, &f);
+
+					if (c < spans[j].cost + spans[j + 1].cost)
+					{
+						spans[w].start = s;
+						spans[w].len = len;
+						spans[w].cost = c;
+						w++;
+						j += 2;
+						merged = true;
+						continue;
+					}
+				}
+				spans[w++] = spans[j++];
+			}
+			nspan = w;
+			idle = merged ? 0 : idle + 1;
+		}
+	}
+
+	for (i = 0; i < nspan; i++)
+	{
+		(void) leco_fit(lo + spans[i].start, hi + spans[i].start, spans[i].len, &f);
+		bits += (uint64_t) f.b * spans[i].len;
+	}
+	resid_bytes = (bits + 7) / 8 + LECO_PAD_BYTES;
+	resid_bytes = (resid_bytes + 7) & ~(uint64_t) 7;
+	total = sizeof(LecoRunHeader) + (uint64_t) nspan * sizeof(LecoPart) + resid_bytes;
+	if (bits > UINT32_MAX || total > UINT32_MAX)
+	{
+		free(spans);
+		return NULL;
+	}
+	out = calloc(1, total);
+	u = malloc(sizeof(uint64_t) * (size_t) (blk > 0 ? (n > 0 ? n : 1) : 1));
+	if (out == NULL || u == NULL)
+	{
+		free(out);
+		free(u);
+		free(spans);
+		return NULL;
+	}
+	h = (LecoRunHeader *) out;
+	h->magic = LECO_MAGIC;
+	h->n = n;
+	h->npart = nspan;
+	h->fixed_len = fixed;
+	h->resid_bytes = (uint32_t) resid_bytes;
+	h->total_bytes = (uint32_t) total;
+	parts = (LecoPart *) (out + sizeof(LecoRunHeader));
+	resid = out + sizeof(LecoRunHeader) + (size_t) nspan * sizeof(LecoPart);
+	bits = 0;
+	for (i = 0; i < nspan; i++)
+	{
+		uint32_t	s = spans[i].start;
+		uint32_t	len = spans[i].len;
+		uint32_t	k;
+
+		(void) leco_fit(lo + s, hi + s, len, &f);
+		(void) leco_residuals(lo + s, hi + s, len,
+							  lo[s] + (hi[s] - lo[s]) / 2,
+							  f.slope, f.sh, f.q, NULL, u);
+		parts[i].base = f.base;
+		parts[i].slope = f.slope;
+		parts[i].start = s;
+		parts[i].bitoff = (uint32_t) bits;
+		parts[i].sh = f.sh;
+		parts[i].b = f.b;
+		parts[i].q = f.q;
+		for (k = 0; k < len && f.b > 0; k++)
+			leco_store_bits(resid, bits + (uint64_t) k * f.b, f.b, u[k]);
+		bits += (uint64_t) f.b * len;
+	}
+	free(u);
+	free(spans);
+	*size = (size_t) total;
+	return out;
+}
+
+uint8_t *
+leco_encode(const uint64_t *v, uint32_t n, const LecoOptions *opts, size_t *size)
+{
+	return leco_encode_impl(v, v, n, opts, size);
+}
+
+/*
+ * The greedy partitioner is not monotone in its input, so the rough run is
+ * compared with the exact one (lo, a valid choice too) and the smaller kept.
+ */
+uint8_t *
+leco_encode_intervals(const uint64_t *lo, const uint64_t *hi, uint32_t n,
+					  const LecoOptions *opts, size_t *size)
+{
+	size_t		exact_size;
+	uint8_t    *rough = leco_encode_impl(lo, hi, n, opts, size);
+	uint8_t    *exact;
+
+	if (rough == NULL)
+		return NULL;
+	exact = leco_encode_impl(lo, lo, n, opts, &exact_size);
+	if (exact != NULL && exact_size < *size)
+	{
+		free(rough);
+		*size = exact_size;
+		return exact;
+	}
+	free(exact);
+	return rough;
+}

@@ -1,0 +1,135 @@
+/*
+ * leco.h
+ *		LeCo ("learned compression") of uint64 sequences: partitions, a linear
+ *		model per partition, bit-packed residuals, O(1) random access and a
+ *		lower_bound that works on the compressed form.
+ *
+ * Pure C: no PostgreSQL headers (unit-tested by test/unit/test_leco.c).
+ *
+ * Everything stored is an integer and every decode is integer arithmetic
+ * (64-bit values, __int128 intermediates), so encoder and decoder agree bit
+ * for bit on every platform.  Signed int64 data is encoded after flipping
+ * the sign bit (leco_i64_to_u64), which keeps the order.
+ *
+ * A run is one contiguous, 8-byte aligned blob:
+ *
+ *   LecoRunHeader | LecoPart[npart] | residual bits (+16 bytes of padding)
+ *
+ * Element i of partition p (start s, 0 <= k = i - s < len) decodes as
+ *
+ *   value = base + floor(slope * k / 2^sh) + (resid[i] << q)      (mod 2^64)
+ *
+ * where resid[i] is a b-bit unsigned field at bit bitoff + k * b of the
+ * residual area (LSB first).  resid is the signed residual of the line
+ * shifted by the partition's minimum residual (offset binary), so b =
+ * bits(max residual - min residual).  q > 0 only for "rough" runs
+ * (leco_encode_intervals): residuals are then quantised in units of 2^q.
+ */
+#ifndef LEARNED_LECO_H
+#define LEARNED_LECO_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LECO_MAGIC			0x4F43454C	/* "LECO" */
+
+/* ON-DISK (inside learned directory pages) */
+typedef struct LecoRunHeader
+{
+	uint32_t	magic;
+	uint32_t	n;				/* elements */
+	uint32_t	npart;			/* partitions */
+	uint32_t	fixed_len;		/* partition length if fixed, 0 if variable */
+	uint32_t	resid_bytes;	/* residual area, padding included */
+	uint32_t	total_bytes;	/* whole run, multiple of 8 */
+} LecoRunHeader;
+
+/* ON-DISK */
+typedef struct LecoPart
+{
+	uint64_t	base;
+	int64_t		slope;			/* fixed point, sh fractional bits */
+	uint32_t	start;			/* first element */
+	uint32_t	bitoff;			/* first residual bit */
+	uint8_t		sh;
+	uint8_t		b;				/* residual width, 0..64 */
+	uint8_t		q;				/* quantum shift (rough runs), else 0 */
+	uint8_t		pad[5];
+} LecoPart;
+
+#define LECO_PAD_BYTES		16
+
+typedef struct LecoOptions
+{
+	uint32_t	fixed_len;		/* > 0: fixed-length partitions of this size */
+	uint32_t	init_len;		/* variable: initial block length (default 16) */
+} LecoOptions;
+
+/*
+ * Encode v[0..n-1] (any order; compresses best when locally linear).
+ * Returns a malloc()ed run and its size in *size, or NULL if out of memory.
+ * opts may be NULL (cost-based variable-length partitions).
+ */
+extern uint8_t *leco_encode(const uint64_t *v, uint32_t n,
+							const LecoOptions *opts, size_t *size);
+
+/*
+ * Rough encoding (LeCo-Zonemap-D): element i decodes to some value in
+ * [lo[i], hi[i]], chosen to shrink the residuals.  Requires lo[i] <= hi[i]
+ * and hi[i] <= lo[i+1], so the decoded sequence is non-decreasing.
+ */
+extern uint8_t *leco_encode_intervals(const uint64_t *lo, const uint64_t *hi,
+									  uint32_t n, const LecoOptions *opts,
+									  size_t *size);
+
+/* Sanity check of a run read from disk (header, bounds, widths). */
+extern bool leco_validate(const uint8_t *run, size_t avail);
+
+static inline const LecoRunHeader *
+leco_header(const uint8_t *run)
+{
+	return (const LecoRunHeader *) run;
+}
+
+static inline uint32_t
+leco_count(const uint8_t *run)
+{
+	return leco_header(run)->n;
+}
+
+static inline size_t
+leco_size(const uint8_t *run)
+{
+	return leco_header(run)->total_bytes;
+}
+
+/* partition holding element i */
+extern uint32_t leco_find_part(const uint8_t *run, uint32_t i);
+
+/* element i (i < n) */
+extern uint64_t leco_get(const uint8_t *run, uint32_t i);
+
+/* decode everything into out[n] */
+extern void leco_decode_all(const uint8_t *run, uint64_t *out);
+
+/*
+ * For a non-decreasing run: first index with value >= x (n if none), and
+ * first index with value > x.
+ */
+extern uint32_t leco_lower_bound(const uint8_t *run, uint64_t x);
+extern uint32_t leco_upper_bound(const uint8_t *run, uint64_t x);
+
+static inline uint64_t
+leco_i64_to_u64(int64_t x)
+{
+	return (uint64_t) x ^ UINT64_C(0x8000000000000000);
+}
+
+static inline int64_t
+leco_u64_to_i64(uint64_t x)
+{
+	return (int64_t) (x ^ UINT64_C(0x8000000000000000));
+}
+
+#endif							/* LEARNED_LECO_H */

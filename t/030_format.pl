@@ -1,0 +1,112 @@
+# On-disk format checks: an index written in format 1 (the plain directory)
+# is refused with a REINDEX hint, and damaged bytes in the LeCo-compressed
+# directory are reported as index corruption (never a crash).  The relation
+# file is edited while the server is stopped (no pageinspect needed).
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('format');
+$node->init;
+$node->append_conf('postgresql.conf', 'autovacuum = off');
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
+$node->safe_psql('postgres', q{
+CREATE TABLE f (k int8);
+INSERT INTO f SELECT (i * 7919) % 1000003 FROM generate_series(1, 100000) i;
+CREATE INDEX f_model ON f USING learned (k) WITH (mode = model);
+CHECKPOINT;
+});
+
+my $datadir = $node->data_dir;
+my $bs = $node->safe_psql('postgres', q{SELECT current_setting('block_size')});
+
+sub patch
+{
+	my ($file, $offset, $bytes) = @_;
+	open(my $fh, '+<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $offset, 0) or die;
+	print $fh $bytes;
+	close $fh;
+}
+
+sub query
+{
+	my ($idx) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', qq{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM f WHERE k BETWEEN 1000 AND 2000;});
+	return ($ret, $err);
+}
+
+# The directory is the last run of pages after a build: check that guess.
+is($node->safe_psql('postgres', q{SELECT total_pages = 1 + directory_pages + leaf_pages
+	FROM learned_index_info('f_model')}), 't', 'build layout: meta, leaves, directory');
+my ($ret0) = query('f_model');
+is($ret0, 0, 'the index answers');
+
+sub dirblk
+{
+	my ($i) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT total_pages - directory_pages FROM learned_index_info('$i')");
+}
+
+sub relpath
+{
+	my ($i) = @_;
+	return "$datadir/" . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$i')");
+}
+
+# 1. format version 1 in the metapage (magic at 24, version at 28)
+my $p = relpath('f_model');
+$node->stop;
+patch($p, 28, pack('L', 1));
+$node->start;
+my ($ret, $err) = query('f_model');
+isnt($ret, 0, 'a format-1 index is refused');
+like($err, qr/on-disk format version 1, but this build reads version 2/, 'the error names the versions');
+like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
+$node->safe_psql('postgres', 'REINDEX INDEX f_model');
+($ret, $err) = query('f_model');
+is($ret, 0, 'REINDEX repairs it');
+$node->safe_psql('postgres', 'DROP INDEX f_model');
+$node->safe_psql('postgres', 'CREATE INDEX f_zone ON f USING learned (k) WITH (mode = zonemap); CHECKPOINT');
+
+# 2. a damaged LeCo run header in the directory: the first run starts after
+#    the 24-byte directory header, i.e. 24 + 24 bytes into the page; its
+#    partition count is at +8
+$p = relpath('f_zone');
+my $blk = dirblk('f_zone');
+$node->stop;
+patch($p, $blk * $bs + 24 + 24 + 8, pack('L', 0x7fffffff));
+$node->start;
+($ret, $err) = query('f_zone');
+isnt($ret, 0, 'a damaged directory is refused');
+like($err, qr/learned index "f_zone" is corrupted/, 'reported as corruption');
+like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
+is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is still up');
+$node->safe_psql('postgres', 'REINDEX INDEX f_zone; CHECKPOINT');
+
+# 3. a residual width past 64 bits in the first partition header: after the
+#    run header (24), base and slope (16), start and bitoff (8), sh (1)
+$p = relpath('f_zone');
+$blk = dirblk('f_zone');
+$node->stop;
+patch($p, $blk * $bs + 24 + 24 + 24 + 16 + 8 + 1, pack('C', 99));
+$node->start;
+($ret, $err) = query('f_zone');
+isnt($ret, 0, 'a bad residual width is refused');
+like($err, qr/learned index "f_zone" is corrupted/, 'reported as corruption');
+$node->safe_psql('postgres', 'REINDEX INDEX f_zone');
+($ret, $err) = query('f_zone');
+is($ret, 0, 'REINDEX repairs it');
+
+$node->stop;
+done_testing();
