@@ -250,8 +250,6 @@ INSERT INTO ul VALUES (1, 10) ON CONFLICT DO NOTHING;
 INSERT INTO ul VALUES (1, 10) ON CONFLICT (k) DO NOTHING;
 -- a unique constraint can only use a btree index (so no DEFERRABLE unique)
 ALTER TABLE ul ADD CONSTRAINT ul_k_c UNIQUE USING INDEX ul_k;
--- multi-column unique indexes are not supported yet
-CREATE UNIQUE INDEX ul_k2 ON ul USING learned (k, id);
 
 -- What works instead: an exclusion constraint on "=" through a learned
 -- index (not unique itself), deferrable, usable by ON CONFLICT DO NOTHING

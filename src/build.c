@@ -136,8 +136,8 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 			}
 			bs->dead[bs->ndead++] = *tid;
 		}
-		else if (isnull[0])
-			bs->live_nulls++;
+		else if (isnull[0] && !LearnedKeyIsComposite(&bs->ki))
+			bs->live_nulls++;	/* composite keys keep NULLs inline */
 	}
 
 	if (LearnedKeyIsComposite(&bs->ki))
@@ -513,7 +513,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_SORT);
 	LearnedSortEntries(&bs.ki, bs.entries, bs.nentries);
 	if (bs.unique)
-		LearnedUniqueCheckBuild(heap, index, bs.entries, bs.nentries,
+		LearnedUniqueCheckBuild(heap, index, &bs.ki, bs.entries, bs.nentries,
 								bs.dead, bs.ndead, bs.live_nulls);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_LOAD);

@@ -609,7 +609,7 @@ extern bool LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 								ItemPointer tid, Relation heapRel,
 								IndexUniqueCheck checkUnique,
 								struct IndexInfo *indexInfo);
-extern void LearnedUniqueCheckBuild(Relation heap, Relation index,
+extern void LearnedUniqueCheckBuild(Relation heap, Relation index, LearnedKeyInfo *ki,
 									const LearnedEntry *entries, Size n,
 									ItemPointerData *dead, Size ndead,
 									Size live_nulls);

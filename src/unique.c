@@ -69,34 +69,32 @@ typedef enum UniqueOutcome
 } UniqueOutcome;
 
 static void
-unique_lock_tag(Relation index, Oid keytype, Datum value, bool isnull,
+unique_lock_tag(Relation index, const Datum *values, const bool *isnull,
 				LOCKTAG *tag)
 {
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	uint64		h = 0;
 	BlockNumber blk;
 	OffsetNumber off;
+	int			i;
 
-	if (isnull)
+	/*
+	 * Equal keys have equal mapped keys column by column, for every
+	 * supported type (each type's mapping is constant on its opclass's
+	 * equality classes: -0 = +0, all NaNs, '1 month' = '30 days'), so
+	 * hashing the columns' mapped keys (and NULL flags) puts equal keys on
+	 * one lock.  A collision only serialises two unrelated keys.
+	 */
+	for (i = 0; i < nkeys; i++)
 	{
-		blk = UNIQUE_NULL_BLK;
-		off = UNIQUE_NULL_OFF;
-	}
-	else
-	{
-		/*
-		 * Equal keys have equal mapped keys for every supported type (the
-		 * mapping is exact on the opclass's equality classes: -0 = +0, all
-		 * NaNs), so hashing the mapped key puts equal keys on one lock.  A
-		 * collision only serialises two unrelated keys.
-		 */
-		uint64		mkey = learned_map_datum(value, keytype, keytype);
-		uint64		h = DatumGetUInt64(hash_any_extended((const unsigned char *) &mkey,
-														 sizeof(mkey), 0));
+		uint64		m = isnull[i] ? PG_UINT64_MAX :
+			learned_map_datum(values[i], index->rd_opcintype[i], index->rd_opcintype[i]);
 
-		blk = (BlockNumber) h;
-		off = (OffsetNumber) (h >> 32);
-		if (blk == UNIQUE_NULL_BLK && off == UNIQUE_NULL_OFF)
-			off = 0;
+		h = DatumGetUInt64(hash_any_extended((const unsigned char *) &m,
+											 sizeof(m), h + (isnull[i] ? 1 : 0)));
 	}
+	blk = (BlockNumber) h;
+	off = (OffsetNumber) (h >> 32);
 	SET_LOCKTAG_TUPLE(*tag, index->rd_lockInfo.lockRelId.dbId,
 					  RelationGetRelid(index), blk, off);
 }
@@ -106,9 +104,9 @@ unique_lock_tag(Relation index, Oid keytype, Datum value, bool isnull,
  * buffer pinned: BuildIndexValueDescription may access catalogs.
  */
 static void
-report_violation(Relation index, Relation heapRel, Datum value, bool isnull)
+report_violation(Relation index, Relation heapRel, Datum *values, bool *isnull)
 {
-	char	   *key_desc = BuildIndexValueDescription(index, &value, &isnull);
+	char	   *key_desc = BuildIndexValueDescription(index, values, isnull);
 
 	ereport(ERROR,
 			(errcode(ERRCODE_UNIQUE_VIOLATION),
@@ -124,37 +122,44 @@ report_violation(Relation index, Relation heapRel, Datum value, bool isnull)
  * UNIQUE_CHECK_EXISTING.
  */
 static UniqueOutcome
-check_once(Relation index, Relation heapRel, Datum value, bool isnull,
+check_once(Relation index, Relation heapRel, Datum *values, bool *isnull,
 		   ItemPointer tid, IndexUniqueCheck checkUnique,
 		   TransactionId *xwait, uint32 *spec_token, bool *found_self)
 {
 	SnapshotData SnapshotDirty;
 	IndexScanDesc scan;
-	ScanKeyData skey;
+	ScanKeyData skeys[INDEX_MAX_KEYS];
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	int			i;
 	UniqueOutcome outcome = UNIQUE_OK;
 
 	InitDirtySnapshot(SnapshotDirty);
 	*found_self = false;
 
-	if (isnull)
-		ScanKeyEntryInitialize(&skey, SK_ISNULL | SK_SEARCHNULL, 1,
-							   InvalidStrategy, InvalidOid, InvalidOid,
-							   InvalidOid, (Datum) 0);
-	else
-		ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
-									   index->rd_opcintype[0],
-									   index->rd_indcollation[0],
-									   index_getprocinfo(index, 1, 1), value);
+	/* one equality (or IS NULL, with NULLS NOT DISTINCT) per key column */
+	for (i = 0; i < nkeys; i++)
+	{
+		if (isnull[i])
+			ScanKeyEntryInitialize(&skeys[i], SK_ISNULL | SK_SEARCHNULL, i + 1,
+								   InvalidStrategy, InvalidOid, InvalidOid,
+								   InvalidOid, (Datum) 0);
+		else
+			ScanKeyEntryInitializeWithInfo(&skeys[i], 0, i + 1, BTEqualStrategyNumber,
+										   index->rd_opcintype[i],
+										   index->rd_indcollation[i],
+										   index_getprocinfo(index, i + 1, 1),
+										   values[i]);
+	}
 
 	/*
 	 * The ordinary scan code with a non-MVCC snapshot: it returns every
 	 * entry not marked dead, from the static stage and from the pending
 	 * list, and re-checks each pending entry on its (pinned) page.
 	 */
-	scan = learnedbeginscan(index, 1, 0);
+	scan = learnedbeginscan(index, nkeys, 0);
 	scan->heapRelation = heapRel;
 	scan->xs_snapshot = &SnapshotDirty;
-	learnedrescan(scan, &skey, 1, NULL, 0);
+	learnedrescan(scan, skeys, nkeys, NULL, 0);
 
 	while (learnedgettuple(scan, ForwardScanDirection))
 	{
@@ -221,8 +226,9 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 					ItemPointer tid, Relation heapRel,
 					IndexUniqueCheck checkUnique, IndexInfo *indexInfo)
 {
-	Datum		value = values[0];
-	bool		null = isnull[0];
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	bool		anynull = false;
+	int			i;
 	bool		nulls_not_distinct = index->rd_index->indnullsnotdistinct;
 	bool		is_unique = true;
 	bool		checking;
@@ -233,13 +239,14 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 	uint64		appended = 0;
 	bool		appending = (checkUnique != UNIQUE_CHECK_EXISTING);
 
-	if (IndexRelationGetNumberOfKeyAttributes(index) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("unique learned indexes support only one key column")));
+	for (i = 0; i < nkeys; i++)
+		anynull |= isnull[i];
 
-	/* NULL is distinct from everything, unless NULLS NOT DISTINCT */
-	checking = !null || nulls_not_distinct;
+	/*
+	 * NULL is distinct from everything, unless NULLS NOT DISTINCT: a key
+	 * with a NULL in any column never conflicts (as in btree).
+	 */
+	checking = !anynull || nulls_not_distinct;
 	if (!checking)
 	{
 		if (appending)
@@ -252,7 +259,7 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned unique check",
 								ALLOCSET_SMALL_SIZES);
-	unique_lock_tag(index, index->rd_opcintype[0], value, null, &tag);
+	unique_lock_tag(index, values, isnull, &tag);
 	for (;;)
 	{
 		UniqueOutcome outcome;
@@ -262,7 +269,7 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 
 		(void) LockAcquire(&tag, ExclusiveLock, false, false);
 		old = MemoryContextSwitchTo(cxt);
-		outcome = check_once(index, heapRel, value, null, tid, checkUnique,
+		outcome = check_once(index, heapRel, values, isnull, tid, checkUnique,
 							 &xwait, &spec_token, &found_self);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(cxt);
@@ -286,7 +293,7 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 			 */
 			LockRelease(&tag, ExclusiveLock, false);
 			MemoryContextDelete(cxt);
-			report_violation(index, heapRel, value, null);
+			report_violation(index, heapRel, values, isnull);
 		}
 		if (outcome == UNIQUE_MAYBE)
 			is_unique = false;
@@ -320,26 +327,45 @@ tid_cmp(const void *a, const void *b)
 	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
 }
 
+/* does a stored key have a NULL in a key column? */
+static bool
+key_has_null(LearnedKeyInfo *ki, Datum key)
+{
+	int			i;
+	bool		isnull;
+
+	if (!LearnedKeyIsComposite(ki))
+		return false;			/* single-column NULLs are kept apart */
+	for (i = 0; i < ki->nkeys; i++)
+	{
+		(void) LearnedKeyColumn(ki, key, i, &isnull);
+		if (isnull)
+			return true;
+	}
+	return false;
+}
+
 /*
- * CREATE UNIQUE INDEX / REINDEX: after the build's sort by (mapped key,
- * TID), equal keys are adjacent.  Only live tuples count, as in btree
+ * CREATE UNIQUE INDEX / REINDEX: after the build's sort, equal keys are
+ * adjacent (sorted by mapped key, then, where the mapping is not exact, by
+ * the comparator, then by TID).  Only live tuples count, as in btree
  * (which spools dead ones apart): a run of equal keys is a violation if at
  * least two of its TIDs are not among the dead ones.  dead[] lists the TIDs
  * the build scan reported as not alive (recently dead tuples still indexed);
- * live_nulls counts the live NULL keys (a violation only with NULLS NOT
- * DISTINCT).
+ * live_nulls counts the live NULL keys of a single-column index (a
+ * violation only with NULLS NOT DISTINCT).  Composite keys keep their NULL
+ * columns inline: a key with a NULL column is never a duplicate, unless
+ * NULLS NOT DISTINCT.
  */
 void
-LearnedUniqueCheckBuild(Relation heap, Relation index,
+LearnedUniqueCheckBuild(Relation heap, Relation index, LearnedKeyInfo *ki,
 						const LearnedEntry *entries, Size n,
 						ItemPointerData *dead, Size ndead, Size live_nulls)
 {
 	Size		i = 0;
+	bool		exact = LearnedKeyMapExact(ki);
+	bool		nulls_not_distinct = index->rd_index->indnullsnotdistinct;
 
-	if (IndexRelationGetNumberOfKeyAttributes(index) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("unique learned indexes support only one key column")));
 	if (ndead > 1)
 		qsort(dead, ndead, sizeof(ItemPointerData), tid_cmp);
 
@@ -349,9 +375,10 @@ LearnedUniqueCheckBuild(Relation heap, Relation index,
 		Size		live = 0;
 		Size		k;
 
-		while (j < n && entries[j].mkey == entries[i].mkey)
+		while (j < n && entries[j].mkey == entries[i].mkey &&
+			   (exact || LearnedKeyCmp(ki, entries[j].key, entries[i].key) == 0))
 			j++;
-		if (j - i > 1)
+		if (j - i > 1 && (nulls_not_distinct || !key_has_null(ki, entries[i].key)))
 		{
 			for (k = i; k < j && live < 2; k++)
 			{
@@ -362,10 +389,18 @@ LearnedUniqueCheckBuild(Relation heap, Relation index,
 			}
 			if (live >= 2)
 			{
-				Datum		value = entries[i].key;
-				bool		null = false;
-				char	   *key_desc = BuildIndexValueDescription(index, &value, &null);
+				Datum		values[INDEX_MAX_KEYS];
+				bool		nulls[INDEX_MAX_KEYS];
+				char	   *key_desc;
 
+				if (LearnedKeyIsComposite(ki))
+					LearnedKeyDeform(ki, entries[i].key, values, nulls);
+				else
+				{
+					values[0] = entries[i].key;
+					nulls[0] = false;
+				}
+				key_desc = BuildIndexValueDescription(index, values, nulls);
 				ereport(ERROR,
 						(errcode(ERRCODE_UNIQUE_VIOLATION),
 						 errmsg("could not create unique index \"%s\"",
