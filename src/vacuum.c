@@ -214,19 +214,18 @@ vacuum_pending(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 static void
 vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			   IndexBulkDeleteCallback callback, void *callback_state,
-			   const bool *current, BlockNumber ncurrent, int keylen)
+			   const bool *current, BlockNumber ncurrent, int keylen,
+			   const LearnedLeafLayout *keys)
 {
 	Relation	index = info->index;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	BlockNumber blkno;
-	LearnedLeafLayout keys;
 	LearnedLeafLayout nulls;
 	int		   *dead;
 	IndexBulkDeleteResult scratch;
 
-	LearnedLeafLayoutInit(&keys, keylen);
 	LearnedLeafLayoutInit(&nulls, 0);
-	dead = palloc(sizeof(int) * Max(Max(keys.capacity, nulls.capacity),
+	dead = palloc(sizeof(int) * Max(Max(keys->capacity, nulls.capacity),
 									LearnedPendingCapacity(keylen)));
 	for (blkno = LEARNED_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
 	{
@@ -248,7 +247,7 @@ vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			/* an insert may have turned a free page into a new tail since */
 			kind = LearnedPageKind(BufferGetPage(buf));
 			if (kind == LEARNED_PAGE_LEAF)
-				vacuum_static_page(index, buf, &keys, NULL, callback,
+				vacuum_static_page(index, buf, keys, NULL, callback,
 								   callback_state, dead);
 			else if (kind == LEARNED_PAGE_NULLS)
 				vacuum_static_page(index, buf, &nulls, NULL, callback,
@@ -399,7 +398,7 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		mark_current(current, ncurrent, dir->nulls_start, dir->nulls_npages);
 	}
 	vacuum_retired(info, stats, callback, callback_state, current, ncurrent,
-				   meta.keylen);
+				   meta.keylen, &ki.layout);
 	pfree(current);
 
 	/*
