@@ -347,6 +347,7 @@ typedef struct LearnedKeyInfo
 extern void LearnedLeafLayoutInit(LearnedLeafLayout *layout, int keylen);
 extern void LearnedInitPage(Page page, uint16 type, uint32 generation);
 extern Buffer LearnedNewBuffer(Relation index, ForkNumber forknum);
+extern uint16 LearnedPageKind(Page page);
 extern void LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 							 uint16 expected_type);
 extern void LearnedCheckMeta(Relation index, LearnedMetaPage meta);

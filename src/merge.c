@@ -77,10 +77,7 @@ claim_block(Relation index, BlockNumber blkno)
 
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	page = BufferGetPage(buf);
-	if (PageIsNew(page) ||
-		(((PageHeader) page)->pd_special == BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) &&
-		 LearnedPageGetOpaque(page)->page_id == LEARNED_PAGE_ID &&
-		 LearnedPageGetOpaque(page)->type == LEARNED_PAGE_FREE))
+	if (PageIsNew(page) || LearnedPageKind(page) == LEARNED_PAGE_FREE)
 	{
 		/* mark it taken at once (not WAL-logged: the writer logs it) */
 		LearnedInitPage(page, LEARNED_PAGE_LEAF, 0);
@@ -703,7 +700,7 @@ collect_garbage_locked(Relation index)
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
-		if (PageIsNew(page) || LearnedPageGetOpaque(page)->type != LEARNED_PAGE_FREE)
+		if (LearnedPageKind(page) != LEARNED_PAGE_FREE)
 		{
 			GenericXLogState *state = LearnedXLogStart(index);
 

@@ -130,6 +130,22 @@ LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 }
 
 /*
+ * The type of a learned page, or 0 for an all-zero page or anything that
+ * is not a learned page.  For walks over every block (garbage collection,
+ * VACUUM of retired pages), which must not error out on a page a crash left
+ * uninitialized.
+ */
+uint16
+LearnedPageKind(Page page)
+{
+	if (PageIsNew(page) ||
+		((PageHeader) page)->pd_special != BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) ||
+		LearnedPageGetOpaque(page)->page_id != LEARNED_PAGE_ID)
+		return 0;
+	return LearnedPageGetOpaque(page)->type;
+}
+
+/*
  * Validate the metapage contents: magic and on-disk format version.
  */
 void

@@ -22,8 +22,51 @@
 #include "learned.h"
 
 /*
- * Visit every live entry of a run of static pages (keys or NULLs); mark the
- * deleted ones dead.
+ * Mark the deleted entries of one cleanup-locked static page (keys or
+ * NULLs) dead.  With stats, the page is one of the current view: its live
+ * entries are counted and its deletions reported.  Without, it is a
+ * retired copy (see vacuum_retired): marked, not counted.  Returns the
+ * page's dead entries, old and new.
+ */
+static int
+vacuum_static_page(Relation index, Buffer buf, const LearnedLeafLayout *layout,
+				   IndexBulkDeleteResult *stats,
+				   IndexBulkDeleteCallback callback, void *callback_state,
+				   int *dead)
+{
+	Page		page = BufferGetPage(buf);
+	int			n = Min(LearnedPageGetOpaque(page)->nitems, layout->capacity);
+	int			ndead = 0;
+	int			nold = 0;
+	int			s;
+
+	for (s = 0; s < n; s++)
+	{
+		if (LearnedLeafIsDead(page, layout, s))
+			nold++;
+		else if (callback(LearnedLeafTid(page, layout, s), callback_state))
+			dead[ndead++] = s;
+		else if (stats)
+			stats->num_index_tuples += 1;
+	}
+	if (ndead > 0)
+	{
+		GenericXLogState *state = LearnedXLogStart(index);
+		int			k;
+
+		page = LearnedXLogRegister(state, buf, false);
+		for (k = 0; k < ndead; k++)
+			LearnedLeafSetDead(page, layout, dead[k]);
+		LearnedXLogFinish(state);
+		if (stats)
+			stats->tuples_removed += ndead;
+	}
+	return nold + ndead;
+}
+
+/*
+ * Visit every live entry of a run of static pages of the current view;
+ * mark the deleted ones dead.  Returns the run's dead entries.
  */
 static int64
 vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
@@ -40,42 +83,14 @@ vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	{
 		BlockNumber blkno = start + i;
 		Buffer		buf;
-		Page		page;
-		int			n;
-		int			ndead = 0;
-		int			s;
 
 		vacuum_delay_point();
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
 		LockBufferForCleanup(buf);
-		page = BufferGetPage(buf);
-		LearnedCheckPage(index, page, blkno, type);
-		n = Min(LearnedPageGetOpaque(page)->nitems, layout->capacity);
-		for (s = 0; s < n; s++)
-		{
-			if (LearnedLeafIsDead(page, layout, s))
-			{
-				total_dead++;
-				continue;
-			}
-			if (callback(LearnedLeafTid(page, layout, s), callback_state))
-				dead[ndead++] = s;
-			else
-				stats->num_index_tuples += 1;
-		}
-		if (ndead > 0)
-		{
-			GenericXLogState *state = LearnedXLogStart(index);
-			int			k;
-
-			page = LearnedXLogRegister(state, buf, false);
-			for (k = 0; k < ndead; k++)
-				LearnedLeafSetDead(page, layout, dead[k]);
-			LearnedXLogFinish(state);
-			stats->tuples_removed += ndead;
-			total_dead += ndead;
-		}
+		LearnedCheckPage(index, BufferGetPage(buf), blkno, type);
+		total_dead += vacuum_static_page(index, buf, layout, stats, callback,
+										 callback_state, dead);
 		UnlockReleaseBuffer(buf);
 	}
 	pfree(dead);
@@ -83,76 +98,172 @@ vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 }
 
 /*
- * Mark the deleted entries of the pending list dead.  Entries are not moved,
- * so their sequence numbers stay valid; the next merge drops them.  Returns
- * the number of entries marked.
+ * Mark the deleted entries of one cleanup-locked pending page dead.
+ * Entries are not moved, so their sequence numbers stay valid; the next
+ * merge drops them.  Entries from "counted" on are the current view's:
+ * counted in stats, and their deletions reported.  Earlier ones are
+ * already in the static stage (or the page is retired), and are marked
+ * only for the scans whose view predates their merge.  Returns the number
+ * of counted entries marked.
+ */
+static int
+vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
+					IndexBulkDeleteResult *stats,
+					IndexBulkDeleteCallback callback, void *callback_state,
+					int *dead)
+{
+	Page		page = BufferGetPage(buf);
+	uint64		first_seq = LearnedPendingFirstSeq(page);
+	int			n = Min(LearnedPageGetOpaque(page)->nitems,
+						LearnedPendingCapacity(keylen));
+	int			ndead = 0;
+	int			nreported = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		char	   *p = LearnedPendingItemPtr(page, keylen, i);
+		uint16		flags;
+		bool		mine = first_seq + i >= counted;
+
+		memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+		if (flags & LEARNED_PENDING_DEAD)
+			continue;
+		if (callback((ItemPointer) p, callback_state))
+		{
+			dead[ndead++] = i;
+			if (mine)
+				nreported++;
+		}
+		else if (mine)
+			stats->num_index_tuples += 1;
+	}
+	if (ndead > 0)
+	{
+		GenericXLogState *state = LearnedXLogStart(index);
+		int			k;
+
+		page = LearnedXLogRegister(state, buf, false);
+		for (k = 0; k < ndead; k++)
+		{
+			char	   *p = LearnedPendingItemPtr(page, keylen, dead[k]);
+			uint16		flags;
+
+			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+			flags |= LEARNED_PENDING_DEAD;
+			memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
+		}
+		LearnedXLogFinish(state);
+		stats->tuples_removed += nreported;
+	}
+	return nreported;
+}
+
+/*
+ * Mark the deleted entries of the pending list dead, following the chain
+ * from its head.  The blocks visited are set in "visited".  Returns the
+ * number of entries of the current view marked.
  */
 static int64
 vacuum_pending(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			   IndexBulkDeleteCallback callback, void *callback_state,
-			   BlockNumber head, uint64 merged, int keylen)
+			   BlockNumber head, uint64 merged, int keylen,
+			   bool *visited, BlockNumber nvisited)
 {
 	Relation	index = info->index;
 	BlockNumber blkno = head;
-	int			cap = LearnedPendingCapacity(keylen);
-	int		   *dead = palloc(sizeof(int) * cap);
+	int		   *dead = palloc(sizeof(int) * LearnedPendingCapacity(keylen));
 	int64		marked = 0;
 
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buf;
-		Page		page;
-		uint64		first_seq;
-		int			n;
-		int			i;
-		int			ndead = 0;
 
 		vacuum_delay_point();
+		if (blkno < nvisited)
+			visited[blkno] = true;
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
 		LockBufferForCleanup(buf);
-		page = BufferGetPage(buf);
-		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
-		first_seq = LearnedPendingFirstSeq(page);
-		n = Min(LearnedPageGetOpaque(page)->nitems, cap);
-		/* ask the callback exactly once per TID (CIC's callback collects) */
-		for (i = 0; i < n; i++)
-		{
-			char	   *p = LearnedPendingItemPtr(page, keylen, i);
-			uint16		flags;
-
-			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
-			if ((flags & LEARNED_PENDING_DEAD) || first_seq + i < merged)
-				continue;		/* gone, or already in the static stage */
-			if (callback((ItemPointer) p, callback_state))
-				dead[ndead++] = i;
-			else
-				stats->num_index_tuples += 1;
-		}
-		if (ndead > 0)
-		{
-			GenericXLogState *state = LearnedXLogStart(index);
-			int			k;
-
-			page = LearnedXLogRegister(state, buf, false);
-			for (k = 0; k < ndead; k++)
-			{
-				char	   *p = LearnedPendingItemPtr(page, keylen, dead[k]);
-				uint16		flags;
-
-				memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
-				flags |= LEARNED_PENDING_DEAD;
-				memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
-			}
-			LearnedXLogFinish(state);
-			stats->tuples_removed += ndead;
-			marked += ndead;
-		}
+		LearnedCheckPage(index, BufferGetPage(buf), blkno, LEARNED_PAGE_PENDING);
+		marked += vacuum_pending_page(index, buf, keylen, merged, stats,
+									  callback, callback_state, dead);
 		blkno = LearnedPageGetOpaque(BufferGetPage(buf))->next;
 		UnlockReleaseBuffer(buf);
 	}
 	pfree(dead);
 	return marked;
+}
+
+/*
+ * Retired pages: the pages that merges replaced (copy-on-write) and that
+ * garbage collection has not recycled yet.  A scan whose view predates a
+ * merge still reads them, and an index-only scan returns their entries
+ * without visiting the heap when the heap page is all-visible.  So the
+ * deleted entries must be marked dead there too, under the same cleanup
+ * lock as everywhere: otherwise the heap pass that follows this VACUUM
+ * frees their slots, sets the page all-visible, and such a scan returns a
+ * row that no longer exists.  This is btree's interlock (a scan pins the
+ * page whose entries it is returning; VACUUM cleanup-locks every page that
+ * holds entries) extended to every page a view can reach.
+ *
+ * Blocks set in "current" (the current view's pages, already visited) are
+ * skipped.  Nothing here is counted in the statistics: each of these
+ * entries also exists in the current view.
+ */
+static void
+vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+			   IndexBulkDeleteCallback callback, void *callback_state,
+			   const bool *current, BlockNumber ncurrent, int keylen)
+{
+	Relation	index = info->index;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber blkno;
+	LearnedLeafLayout keys;
+	LearnedLeafLayout nulls;
+	int		   *dead;
+	IndexBulkDeleteResult scratch;
+
+	LearnedLeafLayoutInit(&keys, keylen);
+	LearnedLeafLayoutInit(&nulls, 0);
+	dead = palloc(sizeof(int) * Max(Max(keys.capacity, nulls.capacity),
+									LearnedPendingCapacity(keylen)));
+	for (blkno = LEARNED_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
+	{
+		Buffer		buf;
+		uint16		kind;
+
+		if (blkno < ncurrent && current[blkno])
+			continue;
+		vacuum_delay_point();
+		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 info->strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		kind = LearnedPageKind(BufferGetPage(buf));
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (kind == LEARNED_PAGE_LEAF || kind == LEARNED_PAGE_NULLS ||
+			kind == LEARNED_PAGE_PENDING)
+		{
+			LockBufferForCleanup(buf);
+			/* an insert may have turned a free page into a new tail since */
+			kind = LearnedPageKind(BufferGetPage(buf));
+			if (kind == LEARNED_PAGE_LEAF)
+				vacuum_static_page(index, buf, &keys, NULL, callback,
+								   callback_state, dead);
+			else if (kind == LEARNED_PAGE_NULLS)
+				vacuum_static_page(index, buf, &nulls, NULL, callback,
+								   callback_state, dead);
+			else if (kind == LEARNED_PAGE_PENDING)
+			{
+				memset(&scratch, 0, sizeof(scratch));
+				vacuum_pending_page(index, buf, keylen, PG_UINT64_MAX, &scratch,
+									callback, callback_state, dead);
+			}
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+		ReleaseBuffer(buf);
+	}
+	pfree(dead);
 }
 
 /*
@@ -172,6 +283,16 @@ bump_pending_epoch(Relation index)
 	meta->pending_epoch++;
 	LearnedXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);
+}
+
+static void
+mark_current(bool *current, BlockNumber ncurrent, BlockNumber start,
+			 uint32 npages)
+{
+	BlockNumber b;
+
+	for (b = start; b < start + npages && b < ncurrent; b++)
+		current[b] = true;
 }
 
 static void bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
@@ -211,6 +332,8 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	bool	   *rewrite;
 	uint32		nsegs;
 	bool		any_rewrite = false;
+	bool	   *current;
+	BlockNumber ncurrent;
 
 	/*
 	 * Collect the garbage of earlier merges first: the merge below makes
@@ -230,12 +353,21 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	LearnedKeyInfoInit(index, &ki);
 
 	/*
+	 * The current view's blocks: visited below, so the walk over retired
+	 * pages skips them.  Blocks added later (new pending tail pages) hold
+	 * only entries of tuples inserted since the heap scan: none is dead.
+	 */
+	ncurrent = RelationGetNumberOfBlocks(index);
+	current = palloc0(sizeof(bool) * Max(ncurrent, 1));
+
+	/*
 	 * The pending list first: an entry that a later merge moves from the
 	 * pending list to the static stage is then still seen once.
 	 */
 	if (meta.pending_head != InvalidBlockNumber &&
 		vacuum_pending(info, stats, callback, callback_state,
-					   meta.pending_head, meta.pending_merged, meta.keylen) > 0)
+					   meta.pending_head, meta.pending_merged, meta.keylen,
+					   current, ncurrent) > 0)
 		bump_pending_epoch(index);
 
 	rewrite = palloc0(sizeof(bool) * Max(dir->nsegments, 1));
@@ -247,6 +379,8 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 											  dir->segments[s].npages,
 											  LEARNED_PAGE_LEAF, &ki.layout);
 
+		mark_current(current, ncurrent, dir->segments[s].start_blk,
+					 dir->segments[s].npages);
 		if (ndead > 0 &&
 			(double) ndead >= LEARNED_REWRITE_DEAD_FRACTION * dir->segments[s].nitems)
 		{
@@ -262,7 +396,12 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		vacuum_static_run(info, stats, callback, callback_state,
 						  dir->nulls_start, dir->nulls_npages,
 						  LEARNED_PAGE_NULLS, &nl);
+		mark_current(current, ncurrent, dir->nulls_start, dir->nulls_npages);
 	}
+	vacuum_retired(info, stats, callback, callback_state, current, ncurrent,
+				   meta.keylen);
+	pfree(current);
+
 	/*
 	 * Segments that are mostly dead are rewritten now (a merge with no new
 	 * entries for them), so that space does not stay lost where no insert
