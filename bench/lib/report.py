@@ -210,7 +210,7 @@ def method(meta):
         "* Correctness: count and sum(v) of the lookup and range loops are compared with the generator's "
         "ground truth (hence also learned vs btree), and joins against absent keys must return 0 rows.",
         "* btree inner bytes = `pgstatindex().internal_pages` * 8192 (root included); learned directory bytes = "
-        "`learned_index_info().directory_pages` * 8192 (model_bytes also shown).",
+        "`learned_index_info().directory_pages` * 8192 (model_bytes + zonemap_bytes also shown, as model_bytes).",
         "",
     ]
 

@@ -289,6 +289,18 @@ check_run(const char *name, const uint64_t *v, uint32_t n, int sorted,
 		((LecoRunHeader *) bad)->magic ^= 1;
 		if (leco_validate(bad, size))
 			ok = 0;
+		/* a jump table entry pointing past its block */
+		if (((LecoRunHeader *) bad)->njump > 1)
+		{
+			LecoRunHeader *bh = (LecoRunHeader *) bad;
+			uint32_t   *jump;
+
+			memcpy(bad, run, size);
+			jump = (uint32_t *) (bad + sizeof(LecoRunHeader) + bh->npart * sizeof(LecoPart));
+			jump[0] = bh->npart - 1;
+			if (leco_validate(bad, size))
+				ok = 0;
+		}
 		free(bad);
 	}
 	report(ok, NULL, name, n, mode, n ? (double) size * 8 / n : 0);
