@@ -42,6 +42,9 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
 		memcpy(p + LEARNED_PENDING_HDR, key->packed, keylen);
 	else
 		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key->value);
+	/* keep the record below pd_lower, or GenericXLog would zero it */
+	((PageHeader) page)->pd_lower = Max(((PageHeader) page)->pd_lower,
+										(p - (char *) page) + LearnedPendingItemSize(keylen));
 }
 
 /*

@@ -109,11 +109,68 @@ LearnedAllocPage(Relation index)
 }
 
 /*
+ * The free blocks the FSM recorded, read once per merge (a merge allocates
+ * one run per segment it writes).  Only a hint, like the FSM itself:
+ * claim_block decides, under the buffer lock, whether a block is FREE.
+ * merge_locked resets it at its start, so it never outlives a merge by
+ * more than the next merge's start.
+ */
+typedef struct AllocMap
+{
+	Oid			relid;
+	RelFileNode node;
+	BlockNumber nblocks;		/* blocks the map covers */
+	bool	   *free;			/* free[blk]: the FSM said blk was free */
+} AllocMap;
+
+static AllocMap alloc_map;
+
+static void
+alloc_map_reset(void)
+{
+	if (alloc_map.free)
+		pfree(alloc_map.free);
+	memset(&alloc_map, 0, sizeof(alloc_map));
+}
+
+static bool
+alloc_map_valid(Relation index)
+{
+	return alloc_map.free != NULL &&
+		alloc_map.relid == RelationGetRelid(index) &&
+		RelFileNodeEquals(alloc_map.node, index->rd_node);
+}
+
+static void
+alloc_map_build(Relation index)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber blk;
+
+	alloc_map_reset();
+	alloc_map.free = MemoryContextAllocZero(TopMemoryContext,
+											Max(nblocks, 1) * sizeof(bool));
+	for (blk = 1; blk < nblocks; blk++)
+		alloc_map.free[blk] = GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2;
+	alloc_map.relid = RelationGetRelid(index);
+	alloc_map.node = index->rd_node;
+	alloc_map.nblocks = nblocks;
+}
+
+/*
  * A run of npages contiguous blocks (leaf segments need them: an entry's
  * rank gives its block by arithmetic).  Outside a build, look for a run of
  * free blocks in the FSM first (first fit), else extend the relation.  The
  * blocks are claimed (see claim_block) and released unlocked; the caller
  * initializes and writes them.
+ *
+ * The FSM is read into alloc_map once per merge, and only if one
+ * GetPageWithFreeSpace probe of the FSM tree finds any free page at all.
+ * Reading it block by block for every run costs O(segments x blocks) per
+ * merge, and each GetRecordedFreeSpace past the FSM fork's end (or with no
+ * fork: a new or reindexed index) is a failed open() of the fork.  That
+ * made a merge of 100k random entries into a 10M-row index take 24.7 s
+ * (8.7 s after a VACUUM) instead of about 1.5 s.
  */
 BlockNumber
 LearnedAllocRun(Relation index, uint32 npages, bool building)
@@ -121,15 +178,18 @@ LearnedAllocRun(Relation index, uint32 npages, bool building)
 	BlockNumber first;
 	uint32		i;
 
-	if (!building && npages > 0)
+	if (!building && npages > 0 &&
+		(alloc_map_valid(index) ||
+		 GetPageWithFreeSpace(index, BLCKSZ / 2) != InvalidBlockNumber))
 	{
-		BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 		BlockNumber blk;
 		uint32		run = 0;
 
-		for (blk = 1; blk < nblocks; blk++)
+		if (!alloc_map_valid(index))
+			alloc_map_build(index);
+		for (blk = 1; blk < alloc_map.nblocks; blk++)
 		{
-			if (GetRecordedFreeSpace(index, blk) < BLCKSZ / 2)
+			if (!alloc_map.free[blk])
 			{
 				run = 0;
 				continue;
@@ -146,6 +206,7 @@ LearnedAllocRun(Relation index, uint32 npages, bool building)
 					break;
 				UnlockReleaseBuffer(buf);
 				RecordUsedIndexPage(index, first + i);
+				alloc_map.free[first + i] = false;
 			}
 			if (i == npages)
 				return first;
@@ -154,6 +215,7 @@ LearnedAllocRun(Relation index, uint32 npages, bool building)
 			 * pages claimed so far are unreachable: GC frees them again.
 			 */
 			RecordUsedIndexPage(index, first + i);
+			alloc_map.free[first + i] = false;
 			run = 0;
 			blk = first + i;
 		}
@@ -432,6 +494,8 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	bool		remap = false;
 	FullTransactionId flip_xid;
 
+	/* read the FSM afresh for this merge's page runs (LearnedAllocRun) */
+	alloc_map_reset();
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned merge",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
@@ -885,6 +949,18 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 			return;
 		last_launch_index = RelationGetRelid(index);
 		last_launch_time = now;
+
+		/*
+		 * A merge of a big index with random keys can run longer than a
+		 * second (it rewrites every segment).  A worker started meanwhile
+		 * would only connect, fail to get the merge lock and exit: a fork
+		 * and a backend start-up for nothing, once a second per inserting
+		 * backend.  Probe the lock instead (never wait on it): while a
+		 * merge runs, ask again a second later.
+		 */
+		if (!ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+			return;
+		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 		if (launch_worker(index))
 			return;
 	}

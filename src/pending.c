@@ -42,8 +42,13 @@ typedef struct PendingCacheEntry
 static HTAB *pending_caches = NULL;
 
 /*
- * Initialize a pending page.  The whole record area is inside pd_lower, so
- * GenericXLog keeps it.
+ * Initialize a pending page, with no records.  pd_lower ends right after
+ * the last record (insert.c advances it with each append): GenericXLog
+ * keeps what is below pd_lower, zeroes the hole, and computes each
+ * append's delta byte by byte over [0, pd_lower), so a short pd_lower
+ * makes the early appends to a page cheaper.  Pages written by older
+ * builds have pd_lower at the end of the record area; they stay valid
+ * (readers use nitems, never pd_lower).
  */
 void
 LearnedPendingInitPage(Page page, int keylen, uint32 generation,
@@ -51,8 +56,7 @@ LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 {
 	LearnedInitPage(page, LEARNED_PAGE_PENDING, generation);
 	memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET, &first_seq, sizeof(uint64));
-	((PageHeader) page)->pd_lower = LEARNED_PENDING_ITEMS_OFFSET +
-		LearnedPendingCapacity(keylen) * LearnedPendingItemSize(keylen);
+	((PageHeader) page)->pd_lower = LEARNED_PENDING_ITEMS_OFFSET;
 }
 
 /*
