@@ -166,7 +166,7 @@ SELECT lcheck('SELECT k, d, f FROM inc WHERE k = 7', 'is,ios,bis');
 SELECT lcheck('SELECT k, d, f FROM inc WHERE k > 590 ORDER BY k, f', 'is,ios');
 ROLLBACK;
 INSERT INTO inc SELECT i, i, i, NULL, NULL, 'more' FROM generate_series(1, 50) i;
-SELECT learned_index_merge(i) > 0 AS merged FROM unnest(ARRAY['inc_k', 'inc_kd']::regclass[]) i;
+SELECT learned_index_merge(i) >= 0 AND (SELECT pending_entries FROM learned_index_info(i)) = 0 AS merged FROM unnest(ARRAY['inc_k', 'inc_kd']::regclass[]) i;
 DELETE FROM inc WHERE k % 3 = 0;
 VACUUM inc;
 SELECT learned_index_check(i, true) FROM unnest(ARRAY['inc_k', 'inc_kd']::regclass[]) i;
