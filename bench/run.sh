@@ -113,12 +113,16 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 fi
 # The Debian package may have created and started a default cluster; we never use it.
 
-VENV="$BENCH_DIR/.venv"
+VENV="${BENCH_VENV:-$BENCH_DIR/.venv}"   # BENCH_VENV: e.g. a cache outside a throwaway tree
 PY="$VENV/bin/python"
 if ! "$PY" -c 'import numpy, matplotlib, psycopg' 2>/dev/null; then
   log "creating Python venv in $VENV"
   SYSPY=/usr/bin/python3; [ -x "$SYSPY" ] || SYSPY=python3
   rm -rf "$VENV"
+  if "$SYSPY" -c 'import numpy, matplotlib, psycopg' 2>/dev/null; then
+    # Debian's packages are already there: no network needed
+    "$SYSPY" -m venv --system-site-packages "$VENV"
+  else
   "$SYSPY" -m venv "$VENV"
   "$VENV/bin/pip" install -q --upgrade pip >/dev/null 2>&1 || true
   if ! "$VENV/bin/pip" install -q numpy matplotlib 'psycopg[binary]'; then
@@ -129,6 +133,7 @@ if ! "$PY" -c 'import numpy, matplotlib, psycopg' 2>/dev/null; then
     apt-get install -y -qq python3-numpy python3-matplotlib python3-psycopg >/dev/null
     rm -rf "$VENV"
     "$SYSPY" -m venv --system-site-packages "$VENV"
+  fi
   fi
   "$PY" -c 'import numpy, matplotlib, psycopg'
 fi

@@ -280,6 +280,27 @@ if [ "$BUILD_OK" = 1 ]; then
     else
         note tap SKIP 0 0 "no t/*.pl scripts"
     fi
+
+    # ------------------------------------------------------------ (d) bench smoke
+    # bench/run.sh --smoke: 20k-row datasets, every part of the benchmark suite (pgbench
+    # workloads, cold cache, sweep, writes, pgbench -S; TPC-C only if go-tpc was built) for
+    # about a minute, so the scripts cannot rot. Needs root (runuser, drop_caches). BENCH_SMOKE=0 skips.
+    if [ "${BENCH_SMOKE:-1}" = 1 ] && li_is_root && [ -f "$SRC/bench/run.sh" ]; then
+        li_log "Suite bench: bash bench/run.sh --smoke"
+        [ -x "$LI_REPO/bench/.tools/go-tpc" ] && mkdir -p "$SRC/bench/.tools" && cp "$LI_REPO/bench/.tools/go-tpc" "$SRC/bench/.tools/"
+        lim=$(budget 300)
+        BENCH_VENV=/var/tmp/learned_bench_venv timeout -k 20 "$lim" bash "$SRC/bench/run.sh" --smoke --no-build \
+            --port $((TEST_PORT + 1)) >"$LOGS/bench_smoke.log" 2>&1
+        rc=$?
+        if [ "$rc" -eq 0 ]; then
+            note bench PASS 1 0 "bench/run.sh --smoke passed"
+        else
+            tail -n 30 "$LOGS/bench_smoke.log"
+            note bench FAIL 0 1 "bench/run.sh --smoke failed (exit $rc; $LOGS/bench_smoke.log)"
+        fi
+    else
+        note bench SKIP 0 0 "bench smoke needs root (or BENCH_SMOKE=0)"
+    fi
 else
     note regress "NOT RUN" 0 0 "build failed"
     note isolation "NOT RUN" 0 0 "build failed"

@@ -104,6 +104,7 @@ def machine_info(db):
         "numpy": np.__version__,
         "git_head": head,
         "git_dirty_files": dirty,
+        "loadavg_start": "%.2f %.2f %.2f" % os.getloadavg(),
         "settings": {r[0]: r[1] for r in db.q(
             "SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name IN "
             "('shared_buffers','work_mem','maintenance_work_mem','max_parallel_maintenance_workers',"
@@ -221,6 +222,7 @@ class Bench:
             "n": n, "min": int(keys[0]), "max": int(keys[-1]), "gen_s": tgen, "load_s": tload,
             "heap_bytes": heap_bytes, "probes": int(a.probes), "ranges": int(a.ranges), "misses": int(len(miss)),
             "description": D.DESCRIPTIONS[name], "distinct": int(len(np.unique(keys))),
+            "loadavg": "%.2f %.2f %.2f" % os.getloadavg(),
         }
         self.keys = keys
         log("%s: generated in %.1fs, 2 tables loaded in %.1fs (heap %.1f MB each, keys %d..%d)"
@@ -538,6 +540,7 @@ class Bench:
             "client_pin": self.a.client_pin, "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
             "eps_list": list(self.a.eps_list),
         }
+        meta["loadavg_end"] = "%.2f %.2f %.2f" % os.getloadavg()
         meta["tpcc"] = self.tpcc
         meta["pgbench_s"] = self.pgbench_s
         meta["pgb"] = {"secs": self.a.pgb_secs, "write_secs": self.a.pgb_write_secs, "reps": self.a.pgb_reps,

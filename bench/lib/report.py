@@ -180,6 +180,14 @@ def header(meta, title):
         "%s=%s" % (k, s[k]) for k in sorted(s)) + ". Server pinned with `%s`, driver with `%s`."
         % (meta.get("server_pin"), meta.get("client_pin")))
     L.append("")
+    loads = [d.get("loadavg") for d in meta.get("datasets", {}).values() if d.get("loadavg")]
+    L.append("**Load caveat:** this 2-vCPU machine is shared with other jobs, so absolute numbers and single "
+             "runs are noisy; compare learned with btree within a run (they are interleaved), and look at the "
+             "min–max spreads. Load average (1/5/15 min)%s%s%s." % (
+                 " at start: %s" % m["loadavg_start"] if m.get("loadavg_start") else "",
+                 "; at each dataset: " + ", ".join(loads) if loads else "",
+                 "; at the end: %s" % meta["loadavg_end"] if meta.get("loadavg_end") else " (not recorded)"))
+    L.append("")
     return L
 
 

@@ -176,12 +176,12 @@ def sweep_plots(out, sw, dss):
         axs[0].scatter([b["btree_index_bytes"] / 2**20], [1e6 / statistics.median(
             [p[1]["btree_lookup_us"] for p in pts])], marker="s", color=cmap(i), edgecolor="k")
         if b.get("btree_inner_bytes"):
-            axs[1].plot([max(p[1].get("inner_bytes") or 8192, 1) / 1024 for p in pts],
+            axs[1].plot([max(p[1].get("li_model_bytes") or p[1].get("inner_bytes") or 1, 1) / 1024 for p in pts],
                         [1e6 / p[1]["lookup_us"] for p in pts], marker="o", color=cmap(i), label=ds)
             axs[1].scatter([b["btree_inner_bytes"] / 1024], [1e6 / statistics.median(
                 [p[1]["btree_lookup_us"] for p in pts])], marker="s", color=cmap(i), edgecolor="k")
     axs[0].set_xlabel("index size MiB")
-    axs[1].set_xlabel("inner memory KiB (learned directory pages / btree internal pages)")
+    axs[1].set_xlabel("model memory KiB (learned model_bytes / btree internal pages)")
     axs[1].set_xscale("log")
     for ax in axs:
         ax.set_ylabel("lookups/s (probe loop, 1 backend)")
