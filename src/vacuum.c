@@ -103,7 +103,8 @@ vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
  * merge drops them.  Entries from "counted" on are the current view's:
  * counted in stats, and their deletions reported.  Earlier ones are
  * already in the static stage (or the page is retired), and are marked
- * only for the scans whose view predates their merge.  Returns the number
+ * only for the scans whose view predates their merge.  stats may be NULL
+ * when nothing is counted (counted = PG_UINT64_MAX).  Returns the number
  * of counted entries marked.
  */
 static int
@@ -154,7 +155,8 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 			memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
 		}
 		LearnedXLogFinish(state);
-		stats->tuples_removed += nreported;
+		if (nreported > 0)
+			stats->tuples_removed += nreported;
 	}
 	return nreported;
 }
@@ -222,7 +224,6 @@ vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	BlockNumber blkno;
 	LearnedLeafLayout nulls;
 	int		   *dead;
-	IndexBulkDeleteResult scratch;
 
 	LearnedLeafLayoutInit(&nulls, 0);
 	dead = palloc(sizeof(int) * Max(Max(keys->capacity, nulls.capacity),
@@ -253,11 +254,8 @@ vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				vacuum_static_page(index, buf, &nulls, NULL, callback,
 								   callback_state, dead);
 			else if (kind == LEARNED_PAGE_PENDING)
-			{
-				memset(&scratch, 0, sizeof(scratch));
-				vacuum_pending_page(index, buf, keylen, PG_UINT64_MAX, &scratch,
+				vacuum_pending_page(index, buf, keylen, PG_UINT64_MAX, NULL,
 									callback, callback_state, dead);
-			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
 		ReleaseBuffer(buf);
