@@ -17,54 +17,10 @@
 #include <math.h>
 
 #include "leco.h"
+#include "unit_util.h"
 
 static int	n_passed = 0;
 static int	n_failed = 0;
-static uint64_t rng_state;
-
-static uint64_t
-rnd(void)
-{
-	uint64_t	z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
-static double
-rnd_unit(void)
-{
-	return ((double) (rnd() >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double
-rnd_normal(void)
-{
-	return sqrt(-2.0 * log(rnd_unit())) * cos(6.283185307179586 * rnd_unit());
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
-static void *
-xmalloc(size_t sz)
-{
-	void	   *p = malloc(sz ? sz : 1);
-
-	if (p == NULL)
-	{
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
 
 static uint32_t
 ref_bound(const uint64_t *v, uint32_t n, uint64_t x, int strict)
