@@ -42,6 +42,7 @@
 #                    insert-only / 50-50 / 90-10 mixes, pending-list lookups, WAL per insert,
 #                    merge rewrite size, insert latency percentiles.  --quick: n = 1M, 12 s
 #                    runs; --full: n = 10M, 30 s runs.  Writes bench/RESULTS_DYNAMIC.md.
+#   --smoke          (dynamic) n = 20k, 2 s runs, one repetition: checks that the driver still runs
 #   --duration S     (dynamic) seconds per pgbench run
 #   --keys L         (dynamic) comma-separated subset of random,append
 #   --workloads L    (dynamic) comma-separated subset of insert,mix50,mix90

@@ -287,14 +287,21 @@ if [ "$BUILD_OK" = 1 ]; then
     # about a minute, so the scripts cannot rot. Opt-in (BENCH_SMOKE=1): it needs root
     # (runuser, drop_caches), Python packages and a minute of the CI budget.
     if [ "${BENCH_SMOKE:-0}" = 1 ] && li_is_root && [ -f "$SRC/bench/run.sh" ]; then
-        li_log "Suite bench: bash bench/run.sh --smoke"
+        li_log "Suite bench: bash bench/run.sh --smoke, then --dynamic --smoke"
         [ -x "$LI_REPO/bench/.tools/go-tpc" ] && mkdir -p "$SRC/bench/.tools" && cp "$LI_REPO/bench/.tools/go-tpc" "$SRC/bench/.tools/"
         lim=$(budget 300)
         BENCH_VENV=/var/tmp/learned_bench_venv timeout -k 20 "$lim" bash "$SRC/bench/run.sh" --smoke --no-build \
             --port $((TEST_PORT + 1)) >"$LOGS/bench_smoke.log" 2>&1
         rc=$?
         if [ "$rc" -eq 0 ]; then
-            note bench PASS 1 0 "bench/run.sh --smoke passed"
+            # the dynamic-stage (insert) benchmark is a second driver: smoke it too
+            lim=$(budget 180)
+            BENCH_VENV=/var/tmp/learned_bench_venv timeout -k 20 "$lim" bash "$SRC/bench/run.sh" --dynamic --smoke \
+                --no-build --port $((TEST_PORT + 1)) >>"$LOGS/bench_smoke.log" 2>&1
+            rc=$?
+        fi
+        if [ "$rc" -eq 0 ]; then
+            note bench PASS 1 0 "bench/run.sh --smoke and --dynamic --smoke passed"
         else
             tail -n 30 "$LOGS/bench_smoke.log"
             note bench FAIL 0 1 "bench/run.sh --smoke failed (exit $rc; $LOGS/bench_smoke.log)"

@@ -22,6 +22,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import datasets as D          # noqa: E402
+from pgdb import DB             # noqa: E402
 import report as R            # noqa: E402
 import tpcc as TPCC           # noqa: E402
 import workloads as W         # noqa: E402
@@ -43,38 +44,6 @@ SESSION_GUCS = {
 
 def log(msg):
     print("[bench %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
-
-
-class DB:
-    def __init__(self):
-        self.conn = psycopg.connect("", autocommit=True)
-        self.conn.execute("SET client_min_messages = warning")
-
-    def q(self, sql, params=None):
-        cur = self.conn.execute(sql, params)
-        return cur.fetchall() if cur.description else None
-
-    def q1(self, sql, params=None):
-        rows = self.q(sql, params)
-        return rows[0] if rows else None
-
-    def dict1(self, sql, params=None):
-        cur = self.conn.execute(sql, params)
-        cols = [d.name for d in cur.description]
-        row = cur.fetchone()
-        return dict(zip(cols, row)) if row else None
-
-    def timed(self, sql, params=None):
-        t0 = time.perf_counter()
-        cur = self.conn.execute(sql, params)
-        rows = cur.fetchall() if cur.description else None
-        return time.perf_counter() - t0, rows
-
-    def copy_in(self, table, columns):
-        with self.conn.cursor() as cur:
-            with cur.copy("COPY %s FROM STDIN (FORMAT binary)" % table) as cp:
-                for chunk in D.copy_binary_chunks(columns):
-                    cp.write(chunk)
 
 
 # ---------------------------------------------------------------------------- helpers

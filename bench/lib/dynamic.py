@@ -40,6 +40,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import datasets as D          # noqa: E402
+from pgdb import DB             # noqa: E402
 
 PAGE = 8192
 SIDES = ("learned", "btree")
@@ -66,43 +67,6 @@ SETTINGS = ("shared_buffers", "synchronous_commit", "fsync", "full_page_writes",
 
 def log(msg):
     print("[dyn %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
-
-
-class DB:
-    def __init__(self):
-        self.conn = psycopg.connect("", autocommit=True)
-        self.conn.execute("SET client_min_messages = warning")
-
-    def q(self, sql, params=None):
-        cur = self.conn.execute(sql, params)
-        return cur.fetchall() if cur.description else None
-
-    def q1(self, sql, params=None):
-        rows = self.q(sql, params)
-        return rows[0] if rows else None
-
-    def dict1(self, sql, params=None):
-        cur = self.conn.execute(sql, params)
-        cols = [d.name for d in cur.description]
-        row = cur.fetchone()
-        return dict(zip(cols, row)) if row else None
-
-    def dicts(self, sql, params=None):
-        cur = self.conn.execute(sql, params)
-        cols = [d.name for d in cur.description]
-        return [dict(zip(cols, r)) for r in cur.fetchall()]
-
-    def lsn(self):
-        return int(self.q1("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn")[0])
-
-    def lsn_text(self):
-        return self.q1("SELECT pg_current_wal_insert_lsn()::text")[0]
-
-    def copy_in(self, table, columns):
-        with self.conn.cursor() as cur:
-            with cur.copy("COPY %s FROM STDIN (FORMAT binary)" % table) as cp:
-                for chunk in D.copy_binary_chunks(columns):
-                    cp.write(chunk)
 
 
 class WaitSampler(threading.Thread):
@@ -736,6 +700,7 @@ def main():
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", dest="size_mode", action="store_const", const="quick")
     g.add_argument("--full", dest="size_mode", action="store_const", const="full")
+    g.add_argument("--smoke", dest="size_mode", action="store_const", const="smoke")
     p.set_defaults(size_mode="quick")
     p.add_argument("--n", type=int)
     p.add_argument("--duration", type=int)
@@ -757,10 +722,15 @@ def main():
     a, unknown = p.parse_known_args()
     if unknown:
         log("ignoring options not used by the dynamic benchmark: %s" % " ".join(unknown))
-    full = a.size_mode == "full"
-    a.n = a.n or (10_000_000 if full else 1_000_000)
-    a.duration = a.duration or (30 if full else 12)
-    a.probes = a.probes or (500_000 if full else 200_000)
+    # smoke: tiny and short, only to prove that every step of the script still runs
+    n, duration, probes = {"full": (10_000_000, 30, 500_000), "quick": (1_000_000, 12, 200_000),
+                           "smoke": (20_000, 2, 2_000)}[a.size_mode]
+    a.n = a.n or n
+    a.duration = a.duration or duration
+    a.probes = a.probes or probes
+    if a.size_mode == "smoke":
+        a.reps = 1
+        a.reps_probe = 1
     a.keys = [k for k in a.keys.split(",") if k]
     a.workloads = [w for w in a.workloads.split(",") if w and w != "none"]
     for k in a.keys:

@@ -1,0 +1,56 @@
+"""One autocommit psycopg connection with the small query helpers every bench script uses.
+
+The connection parameters come from the environment (PGHOST, PGPORT, PGUSER, PGDATABASE), which
+bench/run.sh sets for its throwaway cluster.
+"""
+import time
+
+import psycopg
+
+import datasets as D
+
+
+class DB:
+    def __init__(self):
+        self.conn = psycopg.connect("", autocommit=True)
+        self.conn.execute("SET client_min_messages = warning")
+
+    def q(self, sql, params=None):
+        cur = self.conn.execute(sql, params)
+        return cur.fetchall() if cur.description else None
+
+    def q1(self, sql, params=None):
+        rows = self.q(sql, params)
+        return rows[0] if rows else None
+
+    def dict1(self, sql, params=None):
+        cur = self.conn.execute(sql, params)
+        cols = [d.name for d in cur.description]
+        row = cur.fetchone()
+        return dict(zip(cols, row)) if row else None
+
+    def dicts(self, sql, params=None):
+        cur = self.conn.execute(sql, params)
+        cols = [d.name for d in cur.description]
+        return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+    def timed(self, sql, params=None):
+        """(seconds, rows) of one statement, timed on the client."""
+        t0 = time.perf_counter()
+        cur = self.conn.execute(sql, params)
+        rows = cur.fetchall() if cur.description else None
+        return time.perf_counter() - t0, rows
+
+    def lsn(self):
+        """The WAL insert position, in bytes."""
+        return int(self.q1("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn")[0])
+
+    def lsn_text(self):
+        return self.q1("SELECT pg_current_wal_insert_lsn()::text")[0]
+
+    def copy_in(self, table, columns):
+        """COPY the numpy columns into table, in binary format."""
+        with self.conn.cursor() as cur:
+            with cur.copy("COPY %s FROM STDIN (FORMAT binary)" % table) as cp:
+                for chunk in D.copy_binary_chunks(columns):
+                    cp.write(chunk)
