@@ -18,7 +18,8 @@
 #   --pgb-secs S --pgb-write-secs S --pgb-reps R --pgb-reps-point R   pgbench run length / repetitions
 #   --cold-probes P --cold-sb SIZE     cold-cache probes and shared_buffers (default 5000 / 2MB quick)
 #   --sweep-list L   error_bound values of the in-suite sweep (default 8,32,128 quick)
-#   --tpcc-wh W --tpcc-secs S --tpcc-reps R --tpcc-keep-pk --pgbs-scale S
+#   --tpcc-wh W --tpcc-secs S --tpcc-reps R --pgbs-scale S
+#   --tpcc-keep-pk   TPC-C without the learned_all schema (primary keys as UNIQUE learned indexes)
 #   --n N            override the number of rows per dataset
 #   --sweep-eps      instead of the main comparison, build learned with error_bound in
 #                    {8,16,32,64,128} (plus one btree reference) on every dataset

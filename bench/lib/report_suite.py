@@ -374,33 +374,42 @@ def suite_sections(out, rows, meta, by, dss):
         if tp.get("skipped"):
             L.append("Skipped: %s." % tp["skipped"])
         else:
-            L.append("%s warehouse(s), %s threads, %s s per run, %s repetition(s) alternating btree/learned; data "
-                     "from `go-tpc tpcc prepare --output-type csv` loaded into a key-less copy of go-tpc's schema "
-                     "(bench/tpcc/schema.sql), then the indexes below. **Only single-column indexes are `learned` "
-                     "today** (the AM is single-column); the composite-key rows switch over automatically when "
-                     "the AM reports can_multi_col. Single-column primary keys (warehouse, item) become non-unique "
-                     "learned indexes (TPC-C's transactions never rely on uniqueness)%s."
+            sides = tp.get("sides", ["btree", "learned"])
+            L.append("%s warehouse(s), %s threads, %s s per run, %s repetition(s), the schemas in rotating order; "
+                     "data from `go-tpc tpcc prepare --output-type csv` loaded into a key-less copy of go-tpc's "
+                     "schema (bench/tpcc/schema.sql), then the indexes below. Schemas: **btree** (every index "
+                     "btree); **learned** (every secondary index `learned` where the AM takes its key types, "
+                     "primary keys unique btree: the comparison of issue 5)%s."
                      % (tp["warehouses"], tp["threads"], tp["secs"], tp["reps"],
-                        "" if tp.get("replace_pk") else " — disabled in this run (--tpcc-keep-pk)"))
+                        "; **learned_all** (the primary keys too, as UNIQUE `learned` indexes)"
+                        if "learned_all" in sides else " (learned_all, with learned primary keys, skipped: "
+                        "--tpcc-keep-pk)"))
             L.append("")
-            L.append("| schema | tpmC (all runs) | NEW_ORDER p99 ms | total index bytes before / after the runs |")
-            L.append("|---|---|---|---|")
-            for side in ("btree", "learned"):
-                L.append("| %s | %s (%s) | %s | %s / %s |" % (
-                    side, f(tp.get(side + "_tpmC"), "%.0f"), ", ".join("%.0f" % x for x in tp.get(side + "_tpmC_all", [])),
-                    f(tp.get(side + "_neworder_p99_ms"), "%.1f"), tp.get(side + "_total_index_bytes"),
-                    tp.get(side + "_total_index_bytes_after")))
-            b, l = tp.get("btree_tpmC"), tp.get("learned_tpmC")
+            L.append("| schema | tpmC median (all runs) | tpmC / btree | NEW_ORDER p99 ms | total index bytes before / "
+                     "after the runs |")
+            L.append("|---|---|---|---|---|")
+            b = tp.get("btree_tpmC")
+            for side in sides:
+                l = tp.get(side + "_tpmC")
+                L.append("| %s | %s (%s) | %s | %s | %s / %s |" % (
+                    side, f(l, "%.0f"), ", ".join("%.0f" % x for x in tp.get(side + "_tpmC_all", [])),
+                    f(l / b if b and l else None), f(tp.get(side + "_neworder_p99_ms"), "%.1f"),
+                    tp.get(side + "_total_index_bytes"), tp.get(side + "_total_index_bytes_after")))
             L.append("")
-            L.append("tpmC learned / btree = **%s**." % f(l / b if b and l else None))
-            L.append("")
-            L.append("| index | table | columns | AM in the learned schema | why btree | bytes btree / learned "
-                     "(after load) | index == seq scan after the run |")
-            L.append("|---|---|---|---|---|---|---|")
+            lsides = [x for x in sides if x != "btree"]
+            L.append("| index | table | columns | %s | bytes after load: %s | index == seq scan after the runs |"
+                     % (" | ".join("AM in %s" % x for x in lsides), " / ".join(sides)))
+            L.append("|---|---|---|%s---|---|" % ("---|" * len(lsides)))
             for ix in tp.get("indexes", []):
-                L.append("| %s | %s | %s | %s | %s | %s / %s | %s |" % (
-                    ix["name"], ix["table"], ix["columns"], ix["am"], ix.get("why_btree", ""), ix["btree_bytes"],
-                    ix["learned_side_bytes"], ix.get("check", "")))
+                ams = []
+                for x in lsides:
+                    am = ix.get("am_" + x, "")
+                    why = ix.get("why_btree_" + x, "")
+                    ams.append(am + (" (%s)" % why if am == "btree" and why else ""))
+                checks = ", ".join("%s: %s" % (x, ix["check_" + x]) for x in lsides if ix.get("check_" + x))
+                L.append("| %s | %s | %s | %s | %s | %s |" % (
+                    ix["name"], ix["table"], ix["columns"], " | ".join(ams),
+                    " / ".join(str(ix.get("bytes_" + x, "")) for x in sides), checks))
         L.append("")
 
     # ---------------- figures

@@ -2,14 +2,16 @@
 
 go-tpc (bench/.tools/go-tpc, built from bench/tpcc/gotpc by run.sh) generates the data as
 CSV (`tpcc prepare --output-type csv`); we load it into our own key-less copy of its
-PostgreSQL schema (bench/tpcc/schema.sql), clone that database twice, and create the
-indexes of INDEXES below: once all btree, once with `learned` wherever the AM can take the
-index (every key column has a default `learned` operator class, and either one column or
-the AM reports can_multi_col; unique/primary keys only with --tpcc-replace-pk, because
-`learned` cannot enforce uniqueness: the TPC-C transactions never rely on it).  When the
-composite-key work lands, the multi-column rows switch over by themselves.  Then
-`go-tpc tpcc run` alternates between the two databases with the same warehouses, threads
-and duration.
+PostgreSQL schema (bench/tpcc/schema.sql), clone that database once per schema, and create
+the indexes of INDEXES below:
+
+  btree        every index btree (primary keys as unique btree indexes);
+  learned      the secondary (non-unique) indexes `learned` wherever the AM can take them
+               (every key column has a default `learned` operator class, and one column or
+               can_multi_col), the primary keys unique btree: the comparison issue 5 asks for;
+  learned_all  also the primary keys as UNIQUE `learned` indexes (skipped with --tpcc-keep-pk).
+
+Then `go-tpc tpcc run` rotates over the schemas with the same warehouses, threads and duration.
 """
 
 import glob
@@ -50,10 +52,12 @@ def connect(db):
     return c
 
 
-def learned_ok(conn, am, table, cols, kind, replace_pk):
-    """Can index (table, cols) be built with access method am?"""
-    if kind == "pk" and not replace_pk:
-        return False, "primary key kept btree"
+def learned_ok(conn, am, table, cols, kind, side):
+    """Is index (table, cols) learned in schema side, and if not, why?"""
+    if side == "btree":
+        return False, ""
+    if kind == "pk" and side != "learned_all":
+        return False, "primary key: btree in this schema"
     r = conn.execute("SELECT pg_indexam_has_property(oid, 'can_multi_col') FROM pg_am WHERE amname = %s",
                      (am,)).fetchone()
     if r is None:
@@ -95,8 +99,9 @@ def run_tpcc(a, raw, problems):
         return {"skipped": "go-tpc binary not found at %s (run.sh builds it when `go` is available)" % gotpc}
     common = ["-d", "postgres", "-H", "127.0.0.1", "-P", str(a.port), "-U", "postgres",
               "--conn-params", "sslmode=disable"]
+    sides = ["btree", "learned"] + (["learned_all"] if a.tpcc_replace_pk else [])
     out = {"warehouses": a.tpcc_wh, "threads": a.tpcc_threads, "secs": a.tpcc_secs, "reps": a.tpcc_reps,
-           "replace_pk": a.tpcc_replace_pk, "runs": [], "indexes": []}
+           "replace_pk": a.tpcc_replace_pk, "sides": sides, "runs": [], "indexes": []}
     csvdir = os.path.join(raw, "tpcc_csv")
     shutil.rmtree(csvdir, ignore_errors=True)
     os.makedirs(csvdir)
@@ -108,7 +113,7 @@ def run_tpcc(a, raw, problems):
         problems.append("TPC-C: go-tpc prepare failed: %s" % (r.stderr or r.stdout)[-500:])
         return out
     admin = connect("postgres")
-    for db in ("tpcc_base", "tpcc_btree", "tpcc_learned", "tpcc_csvgen"):
+    for db in ["tpcc_base", "tpcc_csvgen"] + ["tpcc_" + x for x in sides]:
         admin.execute("DROP DATABASE IF EXISTS %s" % db)
     admin.execute("CREATE DATABASE tpcc_base")
     base = connect("tpcc_base")
@@ -130,36 +135,35 @@ def run_tpcc(a, raw, problems):
     shutil.rmtree(csvdir, ignore_errors=True)
     out["load_s"] = time.time() - t0
     log("TPC-C %d warehouse(s) generated and loaded in %.1fs" % (a.tpcc_wh, out["load_s"]))
-    sizes = {}
-    for side in ("btree", "learned"):
+    byname = {}
+    for side in sides:
         db = "tpcc_" + side
         admin.execute("CREATE DATABASE %s TEMPLATE tpcc_base" % db)
         c = connect(db)
-        if side == "learned" and a.learned_am == "learned":
+        if side != "btree" and a.learned_am == "learned":
             c.execute("CREATE EXTENSION IF NOT EXISTS learned_idx")
         for name, table, cols, kind in INDEXES:
-            am, why = "btree", ""
-            if side == "learned":
-                ok, why = learned_ok(c, a.learned_am, table, cols, kind, a.tpcc_replace_pk)
-                am = a.learned_am if ok else "btree"
-            uniq = "UNIQUE " if kind == "pk" and am == "btree" else ""
+            ok, why = learned_ok(c, a.learned_am, table, cols, kind, side)
+            am = a.learned_am if ok else "btree"
+            uniq = "UNIQUE " if kind == "pk" else ""
             c.execute("CREATE %sINDEX %s ON %s USING %s (%s)" % (uniq, name, table, am, ", ".join(cols)))
-            sz = c.execute("SELECT pg_relation_size(%s)", (name,)).fetchone()[0]
-            sizes[(side, name)] = sz
-            if side == "learned":
-                out["indexes"].append({"name": name, "table": table, "columns": ",".join(cols), "kind": kind,
-                                       "am": am, "why_btree": why, "btree_bytes": sizes[("btree", name)],
-                                       "learned_side_bytes": sz})
+            ix = byname.setdefault(name, {"name": name, "table": table, "columns": ",".join(cols), "kind": kind})
+            ix["am_" + side] = am
+            ix["why_btree_" + side] = why
+            ix["bytes_" + side] = c.execute("SELECT pg_relation_size(%s)", (name,)).fetchone()[0]
         c.execute("VACUUM (ANALYZE)")
         c.execute("CHECKPOINT")
         out["%s_total_index_bytes" % side] = c.execute(
             "SELECT sum(pg_relation_size(indexrelid)) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
             "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'").fetchone()[0]
         c.close()
+    out["indexes"] = [byname[name] for name, _, _, _ in INDEXES]
     admin.execute("DROP DATABASE tpcc_base")
     admin.execute("DROP DATABASE IF EXISTS tpcc_csvgen")
     for rep in range(a.tpcc_reps):
-        for side in (("btree", "learned") if rep % 2 == 0 else ("learned", "btree")):
+        # rotate the order, so no schema always runs first (warm-up) or last
+        k = rep % len(sides)
+        for side in sides[k:] + sides[:k]:
             cmd = [gotpc, "tpcc", "run"] + common + ["-D", "tpcc_" + side, "--warehouses", str(a.tpcc_wh),
                                                      "-T", str(a.tpcc_threads), "--time", "%ds" % a.tpcc_secs]
             if a.srv_cpus_all:
@@ -179,37 +183,39 @@ def run_tpcc(a, raw, problems):
             out["runs"].append(res)
             log("TPC-C %s rep %d: tpmC %s, NEW_ORDER p99 %s ms" % (side, rep, res.get("tpmC"),
                                                                  res.get("NEW_ORDER_p99_ms")))
-    for side in ("btree", "learned"):
+    for side in sides:
         c = connect("tpcc_" + side)
         out["%s_total_index_bytes_after" % side] = c.execute(
             "SELECT sum(pg_relation_size(indexrelid)) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
             "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'").fetchone()[0]
-        # the learned indexes must answer like a seq scan after the run's inserts
+        # the learned indexes must answer like a seq scan after the run's inserts and deletes
         for ix in out["indexes"]:
-            if side == "learned" and ix["am"] != "btree":
-                col = ix["columns"].split(",")[0]
-                got = {}
-                for mode in ("idx", "seq"):
-                    c.execute("SET enable_seqscan = %s" % ("off" if mode == "idx" else "on"))
-                    c.execute("SET enable_indexscan = %s" % ("on" if mode == "idx" else "off"))
-                    c.execute("SET enable_indexonlyscan = %s" % ("on" if mode == "idx" else "off"))
-                    c.execute("SET enable_bitmapscan = %s" % ("on" if mode == "idx" else "off"))
-                    got[mode] = c.execute("SELECT count(*), sum(%s::numeric) FROM %s WHERE %s >= -2147483648"
-                                          % (col, ix["table"], col)).fetchone()
-                c.execute("RESET ALL")
-                ix["check"] = "ok" if got["idx"] == got["seq"] else "MISMATCH %s vs %s" % (got["idx"], got["seq"])
-                if got["idx"] != got["seq"]:
-                    problems.append("TPC-C: %s after the run: index %s != seq scan %s" % (ix["name"], got["idx"],
-                                                                                          got["seq"]))
+            if ix.get("am_" + side, "btree") == "btree":
+                continue
+            col = ix["columns"].split(",")[0]
+            got = {}
+            for mode in ("idx", "seq"):
+                c.execute("SET enable_seqscan = %s" % ("off" if mode == "idx" else "on"))
+                c.execute("SET enable_indexscan = %s" % ("on" if mode == "idx" else "off"))
+                c.execute("SET enable_indexonlyscan = %s" % ("on" if mode == "idx" else "off"))
+                c.execute("SET enable_bitmapscan = %s" % ("on" if mode == "idx" else "off"))
+                got[mode] = c.execute("SELECT count(*), sum(%s::numeric) FROM %s WHERE %s >= -2147483648"
+                                      % (col, ix["table"], col)).fetchone()
+            c.execute("RESET ALL")
+            ix["check_" + side] = "ok" if got["idx"] == got["seq"] else "MISMATCH %s vs %s" % (got["idx"],
+                                                                                             got["seq"])
+            if got["idx"] != got["seq"]:
+                problems.append("TPC-C %s: %s after the run: index %s != seq scan %s" % (
+                    side, ix["name"], got["idx"], got["seq"]))
         c.close()
-    for side in ("btree", "learned"):
+    for side in sides:
         tp = [x["tpmC"] for x in out["runs"] if x["side"] == side and x.get("tpmC")]
         p99 = [x.get("NEW_ORDER_p99_ms") for x in out["runs"] if x["side"] == side and x.get("NEW_ORDER_p99_ms")]
         out[side + "_tpmC"] = statistics.median(tp) if tp else None
         out[side + "_tpmC_all"] = tp
         out[side + "_neworder_p99_ms"] = statistics.median(p99) if p99 else None
-    for db in ("tpcc_btree", "tpcc_learned"):
-        admin.execute("DROP DATABASE IF EXISTS %s" % db)
+    for side in sides:
+        admin.execute("DROP DATABASE IF EXISTS tpcc_%s" % side)
     admin.close()
     return out
 
