@@ -303,11 +303,15 @@ def suite_sections(out, rows, meta, by, dss):
         c = meta.get("cold", {})
         L.append("## Cold cache")
         L.append("")
+        bsz = [bt[ds].get("index_bytes") for ds in dss if bt[ds].get("index_bytes")]
         L.append("Per index: server stopped, `sync; echo 3 > /proc/sys/vm/drop_caches`, restarted with "
-                 "shared_buffers = %s (the 1M-row btree is ~21 MiB), then the first %s probes of the probe "
-                 "table through the nested-loop probe loop. Reads = shared-buffer misses "
+                 "shared_buffers = %s (the btree indexes here are %s MiB), then the first %s probes of the "
+                 "probe table through the nested-loop probe loop. Reads = shared-buffer misses "
                  "(pg_statio) per lookup; most are real disk reads right after the drop, later ones may be "
-                 "served by the refilled OS cache." % (c.get("shared_buffers"), c.get("probes")))
+                 "served by the refilled OS cache. Where shared_buffers holds btree's inner pages, both "
+                 "indexes read about one leaf page per lookup; `--cold-sb 128kB` (16 buffers) leaves them out."
+                 % (c.get("shared_buffers"),
+                    "%.0f–%.0f" % (min(bsz) / 2**20, max(bsz) / 2**20) if bsz else "?", c.get("probes")))
         L.append("")
         L.append("| dataset | btree µs/lookup | learned µs/lookup | lookups/s ratio | idx reads/lookup btree / "
                  "learned | heap reads/lookup btree / learned | I/O ms btree / learned | OS cache dropped |")
