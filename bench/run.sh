@@ -16,7 +16,10 @@
 #   --smoke          n = 20k, 2 datasets, pgbench -t 100: checks that every script still runs
 #   --no-pgbench --no-writes --no-cold --no-sweep --no-tpcc   skip a part of the main mode
 #   --pgb-secs S --pgb-write-secs S --pgb-reps R --pgb-reps-point R   pgbench run length / repetitions
-#   --cold-probes P --cold-sb SIZE     cold-cache probes and shared_buffers (default 5000 / 2MB quick)
+#   --cold-probes P --cold-sb L        cold-cache probes and comma-separated shared_buffers sizes
+#                    (default 5000 / 2MB,128kB quick; 20000 / 16MB,128kB full: 128kB = 16 buffers
+#                    leaves btree's inner pages out of shared buffers, the disk-resident case)
+#   --learned-with O reloptions of the learned indexes, e.g. mode=zonemap,error_bound=64
 #   --sweep-list L   error_bound values of the in-suite sweep (default 8,32,128 quick)
 #   --tpcc-wh W --tpcc-secs S --tpcc-reps R --pgbs-scale S
 #   --tpcc-keep-pk   TPC-C without the learned_all schema (primary keys as UNIQUE learned indexes)
@@ -89,7 +92,7 @@ while [ $# -gt 0 ]; do
     --pgb-secs|--pgb-write-secs|--pgb-reps|--pgb-reps-point|--pgb-keys|--cold-probes|--cold-sb|--sweep-list|\
     --sweep-probes|--sweep-reps|--tpcc-wh|--tpcc-secs|--tpcc-reps|--tpcc-threads|--pgbs-scale|--pgbs-reps)
       PYARGS+=("$1" "$2"); shift ;;
-    --n|--eps-list|--learned-am|--datasets|--probes|--ranges|--reps|--builds|--heap-order)
+    --n|--eps-list|--learned-am|--learned-with|--datasets|--probes|--ranges|--reps|--builds|--heap-order)
       PYARGS+=("$1" "$2"); shift ;;
     -h|--help) sed -n '2,58p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -143,12 +146,13 @@ fi
 # ---------------------------------------------------------------- go-tpc (TPC-C driver)
 # Built from the pinned wrapper module bench/tpcc/gotpc (see its README) when `go` exists;
 # without Go and without a prebuilt bench/.tools/go-tpc, the TPC-C part is skipped and says so.
-GOTPC="$BENCH_DIR/.tools/go-tpc"
+TOOLS="${BENCH_TOOLS:-$BENCH_DIR/.tools}"   # BENCH_TOOLS: e.g. a cache outside a throwaway tree
+GOTPC="$TOOLS/go-tpc"
 if [ ! -x "$GOTPC" ] && [ "$DYNAMIC" = 0 ] && [ "$SWEEP" = 0 ]; then
   GO=$(command -v go || true); [ -z "$GO" ] && [ -x /usr/local/go/bin/go ] && GO=/usr/local/go/bin/go
   if [ -n "$GO" ]; then
     log "building go-tpc with $GO"
-    mkdir -p "$BENCH_DIR/.tools"
+    mkdir -p "$TOOLS"
     (cd "$BENCH_DIR/tpcc/gotpc" && CGO_ENABLED=0 GOFLAGS=-modcacherw "$GO" build -o "$GOTPC" \
        github.com/pingcap/go-tpc/cmd/go-tpc) >&2 || log "go-tpc build failed: TPC-C will be skipped"
   else

@@ -371,12 +371,13 @@ class Bench:
     # ------------------------------------------------------------- main loop
     def variants(self):
         lam = self.a.learned_am
+        extra = self.a.learned_with_opts if lam == "learned" else {}
         bt = {"label": "btree", "kind": "btree", "am": "btree", "reloptions": {}}
         if self.a.sweep_eps:
             return bt, [{"label": "learned_e%d" % e, "kind": "learned", "am": lam,
-                         "reloptions": {"error_bound": e} if lam == "learned" else {}, "eps": e}
+                         "reloptions": dict(extra, error_bound=e) if lam == "learned" else {}, "eps": e}
                         for e in self.a.eps_list]
-        return bt, [{"label": "learned", "kind": "learned", "am": lam, "reloptions": {}}]
+        return bt, [{"label": "learned", "kind": "learned", "am": lam, "reloptions": dict(extra)}]
 
     def build_n(self, name, vars_, nbuilds, build_times, errors):
         """nbuilds interleaved builds of each variant; the last one is kept."""
@@ -504,6 +505,7 @@ class Bench:
             "size_mode": self.a.size_mode, "n": self.a.n, "probes": self.a.probes, "ranges": self.a.ranges,
             "reps": self.a.reps, "builds": 1 if self.a.sweep_eps else self.a.builds,
             "heap_order": self.a.heap_order, "learned_am": self.a.learned_am,
+            "learned_with": self.a.learned_with_opts,
             "datasets": self.datasets_meta, "machine": self.machine, "problems": self.problems,
             "elapsed_s": getattr(self, "elapsed", None), "server_pin": self.a.server_pin,
             "client_pin": self.a.client_pin, "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -515,7 +517,8 @@ class Bench:
         meta["pgb"] = {"secs": self.a.pgb_secs, "write_secs": self.a.pgb_write_secs, "reps": self.a.pgb_reps,
                        "reps_point": self.a.pgb_reps_point, "keys": self.a.pgb_keys, "gucs": W.PGB_GUCS,
                        "on": self.a.pgbench, "writes": self.a.writes}
-        meta["cold"] = {"on": self.a.cold, "probes": self.a.cold_probes, "shared_buffers": self.a.cold_sb}
+        meta["cold"] = {"on": self.a.cold, "probes": self.a.cold_probes, "shared_buffers": self.a.cold_sbs[0],
+                        "configs": self.a.cold_sbs}
         meta["sweep"] = {"on": self.a.sweep, "eps": self.a.sweep_list, "probes": self.a.sweep_probes,
                          "reps": self.a.sweep_reps}
         if self.sweep_rows:
@@ -577,6 +580,8 @@ def main():
     p.add_argument("--pgb-keys", type=int, default=100000)
     p.add_argument("--cold-probes", type=int)
     p.add_argument("--cold-sb", default="")
+    p.add_argument("--learned-with", default="",
+                   help="reloptions of the learned indexes, e.g. 'mode=zonemap,error_bound=64'")
     p.add_argument("--sweep-list", default="")
     p.add_argument("--sweep-probes", type=int)
     p.add_argument("--sweep-reps", type=int)
@@ -605,7 +610,16 @@ def main():
     a.pgb_reps = a.pgb_reps or (2 if full else 1)
     a.pgb_reps_point = a.pgb_reps_point or (1 if smoke else 5)
     a.cold_probes = a.cold_probes or (20_000 if full else 500 if smoke else 5_000)
-    a.cold_sb = a.cold_sb or ("16MB" if full else "2MB")
+    # the first size keeps btree's inner pages cached (one leaf read per lookup each); the
+    # second, 16 buffers, is the disk-resident case where they do not fit
+    a.cold_sb = a.cold_sb or ("16MB,128kB" if full else "2MB,128kB")
+    a.cold_sbs = [x.strip() for x in a.cold_sb.split(",") if x.strip()]
+    a.learned_with_opts = {}
+    for kv in filter(None, (x.strip() for x in a.learned_with.split(","))):
+        k, _, v = kv.partition("=")
+        if not k.strip().isidentifier() or not v.strip().replace("_", "").replace(".", "").isalnum():
+            p.error("--learned-with: expected name=value[,name=value...], got %r" % kv)
+        a.learned_with_opts[k.strip()] = v.strip()
     a.sweep_list = [int(x) for x in (a.sweep_list or ("8,32,128,512" if full else "8,32,128")).split(",") if x]
     a.sweep_probes = min(a.probes, a.sweep_probes or (100_000 if full else 50_000))
     a.sweep_reps = a.sweep_reps or (3 if full else 1 if smoke else 2)

@@ -167,6 +167,11 @@ def header(meta, title):
         L.append("> **HARNESS TEST RUN: the \"learned\" column is access method `%s`, not the learned index.**"
                  % meta.get("learned_am"))
         L.append("")
+    lw = meta.get("learned_with") or {}
+    L.append("Learned indexes built `WITH (%s)`; every other reloption at its default (see README)."
+             % ", ".join("%s = %s" % kv for kv in sorted(lw.items())) if lw else
+             "Learned indexes built with every reloption at its default (see README).")
+    L.append("")
     L.append("## Machine")
     L.append("")
     L.append("| nproc | memory | CPU | kernel | OS | PostgreSQL | Python / numpy | repo HEAD |")

@@ -199,6 +199,10 @@ def suite_sections(out, rows, meta, by, dss):
     le = {ds: by[ds].get("learned", {}) for ds in dss}
     have_pgb = any(le[ds].get("pgb_point1_tps") for ds in dss)
     have_cold = any(le[ds].get("cold_us") for ds in dss)
+    cold_cfgs = list(meta.get("cold", {}).get("configs") or [meta.get("cold", {}).get("shared_buffers")])
+    # (label, key prefix) of each cold-cache configuration that has results
+    colds = [(sb, "cold_" if i == 0 else "cold%d_" % (i + 1)) for i, sb in enumerate(cold_cfgs)]
+    colds = [(sb, px) for sb, px in colds if any(le[ds].get(px + "us") for ds in dss)]
 
     # ---------------- headline ratios
     H.append("## Headline: learned / btree per dataset and workload")
@@ -212,9 +216,9 @@ def suite_sections(out, rows, meta, by, dss):
             ("probe-loop µs", lambda b, l: rt(l, b, "lookup_us"))]
     if have_pgb:
         cols += [(WL_LABEL[w], (lambda w: lambda b, l: rt(l, b, "pgb_%s_tps" % w))(w)) for w in READS + WRITES]
-    if have_cold:
-        cols += [("cold lookups/s", lambda b, l: rt(l, b, "cold_lookups_s")),
-                 ("cold idx reads/lookup", lambda b, l: rt(l, b, "cold_idx_reads"))]
+    for sb, px in colds:
+        cols += [("cold lookups/s (sb %s)" % sb, (lambda px: lambda b, l: rt(l, b, px + "lookups_s"))(px)),
+                 ("cold idx reads/lookup (sb %s)" % sb, (lambda px: lambda b, l: rt(l, b, px + "idx_reads"))(px))]
     H.append("| dataset | " + " | ".join(c[0] for c in cols) + " |")
     H.append("|---|" + "---|" * len(cols))
     geo = {c[0]: [] for c in cols}
@@ -304,27 +308,33 @@ def suite_sections(out, rows, meta, by, dss):
         L.append("## Cold cache")
         L.append("")
         bsz = [bt[ds].get("index_bytes") for ds in dss if bt[ds].get("index_bytes")]
-        L.append("Per index: server stopped, `sync; echo 3 > /proc/sys/vm/drop_caches`, restarted with "
-                 "shared_buffers = %s (the btree indexes here are %s MiB), then the first %s probes of the "
-                 "probe table through the nested-loop probe loop. Reads = shared-buffer misses "
-                 "(pg_statio) per lookup; most are real disk reads right after the drop, later ones may be "
-                 "served by the refilled OS cache. Where shared_buffers holds btree's inner pages, both "
-                 "indexes read about one leaf page per lookup; `--cold-sb 128kB` (16 buffers) leaves them out."
-                 % (c.get("shared_buffers"),
-                    "%.0f–%.0f" % (min(bsz) / 2**20, max(bsz) / 2**20) if bsz else "?", c.get("probes")))
+        L.append("Per index and per shared_buffers size: server stopped, `sync; echo 3 > "
+                 "/proc/sys/vm/drop_caches`, restarted with that shared_buffers (the btree indexes here are "
+                 "%s MiB), then the first %s probes of the probe table through the nested-loop probe loop. "
+                 "Reads = shared-buffer misses (pg_statio) per lookup; most are real disk reads right after "
+                 "the drop, later ones may be served by the refilled OS cache. Where shared_buffers holds "
+                 "btree's inner pages, both indexes read about one leaf page per lookup; with 128kB "
+                 "(16 buffers) they do not fit, which is the disk-resident case of the papers: btree misses "
+                 "on its inner levels again and again, while learned keeps its directory in backend memory."
+                 % ("%.1f–%.1f" % (min(bsz) / 2**20, max(bsz) / 2**20) if bsz else "?", c.get("probes")))
         L.append("")
-        L.append("| dataset | btree µs/lookup | learned µs/lookup | lookups/s ratio | idx reads/lookup btree / "
-                 "learned | heap reads/lookup btree / learned | I/O ms btree / learned | OS cache dropped |")
-        L.append("|---|---|---|---|---|---|---|---|")
-        for ds in dss:
-            b, l = bt[ds], le[ds]
-            L.append("| %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s |" % (
-                ds, f(b.get("cold_us"), "%.1f"), f(l.get("cold_us"), "%.1f"), f(rt(l, b, "cold_lookups_s")),
-                f(b.get("cold_idx_reads"), "%.3f"), f(l.get("cold_idx_reads"), "%.3f"),
-                f(b.get("cold_heap_reads"), "%.3f"), f(l.get("cold_heap_reads"), "%.3f"),
-                f(b.get("cold_read_ms"), "%.0f"), f(l.get("cold_read_ms"), "%.0f"),
-                l.get("cold_os_cache_dropped")))
-        L.append("")
+        for sb, px in colds:
+            L.append("### shared_buffers = %s" % sb)
+            L.append("")
+            L.append("| dataset | btree µs/lookup | learned µs/lookup | lookups/s ratio | idx reads/lookup "
+                     "btree / learned | heap reads/lookup btree / learned | I/O ms btree / learned | "
+                     "OS cache dropped |")
+            L.append("|---|---|---|---|---|---|---|---|")
+            for ds in dss:
+                b, l = bt[ds], le[ds]
+                L.append("| %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s |" % (
+                    ds, f(b.get(px + "us"), "%.1f"), f(l.get(px + "us"), "%.1f"),
+                    f(rt(l, b, px + "lookups_s")),
+                    f(b.get(px + "idx_reads"), "%.3f"), f(l.get(px + "idx_reads"), "%.3f"),
+                    f(b.get(px + "heap_reads"), "%.3f"), f(l.get(px + "heap_reads"), "%.3f"),
+                    f(b.get(px + "read_ms"), "%.0f"), f(l.get(px + "read_ms"), "%.0f"),
+                    l.get(px + "os_cache_dropped")))
+            L.append("")
 
     # ---------------- sweep
     sw = read_sweep(out)
@@ -426,9 +436,9 @@ def suite_sections(out, rows, meta, by, dss):
     series = [("index size", [rt(le[ds], bt[ds], "index_bytes") for ds in dss]),
               ("probe-loop µs/lookup", [rt(le[ds], bt[ds], "lookup_us") for ds in dss]),
               ("build time", [rt(le[ds], bt[ds], "build_s") for ds in dss])]
-    if have_cold:
-        series += [("cold idx reads/lookup", [rt(le[ds], bt[ds], "cold_idx_reads") for ds in dss]),
-                   ("cold µs/lookup", [rt(le[ds], bt[ds], "cold_us") for ds in dss])]
+    for sb, px in colds:
+        series += [("cold idx reads/lookup, sb %s" % sb, [rt(le[ds], bt[ds], px + "idx_reads") for ds in dss]),
+                   ("cold µs/lookup, sb %s" % sb, [rt(le[ds], bt[ds], px + "us") for ds in dss])]
     pngs.append(ratio_bars(out, "ratio_size.png", "Size and per-lookup cost, learned / btree (< 1: learned better)",
                            dss, series))
     latp = os.path.join(out, "latency_quantiles.npz")

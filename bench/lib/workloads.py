@@ -360,44 +360,56 @@ class Workloads:
         self.b.reconnect()
         return dropped
 
+    @staticmethod
+    def cold_prefix(i):
+        """Result-key prefix of the i-th cold-cache configuration (--cold-sb list)."""
+        return "cold_" if i == 0 else "cold%d_" % (i + 1)
+
     def run_cold(self, name, res, idxs, exp_count=None):
-        """Per side: restart with a tiny shared_buffers after dropping the OS page cache, then
-        run the first M probes of the probe table through the nested-loop probe loop."""
+        """Per shared_buffers size of --cold-sb and per side: restart with that shared_buffers
+        after dropping the OS page cache, then run the first M probes of the probe table through
+        the nested-loop probe loop.  A size far below btree's inner pages (128kB = 16 buffers)
+        is the disk-resident case: every level of btree misses shared buffers again and again."""
         a = self.a
         tabs = self.tables(name)
         m = a.cold_probes
         sql = ("SELECT count(*), coalesce(sum(t.v), 0) FROM (SELECT k FROM probe_%s LIMIT %d) p "
                "JOIN {t} t ON t.k = p.k" % (name, m))
         try:
-            for side in ("btree", "learned"):
-                t, idx = tabs[side], idxs[side]
-                dropped = self.restart("-c shared_buffers=%s" % a.cold_sb)
-                db = self.db
-                for k, v in (("enable_hashjoin", "off"), ("enable_mergejoin", "off"), ("enable_bitmapscan", "off"),
-                             ("enable_memoize", "off"), ("enable_material", "off")):
-                    db.q("SET %s = %s" % (k, v))
-                db.q("SELECT pg_stat_reset()")
-                s0 = self.io_counters(t, idx)
-                t0 = time.perf_counter()
-                rows = db.q1(sql.format(t=t))
-                dt = time.perf_counter() - t0
-                s1 = self.io_counters(t, idx)
-                r = res[side]
-                r["cold_probes"] = m
-                r["cold_us"] = dt / m * 1e6
-                r["cold_lookups_s"] = m / dt
-                r["cold_idx_reads"] = (s1["idx_read"] - s0["idx_read"]) / m
-                r["cold_idx_hits"] = (s1["idx_hit"] - s0["idx_hit"]) / m
-                r["cold_heap_reads"] = (s1["heap_read"] - s0["heap_read"]) / m
-                r["cold_read_ms"] = s1["read_ms"] - s0["read_ms"]
-                r["cold_os_cache_dropped"] = dropped
-                r["cold_count"] = int(rows[0])
-                log("%s cold %s: %.1f us/lookup, %.2f idx reads/lookup, %.2f heap reads/lookup%s"
-                    % (name, side, r["cold_us"], r["cold_idx_reads"], r["cold_heap_reads"],
-                       "" if dropped else " (OS cache NOT dropped)"))
-            if res["btree"].get("cold_count") != res["learned"].get("cold_count"):
-                self.b.problem_simple(name, "learned", "cold lookups: %s rows vs btree %s" % (
-                    res["learned"].get("cold_count"), res["btree"].get("cold_count")))
+            for i, sb in enumerate(a.cold_sbs):
+                px = self.cold_prefix(i)
+                for side in ("btree", "learned"):
+                    t, idx = tabs[side], idxs[side]
+                    dropped = self.restart("-c shared_buffers=%s" % sb)
+                    db = self.db
+                    for k, v in (("enable_hashjoin", "off"), ("enable_mergejoin", "off"),
+                                 ("enable_bitmapscan", "off"), ("enable_memoize", "off"),
+                                 ("enable_material", "off")):
+                        db.q("SET %s = %s" % (k, v))
+                    db.q("SELECT pg_stat_reset()")
+                    s0 = self.io_counters(t, idx)
+                    t0 = time.perf_counter()
+                    rows = db.q1(sql.format(t=t))
+                    dt = time.perf_counter() - t0
+                    s1 = self.io_counters(t, idx)
+                    r = res[side]
+                    r[px + "probes"] = m
+                    r[px + "us"] = dt / m * 1e6
+                    r[px + "lookups_s"] = m / dt
+                    r[px + "idx_reads"] = (s1["idx_read"] - s0["idx_read"]) / m
+                    r[px + "idx_hits"] = (s1["idx_hit"] - s0["idx_hit"]) / m
+                    r[px + "heap_reads"] = (s1["heap_read"] - s0["heap_read"]) / m
+                    r[px + "read_ms"] = s1["read_ms"] - s0["read_ms"]
+                    r[px + "os_cache_dropped"] = dropped
+                    r[px + "count"] = int(rows[0])
+                    log("%s cold (shared_buffers %s) %s: %.1f us/lookup, %.2f idx reads/lookup, "
+                        "%.2f heap reads/lookup%s"
+                        % (name, sb, side, r[px + "us"], r[px + "idx_reads"], r[px + "heap_reads"],
+                           "" if dropped else " (OS cache NOT dropped)"))
+                if res["btree"].get(px + "count") != res["learned"].get(px + "count"):
+                    self.b.problem_simple(name, "learned", "cold lookups (shared_buffers %s): %s rows vs btree %s"
+                                          % (sb, res["learned"].get(px + "count"),
+                                             res["btree"].get(px + "count")))
         finally:
             self.restart("")
 
