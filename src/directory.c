@@ -5,11 +5,13 @@
  * The directory of a generation is one byte stream over contiguous
  * directory pages (LEARNED_DIR_BYTES_PER_PAGE bytes each):
  *
- *   LearnedDirHeader | 13 LeCo runs (leco.h), each 8-byte aligned
+ *   LearnedDirHeader | 14 LeCo runs (leco.h), each 8-byte aligned
  *
  *   segment columns (nsegments values each):
  *     start_blk, first_key (mapped), nitems, npieces, generation,
- *     kind | zone_stride << 8
+ *     kind | zone_stride << 8, items_per_page | compressed << 16 (the page
+ *     capacity P of the segment: the metapage's for plain pages, the one
+ *     chosen when it was written for compressed ones, leaf.c)
  *   piece columns (npieces values each, pieces of all model segments in
  *   key order):
  *     first_key (mapped), rank (segment rank_base + start_rank: increasing
@@ -43,7 +45,7 @@
 #include "utils/memutils.h"
 
 #define LEARNED_DIR_MAGIC	0x5249444C	/* "LDIR" */
-#define LEARNED_DIR_NRUNS	13
+#define LEARNED_DIR_NRUNS	14
 
 /* ON-DISK: the start of the directory stream */
 typedef struct LearnedDirHeader
@@ -53,13 +55,13 @@ typedef struct LearnedDirHeader
 	uint32		npieces;
 	uint32		nzones;
 	uint32		total_bytes;	/* header and runs */
-	uint32		model_bytes;	/* the 12 segment and piece runs */
+	uint32		model_bytes;	/* the 13 segment and piece runs */
 } LearnedDirHeader;
 
 enum
 {
 	RUN_SEG_BLK, RUN_SEG_KEY, RUN_SEG_NITEMS, RUN_SEG_NPIECES, RUN_SEG_GEN,
-	RUN_SEG_KIND,
+	RUN_SEG_KIND, RUN_SEG_CAP,
 	RUN_PK_KEY, RUN_PK_RANK, RUN_PK_ICPT, RUN_PK_SLOPE, RUN_PK_ELO, RUN_PK_EHI,
 	RUN_ZONE
 };
@@ -91,15 +93,15 @@ encode_directory(const LearnedSegmentSet *set, Size *len)
 	Size		ns = set->nsegs;
 	Size		np = set->npieces;
 	Size		nmax = Max(Max(ns, np), 1);
-	uint64	   *col = palloc_extended(sizeof(uint64) * nmax * 6, MCXT_ALLOC_HUGE);
-	uint64	   *c[6];
+	uint64	   *col = palloc_extended(sizeof(uint64) * nmax * 7, MCXT_ALLOC_HUGE);
+	uint64	   *c[7];
 	LearnedDirHeader hdr;
 	Size		i;
 	Size		s;
 	uint64		rank_base = 0;
 	int			k;
 
-	for (k = 0; k < 6; k++)
+	for (k = 0; k < 7; k++)
 		c[k] = col + k * nmax;
 	initStringInfo(&buf);
 	memset(&hdr, 0, sizeof(hdr));
@@ -118,8 +120,9 @@ encode_directory(const LearnedSegmentSet *set, Size *len)
 		c[3][s] = seg->npieces;
 		c[4][s] = seg->generation;
 		c[5][s] = (uint64) seg->kind | ((uint64) seg->zone_stride << 8);
+		c[6][s] = (uint64) seg->items_per_page | ((uint64) seg->compressed << 16);
 	}
-	for (k = 0; k < 6; k++)
+	for (k = 0; k < 7; k++)
 		append_run(&buf, c[k], NULL, ns);
 
 	/* piece columns, with ranks made global */
@@ -236,7 +239,6 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 	Size		off;
 	int			k;
 	uint32		s;
-	uint32		P = dir->items_per_page;
 	uint64		rank_base = 0;
 	uint32		first_piece = 0;
 	uint32		first_zone = 0;
@@ -269,7 +271,7 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 	for (k = 0; k < LEARNED_DIR_NRUNS; k++)
 	{
 		const uint8 *run = (const uint8 *) dir->stream + off;
-		uint32		want = k <= RUN_SEG_KIND ? hdr.nsegments :
+		uint32		want = k <= RUN_SEG_CAP ? hdr.nsegments :
 			(k == RUN_ZONE ? hdr.nzones : hdr.npieces);
 
 		if (!leco_validate(run, hdr.total_bytes - off) || leco_count(run) != want)
@@ -304,11 +306,20 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		uint64		npieces = leco_get(runs[RUN_SEG_NPIECES], s);
 		uint64		blk = leco_get(runs[RUN_SEG_BLK], s);
 		uint64		gen = leco_get(runs[RUN_SEG_GEN], s);
+		uint64		cap = leco_get(runs[RUN_SEG_CAP], s);
+		uint32		P = (uint32) (cap & 0xFFFF);
+		bool		compressed = (cap >> 16) != 0;
 
+		/* plain pages have the metapage's capacity, compressed ones a sane one */
+		if ((cap >> 16) > 1 || P == 0 ||
+			(compressed ? P > LCP_MAX_ITEMS : P != (uint32) dir->items_per_page))
+			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad segment descriptor");
 		if (nitems == 0 || nitems > (uint64) LEARNED_SEGMENT_MAX_PAGES * P * 2 ||
 			blk >= MaxBlockNumber || gen > PG_UINT32_MAX || kind > PG_UINT16_MAX * 256)
 			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad segment descriptor");
 		seg->start_blk = (BlockNumber) blk;
+		seg->items_per_page = P;
+		seg->compressed = compressed;
 		seg->nitems = (uint32) nitems;
 		seg->npages = (uint32) ((nitems + P - 1) / P);
 		seg->generation = (uint32) gen;
@@ -390,7 +401,7 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 	uint32		lo = 0,
 				hi = dir->nsegments;
 	const LearnedSegment *seg;
-	uint32		P = dir->items_per_page;
+	uint32		P;
 	uint32		segvp;
 
 	*wlo = *whi = 0;
@@ -408,6 +419,7 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 	}
 	seg = &dir->segments[lo];
 	segvp = dir->seg_first_vpage[lo];
+	P = seg->items_per_page;
 
 	if (seg->kind == LEARNED_SEG_ZONEMAP)
 	{
