@@ -5,13 +5,16 @@
  * The directory of a generation is one byte stream over contiguous
  * directory pages (LEARNED_DIR_BYTES_PER_PAGE bytes each):
  *
- *   LearnedDirHeader | 14 LeCo runs (leco.h), each 8-byte aligned
+ *   LearnedDirHeader | 13 LeCo runs (leco.h), each 8-byte aligned
  *
  *   segment columns (nsegments values each):
  *     start_blk, first_key (mapped), nitems, npieces, generation,
- *     kind | zone_stride << 8, items_per_page | compressed << 16 (the page
- *     capacity P of the segment: the metapage's for plain pages, the one
- *     chosen when it was written for compressed ones, leaf.c)
+ *     kind | zone_stride << 8 | items_per_page << 24 | compressed << 40
+ *     (items_per_page: the page capacity P of the segment, the metapage's
+ *     for plain pages, the one chosen when it was written for compressed
+ *     ones, leaf.c; one column for all four keeps the directory's fixed
+ *     cost, and the column is nearly constant, so LeCo stores it in a few
+ *     bits an entry)
  *   piece columns (npieces values each, pieces of all model segments in
  *   key order):
  *     first_key (mapped), rank (segment rank_base + start_rank: increasing
@@ -45,7 +48,7 @@
 #include "utils/memutils.h"
 
 #define LEARNED_DIR_MAGIC	0x5249444C	/* "LDIR" */
-#define LEARNED_DIR_NRUNS	14
+#define LEARNED_DIR_NRUNS	13
 
 /* ON-DISK: the start of the directory stream */
 typedef struct LearnedDirHeader
@@ -55,13 +58,13 @@ typedef struct LearnedDirHeader
 	uint32		npieces;
 	uint32		nzones;
 	uint32		total_bytes;	/* header and runs */
-	uint32		model_bytes;	/* the 13 segment and piece runs */
+	uint32		model_bytes;	/* the 12 segment and piece runs */
 } LearnedDirHeader;
 
 enum
 {
 	RUN_SEG_BLK, RUN_SEG_KEY, RUN_SEG_NITEMS, RUN_SEG_NPIECES, RUN_SEG_GEN,
-	RUN_SEG_KIND, RUN_SEG_CAP,
+	RUN_SEG_KIND,
 	RUN_PK_KEY, RUN_PK_RANK, RUN_PK_ICPT, RUN_PK_SLOPE, RUN_PK_ELO, RUN_PK_EHI,
 	RUN_ZONE
 };
@@ -93,15 +96,15 @@ encode_directory(const LearnedSegmentSet *set, Size *len)
 	Size		ns = set->nsegs;
 	Size		np = set->npieces;
 	Size		nmax = Max(Max(ns, np), 1);
-	uint64	   *col = palloc_extended(sizeof(uint64) * nmax * 7, MCXT_ALLOC_HUGE);
-	uint64	   *c[7];
+	uint64	   *col = palloc_extended(sizeof(uint64) * nmax * 6, MCXT_ALLOC_HUGE);
+	uint64	   *c[6];
 	LearnedDirHeader hdr;
 	Size		i;
 	Size		s;
 	uint64		rank_base = 0;
 	int			k;
 
-	for (k = 0; k < 7; k++)
+	for (k = 0; k < 6; k++)
 		c[k] = col + k * nmax;
 	initStringInfo(&buf);
 	memset(&hdr, 0, sizeof(hdr));
@@ -119,10 +122,10 @@ encode_directory(const LearnedSegmentSet *set, Size *len)
 		c[2][s] = seg->nitems;
 		c[3][s] = seg->npieces;
 		c[4][s] = seg->generation;
-		c[5][s] = (uint64) seg->kind | ((uint64) seg->zone_stride << 8);
-		c[6][s] = (uint64) seg->items_per_page | ((uint64) seg->compressed << 16);
+		c[5][s] = (uint64) seg->kind | ((uint64) seg->zone_stride << 8) |
+			((uint64) seg->items_per_page << 24) | ((uint64) seg->compressed << 40);
 	}
-	for (k = 0; k < 7; k++)
+	for (k = 0; k < 6; k++)
 		append_run(&buf, c[k], NULL, ns);
 
 	/* piece columns, with ranks made global */
@@ -271,7 +274,7 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 	for (k = 0; k < LEARNED_DIR_NRUNS; k++)
 	{
 		const uint8 *run = (const uint8 *) dir->stream + off;
-		uint32		want = k <= RUN_SEG_CAP ? hdr.nsegments :
+		uint32		want = k <= RUN_SEG_KIND ? hdr.nsegments :
 			(k == RUN_ZONE ? hdr.nzones : hdr.npieces);
 
 		if (!leco_validate(run, hdr.total_bytes - off) || leco_count(run) != want)
@@ -306,16 +309,15 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		uint64		npieces = leco_get(runs[RUN_SEG_NPIECES], s);
 		uint64		blk = leco_get(runs[RUN_SEG_BLK], s);
 		uint64		gen = leco_get(runs[RUN_SEG_GEN], s);
-		uint64		cap = leco_get(runs[RUN_SEG_CAP], s);
-		uint32		P = (uint32) (cap & 0xFFFF);
-		bool		compressed = (cap >> 16) != 0;
+		uint32		P = (uint32) ((kind >> 24) & 0xFFFF);
+		bool		compressed = (kind >> 40) != 0;
 
 		/* plain pages have the metapage's capacity, compressed ones a sane one */
-		if ((cap >> 16) > 1 || P == 0 ||
+		if ((kind >> 40) > 1 || P == 0 ||
 			(compressed ? P > LCP_MAX_ITEMS : P != (uint32) dir->items_per_page))
 			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad segment descriptor");
 		if (nitems == 0 || nitems > (uint64) LEARNED_SEGMENT_MAX_PAGES * P * 2 ||
-			blk >= MaxBlockNumber || gen > PG_UINT32_MAX || kind > PG_UINT16_MAX * 256)
+			blk >= MaxBlockNumber || gen > PG_UINT32_MAX)
 			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad segment descriptor");
 		seg->start_blk = (BlockNumber) blk;
 		seg->items_per_page = P;
@@ -324,7 +326,7 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		seg->npages = (uint32) ((nitems + P - 1) / P);
 		seg->generation = (uint32) gen;
 		seg->kind = (uint16) (kind & 0xFF);
-		seg->zone_stride = (uint16) (kind >> 8);
+		seg->zone_stride = (uint16) ((kind >> 8) & 0xFFFF);
 		seg->first_key = leco_get(runs[RUN_SEG_KEY], s);
 		seg->rank_base = rank_base;
 		seg->first_piece = first_piece;
