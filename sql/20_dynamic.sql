@@ -443,4 +443,4 @@ SELECT dverify('tr');
 SELECT learned_index_check('tr_k', true);
 
 DROP TABLE d, e0, s, ty, sizes, cur_expect, tr;
-DROP FUNCTION cursor_across_merges(), churn_round(int), dverify(text);
+DROP FUNCTION cursor_across_merges(), churn_round(int), dverify(text), dstate(regclass);

@@ -338,8 +338,9 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P,
  *
  * With set->compression and a compressible key (leaf.c), each segment
  * first gets its own page capacity P, the largest for which all its pages
- * fit compressed; a segment for which that is no better than the plain
- * capacity is written plain.
+ * fit compressed (LearnedPlanCompressed, which also encodes them); a
+ * segment for which that is no better than the plain capacity is written
+ * plain.
  */
 void
 LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
@@ -368,18 +369,15 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		Size		cnt = Min(per, n - done);
 		int			P = plainP;
 		bool		comp = false;
+		LearnedCompressedPlan plan;
 		LearnedSegment *seg;
 
-		if (compress)
+		if (compress &&
+			LearnedPlanCompressed(ki, entries + done, n - done, plainP, &plan))
 		{
-			int			cP = LearnedChooseCapacity(ki, entries + done, n - done, plainP);
-
-			if (cP > 0)
-			{
-				P = cP;
-				comp = true;
-				cnt = Min(n - done, (Size) LEARNED_SEGMENT_MAX_PAGES * P);
-			}
+			P = plan.P;
+			comp = true;
+			cnt = plan.n;
 		}
 
 		if (set->nsegs >= set->maxsegs)
@@ -397,8 +395,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		seg = &set->segs[set->nsegs];
 		memset(seg, 0, sizeof(LearnedSegment));
 		if (comp)
-			seg->start_blk = LearnedWriteCompressedRun(index, ki, P, entries + done,
-													   cnt, generation, building);
+			seg->start_blk = LearnedWriteCompressedRun(index, &plan, generation, building);
 		else
 			seg->start_blk = LearnedWriteLeafRun(index, ki, &ki->layout, LEARNED_PAGE_LEAF,
 												 entries + done, NULL, cnt,

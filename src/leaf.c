@@ -210,90 +210,105 @@ encode_chunk(const LearnedKeyInfo *ki, const LearnedEntry *entries, uint32 n,
 }
 
 /*
- * The page capacity of the next compressed segment of entries[0..n-1]: the
- * largest P (up to LCP_MAX_ITEMS, found by scaling from the sizes the
- * encoder reports) such that every chunk of P entries of the segment
- * (its first min(n, LEARNED_SEGMENT_MAX_PAGES * P) entries) fits on a page.
- * Returns 0 if that P is not above plain_cap: the segment stays plain.
+ * Plan the next compressed segment of entries[0..n-1]: the largest P (up
+ * to LCP_MAX_ITEMS) such that every chunk of P entries of the segment (its
+ * first min(n, LEARNED_SEGMENT_MAX_PAGES * P) entries) fits on a page.  A
+ * sample (the first chunk the page could hold) gives the first P from the
+ * size the encoder reports; each pass over the segment encodes every chunk
+ * and, if some chunk does not fit, scales P down by the worst one (1% under
+ * the proportional estimate, and strictly smaller) for another pass.  The
+ * pass that fits keeps its encoded pages in plan, for
+ * LearnedWriteCompressedRun.  Returns false, plan empty, if that P is not
+ * above plain_cap: the segment stays plain.
  */
-int
-LearnedChooseCapacity(const LearnedKeyInfo *ki, const LearnedEntry *entries,
-					  Size n, int plain_cap)
+bool
+LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
+					  Size n, int plain_cap, LearnedCompressedPlan *plan)
 {
 	PageCols	pc;
-	int			P = (int) Min((Size) LCP_MAX_ITEMS, n);
-	int			result = 0;
+	int			P;
+	uint32		cnt = (uint32) Min((Size) LCP_MAX_ITEMS, n);
 	size_t		used;
+	bool		ok = false;
 
+	memset(plan, 0, sizeof(*plan));
 	page_cols_init(&pc);
+	if (encode_chunk(ki, entries, cnt, &pc, pc.area, &used) == LCP_OK)
+		P = (int) cnt;
+	else
+		P = (int) Min((double) cnt * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
+					  (double) (cnt - 1));
+	plan->pages = palloc((Size) LEARNED_SEGMENT_MAX_PAGES * LEARNED_LEAF_SPACE);
 	for (;;)
 	{
-		Size		range = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * P);
+		Size		range;
 		Size		done;
-		int			newP = P;
+		uint32		pg = 0;
+		int			newP;
 
 		if (P <= plain_cap)
 			break;
-		/*
-		 * One pass over the segment's chunks: the worst chunk gives the next
-		 * P (1% under the proportional estimate, and strictly smaller).
-		 */
-		for (done = 0; done < range; done += P)
+		range = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * P);
+		newP = P;
+		for (done = 0; done < range; done += P, pg++)
 		{
-			uint32		cnt = (uint32) Min((Size) P, range - done);
+			uint32		c = (uint32) Min((Size) P, range - done);
+			uint8	   *area = (uint8 *) plan->pages + (Size) pg * LEARNED_LEAF_SPACE;
 
-			if (encode_chunk(ki, entries + done, cnt, &pc, pc.area, &used) != LCP_OK)
+			if (encode_chunk(ki, entries + done, c, &pc, area, &used) == LCP_OK)
+				plan->used[pg] = used;
+			else
 			{
-				double		scaled = (double) cnt * LEARNED_LEAF_SPACE / Max(used, 1) * 0.99;
-				int			cand = (int) Min(scaled, (double) (P - 1));
+				double		scaled = (double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.99;
 
-				newP = Min(newP, Max(cand, 1));
+				newP = Min(newP, (int) Max(Min(scaled, (double) (P - 1)), 1.0));
 			}
 			CHECK_FOR_INTERRUPTS();
 		}
 		if (newP == P)
 		{
-			result = P;
+			plan->P = P;
+			plan->n = range;
+			plan->npages = pg;
+			ok = true;
 			break;
 		}
 		P = newP;
 	}
 	page_cols_free(&pc);
-	return result;
+	if (!ok)
+	{
+		pfree(plan->pages);
+		plan->pages = NULL;
+	}
+	return ok;
 }
 
 /*
- * Write entries[0..n-1] as compressed pages of P entries (the last page
- * the rest) on freshly allocated contiguous blocks, like
- * LearnedWriteLeafRun.  P comes from LearnedChooseCapacity on the same
- * entries, so every page fits.
+ * Write a planned segment (LearnedPlanCompressed) on freshly allocated
+ * contiguous blocks, like LearnedWriteLeafRun: its pages are copies of the
+ * plan's encoded areas.  Frees the plan's pages.
  */
 BlockNumber
-LearnedWriteCompressedRun(Relation index, const LearnedKeyInfo *ki, int P,
-						  const LearnedEntry *entries, Size n,
+LearnedWriteCompressedRun(Relation index, LearnedCompressedPlan *plan,
 						  uint32 generation, bool building)
 {
-	uint32		npages = (uint32) ((n + P - 1) / P);
-	BlockNumber first = LearnedAllocRun(index, npages, building);
+	BlockNumber first = LearnedAllocRun(index, plan->npages, building);
 	Size		done = 0;
 	uint32		pg;
-	PageCols	pc;
 
-	page_cols_init(&pc);
-	for (pg = 0; pg < npages; pg++)
+	for (pg = 0; pg < plan->npages; pg++)
 	{
 		Buffer		buf = ReadBuffer(index, first + pg);
 		Page		page;
-		uint32		cnt = (uint32) Min((Size) P, n - done);
-		size_t		used;
+		uint32		cnt = (uint32) Min((Size) plan->P, plan->n - done);
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
 		LearnedInitPage(page, LEARNED_PAGE_LEAF, generation);
-		if (encode_chunk(ki, entries + done, cnt, &pc,
-						 (uint8 *) page + LEARNED_LEAF_DATA_OFFSET, &used) != LCP_OK)
-			elog(ERROR, "learned index leaf page of %u entries does not fit", cnt);
-		((PageHeader) page)->pd_lower = LEARNED_LEAF_DATA_OFFSET + used;
+		memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET,
+			   plan->pages + (Size) pg * LEARNED_LEAF_SPACE, plan->used[pg]);
+		((PageHeader) page)->pd_lower = LEARNED_LEAF_DATA_OFFSET + plan->used[pg];
 		LearnedPageGetOpaque(page)->nitems = (uint16) cnt;
 		LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_COMPRESSED;
 		MarkBufferDirty(buf);
@@ -301,8 +316,9 @@ LearnedWriteCompressedRun(Relation index, const LearnedKeyInfo *ki, int P,
 		done += cnt;
 		CHECK_FOR_INTERRUPTS();
 	}
-	page_cols_free(&pc);
 	if (!building && RelationNeedsWAL(index))
-		log_newpage_range(index, MAIN_FORKNUM, first, first + npages, true);
+		log_newpage_range(index, MAIN_FORKNUM, first, first + plan->npages, true);
+	pfree(plan->pages);
+	plan->pages = NULL;
 	return first;
 }

@@ -11,10 +11,10 @@
  *   key run | block run | offset run            (each 8-byte aligned)
  *
  * Keys are order-preserving 64-bit images (the caller maps the key type);
- * blocks and offsets are the TIDs' halves.  Every run is a LeCo run with
- * cost-based partitions: a run of sorted keys becomes base + slope +
- * narrow residuals, heap-correlated block numbers a line, random ones
- * frame-of-reference bit-packing.  The bitmap sits right after the header,
+ * blocks and offsets are the TIDs' halves.  Every run is a LeCo run: the
+ * keys with cost-based partitions (base + slope + narrow residuals each),
+ * blocks and offsets with one partition each (heap-correlated block
+ * numbers become a line, random ones frame-of-reference bit-packing).  The bitmap sits right after the header,
  * so its offset does not depend on n: the caller's dead-bit accessors need
  * no decoding.
  */

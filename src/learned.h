@@ -637,11 +637,19 @@ typedef struct LearnedSegmentSet
 } LearnedSegmentSet;
 
 /* leaf.c, for the writers of compressed segments */
-extern int	LearnedChooseCapacity(const LearnedKeyInfo *ki, const LearnedEntry *entries,
-								  Size n, int plain_cap);
-extern BlockNumber LearnedWriteCompressedRun(Relation index, const LearnedKeyInfo *ki,
-											 int P, const LearnedEntry *entries,
-											 Size n, uint32 generation, bool building);
+typedef struct LearnedCompressedPlan
+{
+	int			P;				/* entries per page */
+	Size		n;				/* entries in the segment */
+	uint32		npages;
+	char	   *pages;			/* npages encoded areas, LEARNED_LEAF_SPACE apart */
+	size_t		used[LEARNED_SEGMENT_MAX_PAGES];	/* bytes of each area */
+} LearnedCompressedPlan;
+
+extern bool LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
+								  Size n, int plain_cap, LearnedCompressedPlan *plan);
+extern BlockNumber LearnedWriteCompressedRun(Relation index, LearnedCompressedPlan *plan,
+											 uint32 generation, bool building);
 
 extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
 extern BlockNumber LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
