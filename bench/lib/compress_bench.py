@@ -89,6 +89,7 @@ def main():
     ap.add_argument("--datasets", default="seq_gaps,books,wiki,fb,osm,corr")
     ap.add_argument("--probes", type=int, default=100_000)
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--loops", default="is,ios", help="which lookup loops to time: is, ios")
     a = ap.parse_args()
     db = DB()
     db.q("CREATE EXTENSION IF NOT EXISTS learned_idx")
@@ -121,6 +122,8 @@ def main():
                 "ios": "SELECT count(*) FROM cb_probe p JOIN cb t ON t.k = p.k"}
         times = {(w, v): [] for w in sqls for v, _ in VARIANTS}
         for w, sql in sqls.items():
+            if w not in a.loops.split(","):
+                continue
             for v, _ in VARIANTS:      # warm-up, plan and answer check
                 _, rows, plan = timed_with_only(db, v, sql)
                 want = "Index Only Scan" if w == "ios" else "Index Scan"
@@ -138,11 +141,11 @@ def main():
             db.q("RESET %s" % k)
 
         def med(w, v):
-            return statistics.median(times[(w, v)])
+            return statistics.median(times[(w, v)]) if times[(w, v)] else float("nan")
 
         def fmt(w, v):
             t = times[(w, v)]
-            return "%.2f (%.2f-%.2f)" % (med(w, v), min(t), max(t))
+            return "%.2f (%.2f-%.2f)" % (med(w, v), min(t), max(t)) if t else "-"
         mb = {v: size[v] / 1e6 for v in size}
         print("| %s | %d | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f | %.0f | %.0f | %.2f | %.2f | %.1f / %.1f | "
               "%s / %s / %s | %+.1f%% | %s / %s / %s | %+.1f%% |" % (
