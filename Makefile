@@ -5,7 +5,7 @@ EXTVERSION = 0.1
 MODULE_big = learned_idx
 OBJS = src/handler.o src/keymap.o src/pla.o src/leco.o src/directory.o src/page.o src/build.o \
        src/insert.o src/pending.o src/scan.o src/vacuum.o src/merge.o src/inspect.o \
-       src/unique.o src/keypack.o
+       src/unique.o src/keypack.o src/leafcodec.o src/leaf.o
 DATA = sql/learned_idx--0.1.sql
 PGFILEDESC = "learned_idx - learned index access method"
 
@@ -33,4 +33,4 @@ unit-test:
 
 # PGXS does not track header dependencies: without this, an edit to an
 # on-disk struct in learned.h leaves stale objects with the old layout.
-$(OBJS): src/learned.h src/pla.h src/leco.h src/keypack.h
+$(OBJS): src/learned.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h

@@ -39,8 +39,17 @@ BEGIN
     RETURN NEXT;
     check_name := 'leaf pages dense (all full but the last of each segment)';
     ok := i.items_per_page > 0
-          AND i.leaf_pages >= ceil(i.entries::numeric / i.items_per_page)
-          AND i.leaf_pages <= ceil(i.entries::numeric / i.items_per_page) + i.segments;
+          AND (SELECT coalesce(bool_and(s.items_per_page > 0
+                                        AND s.pages = ceil(s.entries::numeric / s.items_per_page)
+                                        AND (s.compressed OR s.items_per_page = i.items_per_page)), true)
+               FROM learned_index_segments(idx) s WHERE s.kind IS DISTINCT FROM 'nulls');
+    RETURN NEXT;
+    check_name := 'compressed pages are those of compressed segments';
+    ok := i.compression IN ('on', 'off')
+          AND i.compressed_pages = (SELECT coalesce(sum(s.pages) FILTER (WHERE s.compressed), 0)
+                                    FROM learned_index_segments(idx) s)
+          AND (i.leaf_pages = 0) = (i.mean_items_per_page IS NULL)
+          AND (i.leaf_pages = 0 OR i.mean_items_per_page = i.entries::float8 / i.leaf_pages);
     RETURN NEXT;
     check_name := 'null pages hold the NULL entries';
     ok := (i.null_entries = 0) = (i.null_pages = 0);

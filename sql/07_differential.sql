@@ -259,10 +259,12 @@ BEGIN
         EXECUTE format('CREATE TABLE %I (id serial, k %s) WITH (autovacuum_enabled = off)',
                        'd_' || d.name, d.typ);
         PERFORM ldiff_load(d.name, d.nrows);
-        -- 08_differential_zonemap runs this file with ldiff.mode set
-        EXECUTE format('CREATE INDEX %I ON %I USING learned (k) WITH (%s%s)',
+        -- 08_differential_zonemap and 11-14 run this file with ldiff.mode
+        -- and/or ldiff.compression set
+        EXECUTE format('CREATE INDEX %I ON %I USING learned (k) WITH (%s%s%s)',
                        'd_' || d.name || '_k', 'd_' || d.name, d.opts,
-                       coalesce(', mode = ' || nullif(current_setting('ldiff.mode', true), ''), ''));
+                       coalesce(', mode = ' || nullif(current_setting('ldiff.mode', true), ''), ''),
+                       coalesce(', compression = ' || nullif(current_setting('ldiff.compression', true), ''), ''));
     END LOOP;
 END $$;
 VACUUM ANALYZE d_clustered, d_float_lognormal, d_heavy_dups, d_lognormal, d_seq_gaps, d_uniform64;
@@ -276,8 +278,8 @@ SELECT name, coalesce(nullif(current_setting('ldiff.mode', true), ''), 'auto') I
 FROM ldist, learned_index_segments(('d_' || name || '_k')::regclass) s
 GROUP BY name ORDER BY name;
 
--- Round 1: the freshly built indexes.
-SELECT name, r.* FROM ldist, ldiff_round(name, 300) r ORDER BY name;
+-- Round 1: the freshly built indexes (300 queries each, or ldiff.nq).
+SELECT name, r.* FROM ldist, ldiff_round(name, coalesce(nullif(current_setting('ldiff.nq', true), '')::int, 300)) r ORDER BY name;
 
 SELECT name, learned_index_check(('d_' || name || '_k')::regclass, true) AS index_check
 FROM ldist ORDER BY name;
@@ -288,7 +290,7 @@ BEGIN
     PERFORM ldiff_load(name, nrows / 10) FROM ldist ORDER BY name;
 END $$;
 ANALYZE d_clustered, d_float_lognormal, d_heavy_dups, d_lognormal, d_seq_gaps, d_uniform64;
-SELECT name, r.* FROM ldist, ldiff_round(name, 300) r ORDER BY name;
+SELECT name, r.* FROM ldist, ldiff_round(name, coalesce(nullif(current_setting('ldiff.nq', true), '')::int, 300)) r ORDER BY name;
 
 SELECT name, learned_index_check(('d_' || name || '_k')::regclass, true) AS index_check
 FROM ldist ORDER BY name;
@@ -308,7 +310,7 @@ BEGIN
     PERFORM ldiff_load(name, nrows / 20) FROM ldist ORDER BY name;
 END $$;
 ANALYZE d_clustered, d_float_lognormal, d_heavy_dups, d_lognormal, d_seq_gaps, d_uniform64;
-SELECT name, r.* FROM ldist, ldiff_round(name, 300) r ORDER BY name;
+SELECT name, r.* FROM ldist, ldiff_round(name, coalesce(nullif(current_setting('ldiff.nq', true), '')::int, 300)) r ORDER BY name;
 
 SELECT name, learned_index_check(('d_' || name || '_k')::regclass, true) AS index_check
 FROM ldist ORDER BY name;

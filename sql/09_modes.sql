@@ -86,8 +86,10 @@ DECLARE
 BEGIN
     FOREACH t IN ARRAY ARRAY['m_seq', 'm_uni', 'm_log', 'm_dup', 'm_one'] LOOP
         FOREACH m IN ARRAY ARRAY['a', 'm', 'z'] LOOP
+            -- plain pages: the directory figures below are about the modes
+            -- (compressed pages make far fewer segments and zones)
             opts := CASE m WHEN 'a' THEN 'mode = auto' WHEN 'm' THEN 'mode = model'
-                           ELSE 'mode = zonemap' END;
+                           ELSE 'mode = zonemap' END || ', compression = off';
             IF t IN ('m_uni', 'm_log') AND m <> 'z' THEN
                 opts := opts || ', error_bound = 1';
             END IF;

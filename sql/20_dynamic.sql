@@ -2,6 +2,11 @@
 -- the self-checking helpers lcheck() etc. (sql/include/lcheck.sql)
 \set ECHO none
 \i sql/include/lcheck.sql
+-- dyn_opts: more reloptions for the indexes (22_dynamic_plain sets it)
+\if :{?dyn_opts}
+\else
+\set dyn_opts ''
+\endif
 \set ECHO all
 
 --
@@ -82,7 +87,7 @@ $$;
 CREATE TABLE d (id serial, k int8, v text);
 INSERT INTO d (k, v) SELECT i * 10, 'b' FROM generate_series(0, 19999) i;
 INSERT INTO d (k, v) SELECT NULL, 'bn' FROM generate_series(1, 20);
-CREATE INDEX d_k ON d USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
+CREATE INDEX d_k ON d USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000 :dyn_opts);
 ANALYZE d;
 SELECT dstate('d_k');
 SELECT learned_index_merge('d_k');  -- nothing pending: 0, no new generation
@@ -310,7 +315,7 @@ ALTER INDEX d_k SET (merge_ratio = 1, pending_limit = 100000);
 -- An index built on an empty table: the first merge creates the static
 -- stage; deleting everything and vacuuming empties it again.
 CREATE TABLE e0 (id serial, k int8, v text);
-CREATE INDEX e0_k ON e0 USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
+CREATE INDEX e0_k ON e0 USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000 :dyn_opts);
 SELECT dstate('e0_k');
 INSERT INTO e0 (k, v) SELECT (i * 7919) % 200000, 'x' FROM generate_series(1, 3000) i;
 INSERT INTO e0 (k, v) VALUES (NULL, 'x');
@@ -341,7 +346,8 @@ SELECT learned_index_check('e0_k', true);
 -- A merge that makes one segment outgrow its 128-page cap splits it.
 CREATE TABLE s (id serial, k int8, v text);
 INSERT INTO s (k, v) SELECT i * 100, 'b' FROM generate_series(0, 999) i;
-CREATE INDEX s_k ON s USING learned (k) WITH (merge_ratio = 1, pending_limit = 2000000);
+-- (plain pages: compressed ones hold ~10x more, 10_compression splits those)
+CREATE INDEX s_k ON s USING learned (k) WITH (merge_ratio = 1, pending_limit = 2000000, compression = off);
 SELECT segments FROM learned_index_info('s_k');
 -- (past static / merge_ratio: a worker may merge part of it first)
 INSERT INTO s (k, v) SELECT (i * 7) % 100000, 'i' FROM generate_series(1, 90000) i;
@@ -355,10 +361,10 @@ CREATE TABLE ty (id serial, i4 int4, f8 float8, ts timestamptz, k int8);
 INSERT INTO ty (i4, f8, ts, k)
     SELECT i, i / 7.0, '2024-01-01'::timestamptz + i * interval '1 minute', i
     FROM generate_series(1, 5000) i;
-CREATE INDEX ty_i4 ON ty USING learned (i4) WITH (merge_ratio = 1);
-CREATE INDEX ty_f8 ON ty USING learned (f8) WITH (merge_ratio = 1);
-CREATE INDEX ty_ts ON ty USING learned (ts) WITH (merge_ratio = 1);
-CREATE INDEX ty_kd ON ty USING learned (k DESC) WITH (merge_ratio = 1);
+CREATE INDEX ty_i4 ON ty USING learned (i4) WITH (merge_ratio = 1 :dyn_opts);
+CREATE INDEX ty_f8 ON ty USING learned (f8) WITH (merge_ratio = 1 :dyn_opts);
+CREATE INDEX ty_ts ON ty USING learned (ts) WITH (merge_ratio = 1 :dyn_opts);
+CREATE INDEX ty_kd ON ty USING learned (k DESC) WITH (merge_ratio = 1 :dyn_opts);
 INSERT INTO ty (i4, f8, ts, k)
     SELECT -i, -i / 3.0, '2023-12-31'::timestamptz - i * interval '1 hour', -i
     FROM generate_series(1, 300) i;
@@ -429,7 +435,7 @@ SELECT dverify('d');
 -- inline.  Either way the list never grows past about twice the limit.
 CREATE TABLE tr (id serial, k int8);
 INSERT INTO tr (k) SELECT i FROM generate_series(1, 10000) i;
-CREATE INDEX tr_k ON tr USING learned (k) WITH (merge_ratio = 1, pending_limit = 64);
+CREATE INDEX tr_k ON tr USING learned (k) WITH (merge_ratio = 1, pending_limit = 64 :dyn_opts);
 INSERT INTO tr (k) SELECT (i * 7919) % 10000 FROM generate_series(1, 30000) i;
 SELECT generation > 1 AS merged, pending_pages <= 17 AS bounded FROM learned_index_info('tr_k');
 SELECT learned_index_merge('tr_k') >= 0 AS merged_rest;
@@ -437,4 +443,4 @@ SELECT dverify('tr');
 SELECT learned_index_check('tr_k', true);
 
 DROP TABLE d, e0, s, ty, sizes, cur_expect, tr;
-DROP FUNCTION cursor_across_merges(), churn_round(int);
+DROP FUNCTION cursor_across_merges(), churn_round(int), dverify(text), dstate(regclass);

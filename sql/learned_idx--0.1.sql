@@ -115,7 +115,8 @@ CREATE FUNCTION learned_index_info(index regclass,
     OUT total_pages int8, OUT mean_error float8, OUT max_error int4,
     OUT error_bound int4, OUT items_per_page int4, OUT mode text,
     OUT generation int8, OUT last_merge timestamptz,
-    OUT model_bytes_uncompressed int8, OUT zonemap_bytes_uncompressed int8)
+    OUT model_bytes_uncompressed int8, OUT zonemap_bytes_uncompressed int8,
+    OUT compression text, OUT compressed_pages int8, OUT mean_items_per_page float8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'learned_index_info'
 LANGUAGE C STRICT;
@@ -123,7 +124,7 @@ LANGUAGE C STRICT;
 CREATE FUNCTION learned_index_segments(index regclass,
     OUT segment int4, OUT kind text, OUT first_key text, OUT last_key text,
     OUT start_block int8, OUT pages int4, OUT entries int8, OUT pieces int4,
-    OUT max_error int4)
+    OUT max_error int4, OUT items_per_page int4, OUT compressed bool)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'learned_index_segments'
 LANGUAGE C STRICT;

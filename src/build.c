@@ -335,14 +335,22 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P,
 /*
  * Cut sorted entries into segments of at most LEARNED_SEGMENT_MAX_PAGES,
  * write their leaf runs and train their models; append to the arrays.
+ *
+ * With set->compression and a compressible key (leaf.c), each segment
+ * first gets its own page capacity P, the largest for which all its pages
+ * fit compressed (LearnedPlanCompressed, which also encodes them); a
+ * segment for which that is no better than the plain capacity is written
+ * plain.
  */
 void
 LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 					 const LearnedEntry *entries, Size n, uint32 generation,
 					 bool building, LearnedSegmentSet *set)
 {
-	int			P = ki->layout.capacity;
-	Size		segcap = (Size) LEARNED_SEGMENT_MAX_PAGES * P;
+	int			plainP = ki->layout.capacity;
+	Size		segcap = (Size) LEARNED_SEGMENT_MAX_PAGES * plainP;
+	bool		compress = set->compression &&
+		LearnedCompressKeyKind(ki) != LEARNED_CKEY_NONE;
 	Size		nparts = (n + segcap - 1) / segcap;
 	Size		per;
 	Size		done;
@@ -354,12 +362,23 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 	if (nparts == 0)
 		return;
 	per = (n + nparts - 1) / nparts;
-	per = ((per + P - 1) / P) * P;
+	per = ((per + plainP - 1) / plainP) * plainP;
 	per = Min(per, segcap);
 	for (done = 0; done < n;)
 	{
 		Size		cnt = Min(per, n - done);
+		int			P = plainP;
+		bool		comp = false;
+		LearnedCompressedPlan plan;
 		LearnedSegment *seg;
+
+		if (compress &&
+			LearnedPlanCompressed(ki, entries + done, n - done, plainP, &plan))
+		{
+			P = plan.P;
+			comp = true;
+			cnt = plan.n;
+		}
 
 		if (set->nsegs >= set->maxsegs)
 		{
@@ -375,9 +394,14 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		}
 		seg = &set->segs[set->nsegs];
 		memset(seg, 0, sizeof(LearnedSegment));
-		seg->start_blk = LearnedWriteLeafRun(index, ki, &ki->layout, LEARNED_PAGE_LEAF,
-											 entries + done, NULL, cnt,
-											 generation, building);
+		if (comp)
+			seg->start_blk = LearnedWriteCompressedRun(index, &plan, generation, building);
+		else
+			seg->start_blk = LearnedWriteLeafRun(index, ki, &ki->layout, LEARNED_PAGE_LEAF,
+												 entries + done, NULL, cnt,
+												 generation, building);
+		seg->items_per_page = (uint32) P;
+		seg->compressed = comp;
 		seg->npages = (uint32) ((cnt + P - 1) / P);
 		seg->nitems = (uint32) cnt;
 		seg->first_piece = (uint32) set->npieces;
@@ -528,6 +552,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_TRAIN);
 	memset(&set, 0, sizeof(set));
 	set.mode = learned_get_mode(index);
+	set.compression = learned_get_compression(index) == LEARNED_COMPRESSION_ON;
 	LearnedWriteSegments(index, &bs.ki, eps, bs.entries, bs.nentries, 1, true, &set);
 
 	/* NULL keys: a run of TID-only pages after the key segments */

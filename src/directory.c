@@ -9,7 +9,12 @@
  *
  *   segment columns (nsegments values each):
  *     start_blk, first_key (mapped), nitems, npieces, generation,
- *     kind | zone_stride << 8
+ *     kind | zone_stride << 8 | items_per_page << 24 | compressed << 40
+ *     (items_per_page: the page capacity P of the segment, the metapage's
+ *     for plain pages, the one chosen when it was written for compressed
+ *     ones, leaf.c; one column for all four keeps the directory's fixed
+ *     cost, and the column is nearly constant, so LeCo stores it in a few
+ *     bits an entry)
  *   piece columns (npieces values each, pieces of all model segments in
  *   key order):
  *     first_key (mapped), rank (segment rank_base + start_rank: increasing
@@ -117,7 +122,8 @@ encode_directory(const LearnedSegmentSet *set, Size *len)
 		c[2][s] = seg->nitems;
 		c[3][s] = seg->npieces;
 		c[4][s] = seg->generation;
-		c[5][s] = (uint64) seg->kind | ((uint64) seg->zone_stride << 8);
+		c[5][s] = (uint64) seg->kind | ((uint64) seg->zone_stride << 8) |
+			((uint64) seg->items_per_page << 24) | ((uint64) seg->compressed << 40);
 	}
 	for (k = 0; k < 6; k++)
 		append_run(&buf, c[k], NULL, ns);
@@ -236,7 +242,6 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 	Size		off;
 	int			k;
 	uint32		s;
-	uint32		P = dir->items_per_page;
 	uint64		rank_base = 0;
 	uint32		first_piece = 0;
 	uint32		first_zone = 0;
@@ -304,16 +309,24 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		uint64		npieces = leco_get(runs[RUN_SEG_NPIECES], s);
 		uint64		blk = leco_get(runs[RUN_SEG_BLK], s);
 		uint64		gen = leco_get(runs[RUN_SEG_GEN], s);
+		uint32		P = (uint32) ((kind >> 24) & 0xFFFF);
+		bool		compressed = (kind >> 40) != 0;
 
+		/* plain pages have the metapage's capacity, compressed ones a sane one */
+		if ((kind >> 40) > 1 || P == 0 ||
+			(compressed ? P > LCP_MAX_ITEMS : P != (uint32) dir->items_per_page))
+			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad segment descriptor");
 		if (nitems == 0 || nitems > (uint64) LEARNED_SEGMENT_MAX_PAGES * P * 2 ||
-			blk >= MaxBlockNumber || gen > PG_UINT32_MAX || kind > PG_UINT16_MAX * 256)
+			blk >= MaxBlockNumber || gen > PG_UINT32_MAX)
 			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad segment descriptor");
 		seg->start_blk = (BlockNumber) blk;
+		seg->items_per_page = P;
+		seg->compressed = compressed;
 		seg->nitems = (uint32) nitems;
 		seg->npages = (uint32) ((nitems + P - 1) / P);
 		seg->generation = (uint32) gen;
 		seg->kind = (uint16) (kind & 0xFF);
-		seg->zone_stride = (uint16) (kind >> 8);
+		seg->zone_stride = (uint16) ((kind >> 8) & 0xFFFF);
 		seg->first_key = leco_get(runs[RUN_SEG_KEY], s);
 		seg->rank_base = rank_base;
 		seg->first_piece = first_piece;
@@ -390,7 +403,7 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 	uint32		lo = 0,
 				hi = dir->nsegments;
 	const LearnedSegment *seg;
-	uint32		P = dir->items_per_page;
+	uint32		P;
 	uint32		segvp;
 
 	*wlo = *whi = 0;
@@ -408,6 +421,7 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 	}
 	seg = &dir->segments[lo];
 	segvp = dir->seg_first_vpage[lo];
+	P = seg->items_per_page;
 
 	if (seg->kind == LEARNED_SEG_ZONEMAP)
 	{

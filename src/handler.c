@@ -39,6 +39,12 @@ static relopt_enum_elt_def learned_mode_values[] = {
 	{(const char *) NULL}
 };
 
+static relopt_enum_elt_def learned_compression_values[] = {
+	{"on", LEARNED_COMPRESSION_ON},
+	{"off", LEARNED_COMPRESSION_OFF},
+	{(const char *) NULL}
+};
+
 int			learned_pending_limit_guc = LEARNED_DEFAULT_PENDING_LIMIT;
 char	   *learned_fail_point = NULL;
 int			learned_map_columns_guc = 0;
@@ -75,6 +81,12 @@ _PG_init(void)
 					   "Valid values are \"auto\", \"model\" and \"zonemap\".",
 					   ShareUpdateExclusiveLock);
 
+	add_enum_reloption(learned_relopt_kind, "compression",
+					   "Compressed leaf pages for segments written by CREATE INDEX and merges: on or off",
+					   learned_compression_values, LEARNED_DEFAULT_COMPRESSION,
+					   "Valid values are \"on\" and \"off\".",
+					   ShareUpdateExclusiveLock);
+
 	DefineCustomIntVariable("learned_idx.pending_limit",
 							"Default pending list size, in kB, that triggers a merge.",
 							NULL, &learned_pending_limit_guc,
@@ -103,6 +115,7 @@ learnedoptions(Datum reloptions, bool validate)
 		{"merge_ratio", RELOPT_TYPE_REAL, offsetof(LearnedOptions, merge_ratio)},
 		{"pending_limit", RELOPT_TYPE_INT, offsetof(LearnedOptions, pending_limit)},
 		{"mode", RELOPT_TYPE_ENUM, offsetof(LearnedOptions, mode)},
+		{"compression", RELOPT_TYPE_ENUM, offsetof(LearnedOptions, compression)},
 	};
 
 	LearnedOptions *opts;
@@ -145,6 +158,14 @@ learned_get_mode(Relation index)
 	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
 
 	return opts ? opts->mode : LEARNED_MODE_AUTO;
+}
+
+int
+learned_get_compression(Relation index)
+{
+	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
+
+	return opts ? opts->compression : LEARNED_DEFAULT_COMPRESSION;
 }
 
 const char *

@@ -61,13 +61,15 @@ count_dead(Relation index, BlockNumber start, uint32 npages, uint16 type,
 	{
 		Buffer		buf = ReadBuffer(index, start + i);
 		Page		page;
+		LearnedLeafView view;
 		int			n;
 		int			s;
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, start + i, type);
-		n = Min(LearnedPageGetOpaque(page)->nitems, layout->capacity);
+		LearnedLeafOpen(index, page, start + i, layout, &view);
+		n = view.nitems;
 		for (s = 0; s < n; s++)
 			if (LearnedLeafIsDead(page, layout, s))
 				dead++;
@@ -87,8 +89,8 @@ learned_index_info(PG_FUNCTION_ARGS)
 	LearnedKeyInfo ki;
 	LearnedLeafLayout nl;
 	TupleDesc	tupdesc;
-	Datum		values[22];
-	bool		nulls[22];
+	Datum		values[25];
+	bool		nulls[25];
 	int64		dead;
 	int64		pending = 0;
 	int64		pending_pages = 0;
@@ -168,6 +170,21 @@ learned_index_info(PG_FUNCTION_ARGS)
 	values[20] = Int64GetDatum((int64) dir->nsegments * LEARNED_RAW_SEGMENT_BYTES +
 							   (int64) dir->npieces * LEARNED_RAW_PIECE_BYTES);
 	values[21] = Int64GetDatum((int64) dir->nzones * LEARNED_RAW_ZONE_BYTES);
+	/* the setting (for the next build or merge) and what the pages are */
+	values[22] = CStringGetTextDatum(learned_get_compression(index) == LEARNED_COMPRESSION_ON ?
+									 "on" : "off");
+	{
+		int64		cpages = 0;
+
+		for (s = 0; s < dir->nsegments; s++)
+			if (dir->segments[s].compressed)
+				cpages += dir->segments[s].npages;
+		values[23] = Int64GetDatum(cpages);
+	}
+	if (dir->nvpages > 0)
+		values[24] = Float8GetDatum((double) dir->nstatic / dir->nvpages);
+	else
+		nulls[24] = true;
 
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -179,6 +196,7 @@ key_text(Relation index, const LearnedKeyInfo *ki, BlockNumber blkno, bool last)
 {
 	Buffer		buf = ReadBuffer(index, blkno);
 	Page		page;
+	LearnedLeafView view;
 	int			n;
 	Datum		key;
 	Oid			outfunc;
@@ -188,11 +206,11 @@ key_text(Relation index, const LearnedKeyInfo *ki, BlockNumber blkno, bool last)
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
-	n = LearnedPageGetOpaque(page)->nitems;
+	LearnedLeafOpen(index, page, blkno, &ki->layout, &view);
+	n = view.nitems;
 	if (n > 0 && !LearnedKeyIsComposite(ki))
 	{
-		key = learned_fetch_key(LearnedLeafKeyPtr(page, &ki->layout, last ? n - 1 : 0),
-								ki->keylen, ki->keytype);
+		key = LearnedLeafViewKey(&view, ki, last ? n - 1 : 0);
 		getTypeOutputInfo(ki->keytype, &outfunc, &isvarlena);
 		result = cstring_to_text(OidOutputFunctionCall(outfunc, key));
 	}
@@ -202,7 +220,7 @@ key_text(Relation index, const LearnedKeyInfo *ki, BlockNumber blkno, bool last)
 		StringInfoData buf_out;
 		int			i;
 
-		key = LearnedKeyFetch(ki, LearnedLeafKeyPtr(page, &ki->layout, last ? n - 1 : 0));
+		key = LearnedLeafViewKey(&view, ki, last ? n - 1 : 0);
 		initStringInfo(&buf_out);
 		appendStringInfoChar(&buf_out, '(');
 		for (i = 0; i < ki->natts; i++)
@@ -244,8 +262,8 @@ learned_index_segments(PG_FUNCTION_ARGS)
 	for (s = 0; s < dir->nsegments; s++)
 	{
 		LearnedSegment *seg = &dir->segments[s];
-		Datum		values[9];
-		bool		nulls[9];
+		Datum		values[11];
+		bool		nulls[11];
 		text	   *t;
 		int32		maxerr = 0;
 		uint32		p;
@@ -274,13 +292,17 @@ learned_index_segments(PG_FUNCTION_ARGS)
 		/* a zone map's window is one group of pages: no item error */
 		if (seg->kind == LEARNED_SEG_ZONEMAP)
 			nulls[8] = true;
+		values[9] = Int32GetDatum((int32) seg->items_per_page);
+		values[10] = BoolGetDatum(seg->compressed);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	if (dir->nulls_npages > 0)
 	{
-		Datum		values[9];
-		bool		nulls[9];
+		Datum		values[11];
+		bool		nulls[11];
+		LearnedLeafLayout nl;
 
+		LearnedLeafLayoutInit(&nl, 0);
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = Int32GetDatum((int32) dir->nsegments);
 		values[1] = CStringGetTextDatum("nulls");
@@ -290,6 +312,8 @@ learned_index_segments(PG_FUNCTION_ARGS)
 		values[6] = Int64GetDatum((int64) dir->nnulls);
 		values[7] = Int32GetDatum(0);
 		nulls[8] = true;
+		values[9] = Int32GetDatum(nl.capacity);
+		values[10] = BoolGetDatum(false);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	relation_close(index, AccessShareLock);
@@ -436,9 +460,11 @@ learned_index_check(PG_FUNCTION_ARGS)
 			Buffer		buf;
 			Page		page;
 			LearnedPageOpaque op;
+			LearnedLeafView view;
 			int			n;
 			int			expect;
 			int			i;
+			uint32		P = seg->items_per_page;
 
 			own_block(index, seen, nblocks, b, "leaf");
 			buf = ReadBuffer(index, b);
@@ -446,17 +472,27 @@ learned_index_check(PG_FUNCTION_ARGS)
 			page = BufferGetPage(buf);
 			LearnedCheckPage(index, page, b, LEARNED_PAGE_LEAF);
 			op = LearnedPageGetOpaque(page);
-			expect = (pg + 1 < seg->npages) ? ki.layout.capacity :
-				(int) (seg->nitems - (uint64) pg * ki.layout.capacity);
+			expect = (pg + 1 < seg->npages) ? (int) P :
+				(int) (seg->nitems - (uint64) pg * P);
 			if (op->nitems != expect || op->generation != seg->generation)
 				check_fail(index, "a leaf page does not match its segment",
 						   psprintf("block %u: %u items, generation %u; expected %d, %u",
 									b, op->nitems, op->generation, expect, seg->generation));
-			n = op->nitems;
+			if (((op->flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
+				check_fail(index, "a leaf page's format does not match its segment",
+						   psprintf("block %u", b));
+			/* a compressed page: header, runs, counts and widths */
+			LearnedLeafOpen(index, page, b, &ki.layout, &view);
+			n = view.nitems;
 			for (i = 0; i < n; i++, rank++)
 			{
-				Datum		key = LearnedKeyFetch(&ki, LearnedLeafKeyPtr(page, &ki.layout, i));
+				Datum		key = LearnedLeafViewKey(&view, &ki, i);
 				uint64		mkey = LearnedKeyMap(&ki, key);
+
+				/* decoded values in the key type's range, TIDs valid */
+				if (view.compressed && !LearnedLeafCheckSlot(&view, &ki, i))
+					check_fail(index, "a compressed leaf page decodes out of bounds",
+							   psprintf("segment %u, block %u, slot %d", s, b, i));
 
 				if (have_prev && LearnedKeyCmp(&ki, prev, key) > 0)
 					check_fail(index, "keys out of order",
@@ -471,7 +507,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 					LearnedPiece pc;
 					LearnedPiece pnext;
 					PlaPiece	pp;
-					int64		page_of_rank = rank / ki.layout.capacity;
+					int64		page_of_rank = rank / P;
 
 					while (hi - lo > 1)
 					{
@@ -498,8 +534,8 @@ learned_index_check(PG_FUNCTION_ARGS)
 						else
 							next = seg->nitems;
 						pred = Min(Max(pred, (int64) pc.start_rank), next);
-						if (page_of_rank < Max(pred - pc.err_below, 0) / ki.layout.capacity ||
-							page_of_rank > (pred + pc.err_above) / ki.layout.capacity)
+						if (page_of_rank < Max(pred - pc.err_below, 0) / P ||
+							page_of_rank > (pred + pc.err_above) / P)
 							check_fail(index, "a key lies outside its model's window",
 									   psprintf("segment %u, piece %u, rank " INT64_FORMAT ", predicted " INT64_FORMAT,
 												s, lo, rank, pred));
@@ -511,7 +547,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 				/* a zone map: every key's group is the one its separators say */
 				if ((first_in_seg || mkey != prev_mkey) && seg->kind == LEARNED_SEG_ZONEMAP)
 				{
-					int64		group = rank / ki.layout.capacity / seg->zone_stride;
+					int64		group = rank / P / seg->zone_stride;
 
 					if (group > 0 &&
 						LearnedDirGetZone(dir, seg->first_zone + group - 1) >= mkey)
@@ -530,7 +566,11 @@ learned_index_check(PG_FUNCTION_ARGS)
 				prev = LearnedKeyCopy(&ki, key, prevbuf);
 				have_prev = true;
 				if (heapallindexed && !LearnedLeafIsDead(page, &ki.layout, i))
-					add_tid(&ct, LearnedLeafTid(page, &ki.layout, i));
+				{
+					ItemPointerData tid = LearnedLeafViewTid(&view, i);
+
+					add_tid(&ct, &tid);
+				}
 			}
 			UnlockReleaseBuffer(buf);
 			CHECK_FOR_INTERRUPTS();

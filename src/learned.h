@@ -21,6 +21,7 @@
 #include "utils/relcache.h"
 
 #include "keypack.h"
+#include "leafcodec.h"
 #include "leco.h"
 #include "pla.h"
 
@@ -32,8 +33,10 @@
  * 2: LeCo-compressed directory columns and zone-map segments (directory.c);
  *    the metapage carries the key map (LearnedKeyMapData) after
  *    LearnedMetaPageData, and keys may be composite (several columns).
+ * 3: compressed leaf pages (leaf.c, leafcodec.h): the page opaque's flags,
+ *    and a per-segment page capacity column in the directory.
  */
-#define LEARNED_VERSION			2
+#define LEARNED_VERSION			3
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -89,7 +92,13 @@ typedef struct LearnedOptions
 	double		merge_ratio;	/* read live */
 	int			pending_limit;	/* kB; -1: use learned_idx.pending_limit */
 	int			mode;			/* LEARNED_MODE_*: read at build and each merge */
+	int			compression;	/* LEARNED_COMPRESSION_*: likewise */
 } LearnedOptions;
+
+/* compression reloption */
+#define LEARNED_COMPRESSION_OFF		0
+#define LEARNED_COMPRESSION_ON		1
+#define LEARNED_DEFAULT_COMPRESSION	LEARNED_COMPRESSION_ON
 
 /* ---------- page special space (ON-DISK) ---------- */
 
@@ -99,9 +108,12 @@ typedef struct LearnedPageOpaqueData
 	uint16		nitems;			/* entries on a leaf/nulls/pending page */
 	uint32		generation;		/* directory generation that wrote it */
 	BlockNumber next;			/* pending/dir chain link, or InvalidBlockNumber */
-	uint16		unused;
+	uint16		flags;			/* LEARNED_LEAF_COMPRESSED, else 0 */
 	uint16		page_id;		/* LEARNED_PAGE_ID */
 } LearnedPageOpaqueData;
+
+/* a leaf page in the compressed format (leaf.c, leafcodec.h) */
+#define LEARNED_LEAF_COMPRESSED	0x0001
 
 typedef LearnedPageOpaqueData *LearnedPageOpaque;
 
@@ -118,7 +130,7 @@ typedef struct LearnedMetaPageData
 	/* frozen at build */
 	Oid			keytype;		/* opcintype of the (first) key column */
 	int16		keylen;			/* bytes per stored key: 2, 4 or 8; composite: see key map */
-	uint16		items_per_page; /* leaf capacity P */
+	uint16		items_per_page; /* plain leaf capacity (segments: see directory) */
 	int32		error_bound;	/* epsilon, in items */
 
 	/* static stage */
@@ -191,7 +203,9 @@ typedef struct LearnedKeyMapData
 
 /*
  * A segment owns a contiguous run of leaf pages, all full but the last, so an
- * item's rank inside the segment gives its page and slot by arithmetic.
+ * item's rank inside the segment gives its page and slot by arithmetic:
+ * page rank / P, slot rank % P, with P = items_per_page of the segment (the
+ * plain capacity, or the one chosen for its compressed pages).
  *
  * In memory only: the directory stores the stored fields as LeCo-compressed
  * columns (directory.c) and the loader derives the others.
@@ -199,6 +213,8 @@ typedef struct LearnedKeyMapData
 typedef struct LearnedSegment
 {
 	BlockNumber start_blk;		/* first leaf page */
+	uint32		items_per_page; /* P of its pages */
+	bool		compressed;		/* its pages are compressed */
 	uint32		npages;			/* derived: ceil(nitems / P) */
 	uint32		nitems;			/* entries, dead included */
 	uint32		first_piece;	/* derived: index of its first PLA piece */
@@ -258,6 +274,10 @@ typedef struct LearnedPiece
  * (ItemPointerData), dead bitmap (P bits).  pd_lower covers all of it so
  * GenericXLog keeps it (it zeroes the hole between pd_lower and pd_upper).
  * NULL pages have keylen 0.  Pending pages use LearnedPendingItem records.
+ *
+ * A compressed leaf page (LEARNED_LEAF_COMPRESSED) holds the area of
+ * leafcodec.h instead, whose dead bitmap is at a fixed offset: readers go
+ * through LearnedLeafOpen and LearnedLeafViewKey/Tid, which serve both.
  */
 #define LEARNED_LEAF_DATA_OFFSET	MAXALIGN(SizeOfPageHeaderData)
 #define LEARNED_LEAF_SPACE \
@@ -461,16 +481,68 @@ LearnedLeafTid(Page page, const LearnedLeafLayout *l, int slot)
 	return (ItemPointer) ((char *) page + l->tids_off) + slot;
 }
 
+/* where the dead bitmap of a page is: fixed in either format */
+static inline int
+LearnedLeafDeadOff(Page page, const LearnedLeafLayout *l)
+{
+	if (LearnedPageGetOpaque(page)->flags & LEARNED_LEAF_COMPRESSED)
+		return LEARNED_LEAF_DATA_OFFSET + (int) LCP_DEAD_OFFSET;
+	return l->dead_off;
+}
+
 static inline bool
 LearnedLeafIsDead(Page page, const LearnedLeafLayout *l, int slot)
 {
-	return (((uint8 *) page + l->dead_off)[slot >> 3] >> (slot & 7)) & 1;
+	return (((uint8 *) page + LearnedLeafDeadOff(page, l))[slot >> 3] >> (slot & 7)) & 1;
 }
 
 static inline void
 LearnedLeafSetDead(Page page, const LearnedLeafLayout *l, int slot)
 {
-	((uint8 *) page + l->dead_off)[slot >> 3] |= (uint8) (1 << (slot & 7));
+	((uint8 *) page + LearnedLeafDeadOff(page, l))[slot >> 3] |= (uint8) (1 << (slot & 7));
+}
+
+/* ---------- leaf.c: compressed leaf pages, and a view over either format ---------- */
+
+#define LEARNED_CKEY_NONE		0	/* pages stay plain */
+#define LEARNED_CKEY_SIGNED		1	/* int2/4/8, date, timestamp(tz), time */
+#define LEARNED_CKEY_UNSIGNED	2	/* oid */
+
+/* an opened leaf page (keys or NULLs) of either format */
+typedef struct LearnedLeafView
+{
+	Page		page;
+	const LearnedLeafLayout *layout;	/* of the plain format */
+	bool		compressed;
+	int			nitems;
+	LcpView		lcp;			/* compressed: the validated runs */
+} LearnedLeafView;
+
+extern int	LearnedCompressKeyKind(const LearnedKeyInfo *ki);
+extern Datum LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image);
+extern void LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
+							const LearnedLeafLayout *layout, LearnedLeafView *v);
+extern Datum LearnedLeafCompressedKey(const LearnedLeafView *v,
+									  const LearnedKeyInfo *ki, int slot);
+extern ItemPointerData LearnedLeafCompressedTid(const LearnedLeafView *v, int slot);
+extern bool LearnedLeafCheckSlot(const LearnedLeafView *v, const LearnedKeyInfo *ki,
+								 int slot);
+
+/* key of slot (slot < v->nitems): a Datum as LearnedKeyFetch gives it */
+static inline Datum
+LearnedLeafViewKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
+{
+	if (v->compressed)
+		return LearnedLeafCompressedKey(v, ki, slot);
+	return LearnedKeyFetch(ki, LearnedLeafKeyPtr(v->page, v->layout, slot));
+}
+
+static inline ItemPointerData
+LearnedLeafViewTid(const LearnedLeafView *v, int slot)
+{
+	if (v->compressed)
+		return LearnedLeafCompressedTid(v, slot);
+	return *LearnedLeafTid(v->page, v->layout, slot);
 }
 
 /* ---------- pending.c: per-backend sorted copy of the pending list ---------- */
@@ -515,6 +587,7 @@ extern int	learned_get_error_bound(Relation index);
 extern double learned_get_merge_ratio(Relation index);
 extern int	learned_get_pending_limit(Relation index);
 extern int	learned_get_mode(Relation index);
+extern int	learned_get_compression(Relation index);
 extern const char *learned_mode_name(int mode);
 extern int	learned_pending_limit_guc;
 extern char *learned_fail_point;
@@ -560,7 +633,23 @@ typedef struct LearnedSegmentSet
 	double		err_sum;
 	int32		err_max;
 	int			mode;			/* LEARNED_MODE_* for new segments */
+	bool		compression;	/* compress new segments' pages if the key allows */
 } LearnedSegmentSet;
+
+/* leaf.c, for the writers of compressed segments */
+typedef struct LearnedCompressedPlan
+{
+	int			P;				/* entries per page */
+	Size		n;				/* entries in the segment */
+	uint32		npages;
+	char	   *pages;			/* npages encoded areas, LEARNED_LEAF_SPACE apart */
+	size_t		used[LEARNED_SEGMENT_MAX_PAGES];	/* bytes of each area */
+} LearnedCompressedPlan;
+
+extern bool LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
+								  Size n, int plain_cap, LearnedCompressedPlan *plan);
+extern BlockNumber LearnedWriteCompressedRun(Relation index, LearnedCompressedPlan *plan,
+											 uint32 generation, bool building);
 
 extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
 extern BlockNumber LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,

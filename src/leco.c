@@ -138,6 +138,9 @@ leco_find_part(const uint8_t *run, uint32_t i)
 	uint32_t	lo = 0,
 				hi = h->npart;
 
+	/* one partition (compressed leaf pages' TID runs): no division */
+	if (h->npart <= 1)
+		return 0;
 	if (h->fixed_len > 0)
 		return i / h->fixed_len;
 	if (h->njump > 0)
@@ -340,6 +343,35 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 	leco_i128	step = (leco_i128) 1 << q;
 	uint32_t	k;
 
+	/*
+	 * Exact targets' grid (q = 0) and no packing: every residual is c itself,
+	 * so the width is that of max(c) - min(c), found in one pass (the
+	 * encoder's cost model calls this for every candidate partition).
+	 */
+	if (q == 0 && u == NULL)
+	{
+		leco_i128	rmax = 0;
+
+		for (k = 0; k < len; k++)
+		{
+			leco_i128	y = (leco_i128) anchor + leco_pred(slope, sh, k);
+			leco_i128	rl = (leco_i128) lo[k] - y;
+			leco_i128	rh = (leco_i128) hi[k] - y;
+			leco_i128	c = rl > 0 ? rl : (rh < 0 ? rh : 0);
+
+			if (k == 0 || c < rmin)
+				rmin = c;
+			if (k == 0 || c > rmax)
+				rmax = c;
+		}
+		if (base)
+			*base = (uint64_t) ((leco_i128) anchor + rmin);
+		umax = (leco_u128) (rmax - rmin);
+		if (umax > (leco_u128) UINT64_MAX)
+			return 65;
+		return leco_bits(umax);
+	}
+
 	for (k = 0; k < len; k++)
 	{
 		leco_i128	y = (leco_i128) anchor + leco_pred(slope, sh, k);
@@ -359,8 +391,12 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 		leco_i128	r;
 		leco_u128	uk;
 
-		/* grid point at or below c; the next one up if that is below rl */
-		r = rmin + ((c - rmin) / step) * step;
+		/*
+		 * grid point at or below c; the next one up if that is below rl
+		 * (c >= rmin, so the floor division by 2^q is a shift: no 128-bit
+		 * division on the encoder's hot path)
+		 */
+		r = rmin + (((c - rmin) >> q) << q);
 		if (r < rl)
 			r += step;
 		uk = (leco_u128) ((r - rmin) >> q);
@@ -386,6 +422,8 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 				mlast;
 	unsigned	b0,
 				b1 = 65;
+	uint64_t	base0 = 0,
+				base1 = 0;
 	int64_t		slope = 0;
 	unsigned	sh = 0;
 	uint32_t	k;
@@ -406,7 +444,7 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	mfirst = lo[0] + (hi[0] - lo[0]) / 2;
 	mlast = lo[len - 1] + (hi[len - 1] - lo[len - 1]) / 2;
 
-	b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, NULL, NULL);
+	b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, &base0, NULL);
 	if (len > 1 && mlast != mfirst)
 	{
 		bool		neg = mlast < mfirst;
@@ -425,22 +463,24 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 				break;
 			}
 		}
-		b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, NULL, NULL);
+		b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, &base1, NULL);
 	}
+	/* the base comes with the width: no third pass over the targets */
 	if (b1 < b0)
 	{
 		f->slope = slope;
 		f->sh = (uint8_t) sh;
 		f->b = (uint8_t) b1;
+		f->base = base1;
 	}
 	else
 	{
 		f->slope = 0;
 		f->sh = 0;
 		f->b = (uint8_t) b0;
+		f->base = base0;
 	}
 	f->q = (uint8_t) q;
-	(void) leco_residuals(lo, hi, len, mfirst, f->slope, f->sh, f->q, &f->base, NULL);
 	return (uint64_t) sizeof(LecoPart) * 8 + (uint64_t) f->b * len;
 }
 

@@ -347,13 +347,15 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 		BlockNumber blkno = seg->start_blk + pg;
 		Buffer		buf = ReadBuffer(index, blkno);
 		Page		page;
+		LearnedLeafView view;
 		int			n;
 		int			i;
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
-		n = Min(LearnedPageGetOpaque(page)->nitems, ki->layout.capacity);
+		LearnedLeafOpen(index, page, blkno, &ki->layout, &view);
+		n = view.nitems;
 		if (*nout + n > *maxout)
 		{
 			while (*nout + n > *maxout)
@@ -367,10 +369,10 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 			if (LearnedLeafIsDead(page, &ki->layout, i))
 				continue;
 			e = &(*out)[(*nout)++];
-			e->key = LearnedKeyCopyAlloc(ki, LearnedKeyFetch(ki, LearnedLeafKeyPtr(page, &ki->layout, i)),
+			e->key = LearnedKeyCopyAlloc(ki, LearnedLeafViewKey(&view, ki, i),
 										 CurrentMemoryContext);
 			e->mkey = LearnedKeyMap(ki, e->key);
-			e->tid = *LearnedLeafTid(page, &ki->layout, i);
+			e->tid = LearnedLeafViewTid(&view, i);
 		}
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
@@ -383,6 +385,7 @@ segment_first_key(Relation index, const LearnedKeyInfo *ki, const LearnedSegment
 {
 	Buffer		buf = ReadBuffer(index, seg->start_blk);
 	Page		page;
+	LearnedLeafView view;
 	Datum		key;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -390,7 +393,8 @@ segment_first_key(Relation index, const LearnedKeyInfo *ki, const LearnedSegment
 	LearnedCheckPage(index, page, seg->start_blk, LEARNED_PAGE_LEAF);
 	if (LearnedPageGetOpaque(page)->nitems == 0)
 		LearnedReportCorrupt(index, seg->start_blk, "empty leaf page");
-	key = LearnedKeyCopyAlloc(ki, LearnedKeyFetch(ki, LearnedLeafKeyPtr(page, &ki->layout, 0)),
+	LearnedLeafOpen(index, page, seg->start_blk, &ki->layout, &view);
+	key = LearnedKeyCopyAlloc(ki, LearnedLeafViewKey(&view, ki, 0),
 							  CurrentMemoryContext);
 	UnlockReleaseBuffer(buf);
 	return key;
@@ -566,6 +570,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	 */
 	memset(&set, 0, sizeof(set));
 	set.mode = learned_get_mode(index);
+	set.compression = learned_get_compression(index) == LEARNED_COMPRESSION_ON;
 	set.maxsegs = dir->nsegments + 16;
 	set.segs = palloc_extended(set.maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
 	set.maxpieces = dir->npieces + 64;

@@ -63,7 +63,7 @@ LearnedInitPage(Page page, uint16 type, uint32 generation)
 	opaque->nitems = 0;
 	opaque->generation = generation;
 	opaque->next = InvalidBlockNumber;
-	opaque->unused = 0;
+	opaque->flags = 0;
 	opaque->page_id = LEARNED_PAGE_ID;
 }
 

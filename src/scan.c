@@ -163,6 +163,10 @@ typedef struct LearnedScanOpaqueData
 	ScanPos		mark;
 	BatchItem  *spare_items;	/* item storage to swap in at mark time */
 	char	   *spare_keys;
+	int			batch_cap;		/* items each of the two item arrays holds */
+
+	/* the leaf page last read by read_vpage (plain or compressed) */
+	LearnedLeafView view;
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
@@ -245,6 +249,8 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	so->pos.batch.buf = InvalidBuffer;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
 	so->spare_items = palloc(sizeof(BatchItem) * cap);
+	/* compressed pages hold more: fill_batch grows both arrays then */
+	so->batch_cap = cap;
 	if (so->ki.byref)
 	{
 		so->pos.batch.keys = palloc((Size) so->ki.layout.capacity * so->ki.keylen);
@@ -885,29 +891,34 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	Page		page;
 	LearnedPageOpaque opaque;
 
-	expect = (pg + 1 < seg->npages) ? dir->items_per_page :
-		(int) (seg->nitems - (uint64) pg * dir->items_per_page);
+	expect = (pg + 1 < seg->npages) ? (int) seg->items_per_page :
+		(int) (seg->nitems - (uint64) pg * seg->items_per_page);
 	buf = ReadBuffer(scan->indexRelation, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
 	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
 	opaque = LearnedPageGetOpaque(page);
-	if (opaque->generation != seg->generation || opaque->nitems != expect)
+	if (opaque->generation != seg->generation || opaque->nitems != expect ||
+		((opaque->flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		ReleaseBuffer(buf);
 		LearnedReportCorrupt(scan->indexRelation, blkno,
 							 "leaf page does not match its directory");
 	}
+	/* a compressed page is validated once per visit, then read in place */
+	LearnedLeafOpen(scan->indexRelation, page, blkno, &so->ki.layout, &so->view);
 	*nitems = expect;
 	return buf;
 }
 
+/* key of a slot of the page last read by read_vpage (page is that page) */
 static inline Datum
 leaf_key(LearnedScanOpaque so, Page page, int slot)
 {
-	return LearnedKeyFetch(&so->ki, LearnedLeafKeyPtr(page, &so->ki.layout, slot));
+	Assert(so->view.page == page);
+	return LearnedLeafViewKey(&so->view, &so->ki, slot);
 }
 
 /* boundary predicate: key > bound (strict) or key >= bound */
@@ -1098,6 +1109,26 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 /* ---------- building batches ---------- */
 
 /*
+ * Make both item arrays (the batch's and the mark's or spare one) hold n
+ * items.  Only compressed pages exceed the initial size, and their keys
+ * are by value, so no key bytes move.
+ */
+static void
+ensure_batch_cap(LearnedScanOpaque so, int n)
+{
+	BatchItem **other;
+
+	if (n <= so->batch_cap)
+		return;
+	if (so->ki.byref)
+		elog(ERROR, "learned index: page of %d by-reference keys over the batch size", n);
+	other = so->mark.batch.items ? &so->mark.batch.items : &so->spare_items;
+	so->pos.batch.items = repalloc(so->pos.batch.items, sizeof(BatchItem) * n);
+	*other = repalloc(*other, sizeof(BatchItem) * n);
+	so->batch_cap = n;
+}
+
+/*
  * Fill the batch from a locked page, starting at slot, in the scan's
  * direction, with the items that match; stop at the first item past the end
  * of the current interval.  The caller unlocks the page; the batch keeps
@@ -1113,6 +1144,8 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			i;
 	ScanArray  *drv = so->driver;
 
+	Assert(so->view.page == page);
+	ensure_batch_cap(so, nitems);
 	b->buf = buf;
 	b->vpage = vpage;
 	b->seq = ++so->batch_seq;
@@ -1147,7 +1180,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			continue;
 		b->items[b->nitems].key =
 			LearnedKeyCopy(&so->ki, key, b->keys + (Size) b->nitems * so->ki.keylen);
-		b->items[b->nitems].tid = *LearnedLeafTid(page, &so->ki.layout, i);
+		b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
 		b->nitems++;
 	}
 	if (so->forward ? i >= nitems : i < 0)

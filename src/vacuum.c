@@ -35,16 +35,26 @@ vacuum_static_page(Relation index, Buffer buf, const LearnedLeafLayout *layout,
 				   int *dead)
 {
 	Page		page = BufferGetPage(buf);
-	int			n = Min(LearnedPageGetOpaque(page)->nitems, layout->capacity);
+	LearnedLeafView view;
+	int			n;
 	int			ndead = 0;
 	int			nold = 0;
 	int			s;
 
+	/* plain or compressed (the dead bitmap is where either format has it) */
+	LearnedLeafOpen(index, page, BufferGetBlockNumber(buf), layout, &view);
+	n = view.nitems;
 	for (s = 0; s < n; s++)
 	{
+		ItemPointerData tid;
+
 		if (LearnedLeafIsDead(page, layout, s))
+		{
 			nold++;
-		else if (callback(LearnedLeafTid(page, layout, s), callback_state))
+			continue;
+		}
+		tid = LearnedLeafViewTid(&view, s);
+		if (callback(&tid, callback_state))
 			dead[ndead++] = s;
 		else if (stats)
 			stats->num_index_tuples += 1;
@@ -77,7 +87,7 @@ vacuum_static_run(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	int64		total_dead = 0;
 	Relation	index = info->index;
 	uint32		i;
-	int		   *dead = palloc(sizeof(int) * layout->capacity);
+	int		   *dead = palloc(sizeof(int) * Max(layout->capacity, LCP_MAX_ITEMS));
 
 	for (i = 0; i < npages; i++)
 	{
@@ -226,8 +236,9 @@ vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	int		   *dead;
 
 	LearnedLeafLayoutInit(&nulls, 0);
-	dead = palloc(sizeof(int) * Max(Max(keys->capacity, nulls.capacity),
-									LearnedPendingCapacity(keylen)));
+	dead = palloc(sizeof(int) * Max(Max(Max(keys->capacity, nulls.capacity),
+										LearnedPendingCapacity(keylen)),
+									LCP_MAX_ITEMS));
 	for (blkno = LEARNED_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
 	{
 		Buffer		buf;

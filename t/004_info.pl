@@ -31,7 +31,9 @@ sub coherent
 SELECT i.entries + i.null_entries + i.pending_entries - i.dead_entries = (SELECT count(*) FROM t),
        i.total_pages = pg_relation_size('t_k') / current_setting('block_size')::int,
        i.total_pages >= 1 + i.directory_pages + i.leaf_pages + i.null_pages + i.pending_pages,
-       i.leaf_pages >= ceil(i.entries::numeric / i.items_per_page),
+       (SELECT coalesce(bool_and(s.pages = ceil(s.entries::numeric / s.items_per_page)), true)
+               AND coalesce(sum(s.pages), 0) = i.leaf_pages
+        FROM learned_index_segments('t_k') s WHERE s.kind IS DISTINCT FROM 'nulls'),
        i.max_error <= i.error_bound AND i.mean_error <= i.max_error,
        (SELECT coalesce(sum(s.entries), 0) FROM learned_index_segments('t_k') s
         WHERE s.kind IS DISTINCT FROM 'nulls') = i.entries,

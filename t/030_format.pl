@@ -1,4 +1,5 @@
 # On-disk format checks: an index written in format 1 (the plain directory)
+# or 2 (before compressed leaf pages)
 # is refused with a REINDEX hint, and damaged bytes in the LeCo-compressed
 # directory are reported as index corruption (never a crash).  The relation
 # file is edited while the server is stopped (no pageinspect needed).
@@ -71,7 +72,20 @@ patch($p, 28, pack('L', 1));
 $node->start;
 my ($ret, $err) = query('f_model');
 isnt($ret, 0, 'a format-1 index is refused');
-like($err, qr/on-disk format version 1, but this build reads version 2/, 'the error names the versions');
+like($err, qr/on-disk format version 1, but this build reads version 3/, 'the error names the versions');
+like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
+$node->safe_psql('postgres', 'REINDEX INDEX f_model; CHECKPOINT');
+($ret, $err) = query('f_model');
+is($ret, 0, 'REINDEX repairs it');
+
+# format 2 (no page capacity in the directory, no compressed leaf pages)
+$p = relpath('f_model');
+$node->stop;
+patch($p, 28, pack('L', 2));
+$node->start;
+($ret, $err) = query('f_model');
+isnt($ret, 0, 'a format-2 index is refused');
+like($err, qr/on-disk format version 2, but this build reads version 3/, 'the error names the versions');
 like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
 $node->safe_psql('postgres', 'REINDEX INDEX f_model');
 ($ret, $err) = query('f_model');

@@ -1,0 +1,102 @@
+/*
+ * leafcodec.h
+ *		The data area of a compressed leaf page: keys and TIDs as LeCo runs
+ *		(leco.h), a dead bitmap at a fixed offset, O(1) access to entry i.
+ *
+ * Pure C: no PostgreSQL headers (unit-tested by test/unit/test_leafcodec.c).
+ *
+ * The data area (ON-DISK, inside learned leaf pages, 8-byte aligned) is:
+ *
+ *   LcpHeader | dead bitmap (n bits, padded to 8 bytes) |
+ *   key run | block run | offset run            (each 8-byte aligned)
+ *
+ * Keys are order-preserving 64-bit images (the caller maps the key type);
+ * blocks and offsets are the TIDs' halves.  Every run is a LeCo run: the
+ * keys with cost-based partitions (base + slope + narrow residuals each),
+ * blocks and offsets with one partition each (heap-correlated block
+ * numbers become a line, random ones frame-of-reference bit-packing).  The bitmap sits right after the header,
+ * so its offset does not depend on n: the caller's dead-bit accessors need
+ * no decoding.
+ */
+#ifndef LEARNED_LEAFCODEC_H
+#define LEARNED_LEAFCODEC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LCP_MAGIC			0x5043454C	/* "LECP" */
+
+/* entries on one compressed page at most (the page's count is a uint16) */
+#define LCP_MAX_ITEMS		8192
+
+/* widest residual a run may declare (bits) */
+#define LCP_MAX_KEY_BITS	64
+#define LCP_MAX_BLOCK_BITS	33
+#define LCP_MAX_OFFSET_BITS	17
+
+/* ON-DISK */
+typedef struct LcpHeader
+{
+	uint32_t	magic;
+	uint32_t	n;				/* entries */
+	uint32_t	key_off;		/* byte offsets from the start of the area */
+	uint32_t	blk_off;
+	uint32_t	off_off;
+	uint32_t	end_off;		/* bytes used */
+} LcpHeader;
+
+/* the dead bitmap's offset in the area, whatever n */
+#define LCP_DEAD_OFFSET		((size_t) sizeof(LcpHeader))
+
+/* results of lcp_encode */
+#define LCP_OK				0
+#define LCP_NOFIT			1
+#define LCP_NOMEM			2
+
+/* an opened (validated) page */
+typedef struct LcpView
+{
+	uint32_t	n;
+	const uint8_t *keys;
+	const uint8_t *blocks;
+	const uint8_t *offsets;
+} LcpView;
+
+static inline size_t
+lcp_bitmap_bytes(uint32_t n)
+{
+	return (((size_t) n + 7) / 8 + 7) & ~(size_t) 7;
+}
+
+/*
+ * Encode n entries (1 <= n <= LCP_MAX_ITEMS) into area[0..avail-1], dead
+ * bitmap all clear.  Returns LCP_OK (and the bytes used in *used),
+ * LCP_NOFIT if they need more than avail bytes (area then undefined; *used
+ * is then the bytes they would need, or 0 if n is out of range), or
+ * LCP_NOMEM.
+ */
+extern int	lcp_encode(const uint64_t *keys, const uint64_t *blocks,
+					   const uint64_t *offsets, uint32_t n,
+					   uint8_t *area, size_t avail, size_t *used);
+
+/*
+ * Validate an area read from disk (avail bytes, 8-byte aligned) holding
+ * expect_n entries: header, offsets, runs (leco_validate), counts, residual
+ * widths.  Fills *v and returns true if sane.
+ */
+extern bool lcp_open(const uint8_t *area, size_t avail, uint32_t expect_n,
+					 LcpView *v);
+
+extern uint64_t lcp_key(const LcpView *v, uint32_t i);
+extern uint32_t lcp_block(const LcpView *v, uint32_t i);
+extern uint16_t lcp_offset(const LcpView *v, uint32_t i);
+
+/* decode everything (any output may be NULL) */
+extern void lcp_decode(const LcpView *v, uint64_t *keys, uint64_t *blocks,
+					   uint64_t *offsets);
+
+/* first entry whose key image is >= x (n if none), on the compressed form */
+extern uint32_t lcp_lower_bound(const LcpView *v, uint64_t x);
+
+#endif							/* LEARNED_LEAFCODEC_H */

@@ -1,0 +1,382 @@
+/*
+ * test_leafcodec.c
+ *		Standalone tests for src/leafcodec.c, the compressed leaf page codec
+ *		(no PostgreSQL needed).
+ *
+ *		make -C test/unit run
+ *
+ * One line per case ("ok ..." or "FAIL ..."), then "N passed, M failed".
+ * Each case encodes a page of keys and TIDs, opens it, and checks every
+ * entry by random access and by full decode, the lower bound against a
+ * plain binary search, and that the largest n that fits really is full
+ * (n + 1 entries of the same data do not fit).  Corruption cases damage
+ * an encoded page and check that lcp_open refuses it.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include "leafcodec.h"
+#include "leco.h"
+#include "unit_util.h"
+
+/* a page's data area, as learned leaf pages have it (8 kB pages) */
+#define AREA_BYTES	(8192 - 24 - 16)
+
+static int	n_passed = 0;
+static int	n_failed = 0;
+
+static void
+report(int ok, const char *name)
+{
+	printf("%s %s\n", ok ? "ok" : "FAIL", name);
+	if (ok)
+		n_passed++;
+	else
+		n_failed++;
+}
+
+typedef enum
+{
+	K_SEQ_GAPS, K_LOGNORMAL, K_DUPS, K_UNIFORM64, K_NEGATIVE, K_EDGES,
+	K_ALL_ZERO, K_ALL_MAX, K_CLUSTERED, K_NKINDS
+} KeyKind;
+
+static const char *key_names[] = {
+	"seq_gaps", "lognormal_gaps", "dups", "uniform64", "negative",
+	"int64_edges", "all_zero", "all_max", "clustered"
+};
+
+typedef enum
+{
+	T_CORRELATED, T_RANDOM, T_EDGES, T_NKINDS
+} TidKind;
+
+static const char *tid_names[] = {"correlated", "random", "tid_edges"};
+
+static void
+gen_keys(KeyKind k, uint64_t *v, uint32_t n)
+{
+	uint32_t	i;
+	uint64_t	x = 0;
+
+	for (i = 0; i < n; i++)
+	{
+		switch (k)
+		{
+			case K_SEQ_GAPS:
+				x += 1 + (rnd() % 100 == 0 ? rnd() % 1000 : 0);
+				v[i] = leco_i64_to_u64((int64_t) x);
+				break;
+			case K_LOGNORMAL:
+				x += (uint64_t) exp(2.0 + 2.0 * rnd_normal());
+				v[i] = leco_i64_to_u64((int64_t) x);
+				break;
+			case K_DUPS:
+				if (rnd() % 5 == 0)
+					x += rnd() % 50;
+				v[i] = leco_i64_to_u64((int64_t) x);
+				break;
+			case K_UNIFORM64:
+				v[i] = rnd();
+				break;
+			case K_NEGATIVE:
+				v[i] = leco_i64_to_u64(-1000000 + (int64_t) (i * 3));
+				break;
+			case K_EDGES:
+				if (i < n / 3)
+					v[i] = leco_i64_to_u64(INT64_MIN + (int64_t) i);
+				else if (i < 2 * n / 3)
+					v[i] = leco_i64_to_u64((int64_t) i - (int64_t) n / 2);
+				else
+					v[i] = leco_i64_to_u64(INT64_MAX - (int64_t) (n - 1 - i));
+				break;
+			case K_ALL_ZERO:
+				v[i] = 0;
+				break;
+			case K_ALL_MAX:
+				v[i] = UINT64_MAX;
+				break;
+			case K_CLUSTERED:
+				if (rnd() % 200 == 0)
+					x += rnd() >> 20;
+				x += rnd() % 16;
+				v[i] = x;
+				break;
+			default:
+				break;
+		}
+	}
+	if (k == K_UNIFORM64)
+		qsort(v, n, sizeof(uint64_t), cmp_u64);
+}
+
+static void
+gen_tids(TidKind k, uint64_t *blk, uint64_t *off, uint32_t n)
+{
+	uint32_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		switch (k)
+		{
+			case T_CORRELATED:
+				blk[i] = 1000 + i / 185;
+				off[i] = 1 + i % 185;
+				break;
+			case T_RANDOM:
+				blk[i] = rnd() % 100000;
+				off[i] = 1 + rnd() % 291;
+				break;
+			case T_EDGES:
+				blk[i] = (i & 1) ? 0xFFFFFFFEu : 0;
+				off[i] = (i & 2) ? 0xFFFF : 1;
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+static uint32_t
+ref_lower(const uint64_t *v, uint32_t n, uint64_t x)
+{
+	uint32_t	lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* encode, open, check everything; returns 1 if all is well */
+static int
+check_page(const uint64_t *keys, const uint64_t *blk, const uint64_t *off,
+		   uint32_t n, uint64_t *area, char *why)
+{
+	size_t		used;
+	LcpView		v;
+	uint64_t   *dk = malloc(sizeof(uint64_t) * n);
+	uint64_t   *db = malloc(sizeof(uint64_t) * n);
+	uint64_t   *dof = malloc(sizeof(uint64_t) * n);
+	uint32_t	i;
+	int			ok = 1;
+
+	if (lcp_encode(keys, blk, off, n, (uint8_t *) area, AREA_BYTES, &used) != LCP_OK)
+	{
+		sprintf(why, "encode failed");
+		ok = 0;
+		goto out;
+	}
+	if (used > AREA_BYTES || !lcp_open((uint8_t *) area, AREA_BYTES, n, &v))
+	{
+		sprintf(why, "open failed");
+		ok = 0;
+		goto out;
+	}
+	if (lcp_open((uint8_t *) area, AREA_BYTES, n + 1, &v) ||
+		!lcp_open((uint8_t *) area, used, n, &v))
+	{
+		sprintf(why, "count or size check wrong");
+		ok = 0;
+		goto out;
+	}
+	/* the dead bitmap starts clear */
+	for (i = 0; i < lcp_bitmap_bytes(n); i++)
+		if (((uint8_t *) area)[LCP_DEAD_OFFSET + i] != 0)
+			ok = 0;
+	lcp_decode(&v, dk, db, dof);
+	for (i = 0; i < n && ok; i++)
+	{
+		if (lcp_key(&v, i) != keys[i] || lcp_block(&v, i) != (uint32_t) blk[i] ||
+			lcp_offset(&v, i) != (uint16_t) off[i] ||
+			dk[i] != keys[i] || db[i] != blk[i] || dof[i] != off[i])
+		{
+			sprintf(why, "entry %u differs", i);
+			ok = 0;
+		}
+	}
+	for (i = 0; i < 200 && ok; i++)
+	{
+		uint64_t	x = (i % 2) ? keys[rnd() % n] : rnd();
+
+		if (i % 7 == 0 && x > 0)
+			x--;
+		if (lcp_lower_bound(&v, x) != ref_lower(keys, n, x))
+		{
+			sprintf(why, "lower bound of %llu", (unsigned long long) x);
+			ok = 0;
+		}
+	}
+	if (ok && (lcp_lower_bound(&v, 0) != ref_lower(keys, n, 0) ||
+			   lcp_lower_bound(&v, UINT64_MAX) != ref_lower(keys, n, UINT64_MAX)))
+	{
+		sprintf(why, "lower bound at the extremes");
+		ok = 0;
+	}
+out:
+	free(dk);
+	free(db);
+	free(dof);
+	return ok;
+}
+
+/* the largest n <= LCP_MAX_ITEMS whose first n entries fit */
+static uint32_t
+max_fit(const uint64_t *keys, const uint64_t *blk, const uint64_t *off,
+		uint32_t avail_n, uint64_t *area)
+{
+	uint32_t	lo = 0,
+				hi = avail_n;
+	size_t		used;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo + 1) / 2;
+
+		if (lcp_encode(keys, blk, off, mid, (uint8_t *) area, AREA_BYTES, &used) == LCP_OK)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static void
+test_corruption(uint64_t *area)
+{
+	uint64_t	keys[600],
+				blk[600],
+				off[600];
+	uint64_t	copy[AREA_BYTES / 8 + 1];
+	size_t		used;
+	LcpView		v;
+	LcpHeader	h;
+	LecoRunHeader rh;
+	LecoPart	part;
+	int			ok;
+
+	rng_state = 77;
+	gen_keys(K_LOGNORMAL, keys, 600);
+	gen_tids(T_RANDOM, blk, off, 600);
+	ok = lcp_encode(keys, blk, off, 600, (uint8_t *) area, AREA_BYTES, &used) == LCP_OK;
+	memcpy(copy, area, AREA_BYTES);
+	memcpy(&h, area, sizeof(h));
+
+	((uint8_t *) area)[0] ^= 0xFF;
+	report(ok && !lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "corrupt: bad magic");
+	memcpy(area, copy, AREA_BYTES);
+
+	((LcpHeader *) area)->n = 601;
+	report(!lcp_open((uint8_t *) area, AREA_BYTES, 601, &v), "corrupt: count over the bitmap");
+	memcpy(area, copy, AREA_BYTES);
+
+	((LcpHeader *) area)->end_off = AREA_BYTES + 8;
+	report(!lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "corrupt: runs past the page");
+	memcpy(area, copy, AREA_BYTES);
+
+	((LcpHeader *) area)->blk_off = h.key_off;
+	report(!lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "corrupt: overlapping runs");
+	memcpy(area, copy, AREA_BYTES);
+
+	/* a key residual width over 64 bits */
+	memcpy(&part, (uint8_t *) area + h.key_off + sizeof(LecoRunHeader), sizeof(part));
+	part.b = 65;
+	memcpy((uint8_t *) area + h.key_off + sizeof(LecoRunHeader), &part, sizeof(part));
+	report(!lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "corrupt: key residual width 65");
+	memcpy(area, copy, AREA_BYTES);
+
+	/* a block residual width over 33 bits (legal for LeCo, not for a block) */
+	memcpy(&part, (uint8_t *) area + h.blk_off + sizeof(LecoRunHeader), sizeof(part));
+	part.b = 40;
+	memcpy((uint8_t *) area + h.blk_off + sizeof(LecoRunHeader), &part, sizeof(part));
+	report(!lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "corrupt: block residual width 40");
+	memcpy(area, copy, AREA_BYTES);
+
+	/* a run whose element count is not the page's */
+	memcpy(&rh, (uint8_t *) area + h.off_off, sizeof(rh));
+	rh.n = 599;
+	memcpy((uint8_t *) area + h.off_off, &rh, sizeof(rh));
+	report(!lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "corrupt: run count");
+	memcpy(area, copy, AREA_BYTES);
+
+	/* zeroed page */
+	memset(area, 0, AREA_BYTES);
+	report(!lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "corrupt: zeroed area");
+	memcpy(area, copy, AREA_BYTES);
+	report(lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "undamaged copy opens");
+}
+
+int
+main(void)
+{
+	uint64_t   *area = malloc(AREA_BYTES + 64);
+	uint32_t	N = LCP_MAX_ITEMS + 1;
+	uint64_t   *keys = malloc(sizeof(uint64_t) * N);
+	uint64_t   *blk = malloc(sizeof(uint64_t) * N);
+	uint64_t   *off = malloc(sizeof(uint64_t) * N);
+	int			k,
+				t;
+	char		name[200];
+	char		why[200];
+	size_t		used;
+
+	for (k = 0; k < K_NKINDS; k++)
+	{
+		for (t = 0; t < T_NKINDS; t++)
+		{
+			uint32_t	sizes[] = {1, 2, 7, 100, 577};
+			uint32_t	full;
+			unsigned	s;
+
+			rng_state = 1000 + k * 10 + t;
+			gen_keys((KeyKind) k, keys, N);
+			gen_tids((TidKind) t, blk, off, N);
+			for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			{
+				int			ok;
+
+				why[0] = 0;
+				ok = check_page(keys, blk, off, sizes[s], area, why);
+				/* n = 577 of uniform 64-bit keys and edge TIDs may not fit */
+				if (!ok && strcmp(why, "encode failed") == 0 && sizes[s] > 100 &&
+					(k == K_UNIFORM64 || k == K_EDGES || t == T_EDGES))
+					continue;
+				snprintf(name, sizeof(name), "%s/%s n=%u %s", key_names[k],
+						 tid_names[t], sizes[s], why);
+				report(ok, name);
+			}
+			/* a full page: the most entries that fit, and one more does not */
+			full = max_fit(keys, blk, off, LCP_MAX_ITEMS, area);
+			why[0] = 0;
+			snprintf(name, sizeof(name), "%s/%s full page n=%u", key_names[k],
+					 tid_names[t], full);
+			report(full > 0 && check_page(keys, blk, off, full, area, why) &&
+				   (full == LCP_MAX_ITEMS ||
+					lcp_encode(keys, blk, off, full + 1, (uint8_t *) area,
+							   AREA_BYTES, &used) == LCP_NOFIT), name);
+		}
+	}
+	/* more entries than a page may count */
+	report(lcp_encode(keys, blk, off, LCP_MAX_ITEMS + 1, (uint8_t *) area,
+					  AREA_BYTES, &used) == LCP_NOFIT, "over LCP_MAX_ITEMS refused");
+	report(lcp_encode(keys, blk, off, 0, (uint8_t *) area,
+					  AREA_BYTES, &used) == LCP_NOFIT, "empty page refused");
+	test_corruption(area);
+
+	free(area);
+	free(keys);
+	free(blk);
+	free(off);
+	printf("%d passed, %d failed\n", n_passed, n_failed);
+	return n_failed == 0 ? 0 : 1;
+}
