@@ -1032,7 +1032,8 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 	uint64		pending = appended - meta->pending_merged;
 	double		ratio = learned_get_merge_ratio(index);
 	int64		limit_bytes = (int64) learned_get_pending_limit(index) * 1024;
-	int64		bytes = (int64) meta->pending_pages * BLCKSZ;
+	/* the records' bytes: pages are not filled (insert.c) */
+	int64		bytes = (int64) pending * (int64) LearnedPendingItemSize(meta->keylen);
 	bool		by_ratio = meta->nstatic > 0 && (double) pending > (double) meta->nstatic / ratio;
 	bool		by_size = bytes > limit_bytes;
 	TimestampTz now;
