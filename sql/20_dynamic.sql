@@ -429,15 +429,16 @@ SELECT learned_index_check('d_k', true);
 SELECT dverify('d');
 
 -- The insert trigger (last, on its own table: a merge worker it starts may
--- still run after the statement).  Past twice pending_limit (64 kB, 16
--- pages) an INSERT merges inline, whatever the workers do; a list that
--- passes static / merge_ratio (and 1024 entries) is merged by a worker or
--- inline.  Either way the list never grows past about twice the limit.
+-- still run after the statement).  Past twice pending_limit (64 kB of
+-- records, 16 bytes each for int8: 8192 entries) an INSERT merges inline,
+-- whatever the workers do; a list that passes static / merge_ratio (and
+-- 1024 entries) is merged by a worker or inline.  Either way the list
+-- never grows past about twice the limit.
 CREATE TABLE tr (id serial, k int8);
 INSERT INTO tr (k) SELECT i FROM generate_series(1, 10000) i;
 CREATE INDEX tr_k ON tr USING learned (k) WITH (merge_ratio = 1, pending_limit = 64 :dyn_opts);
 INSERT INTO tr (k) SELECT (i * 7919) % 10000 FROM generate_series(1, 30000) i;
-SELECT generation > 1 AS merged, pending_pages <= 17 AS bounded FROM learned_index_info('tr_k');
+SELECT generation > 1 AS merged, pending_entries <= 2 * 64 * 1024 / 16 + 1 AS bounded FROM learned_index_info('tr_k');
 SELECT learned_index_merge('tr_k') >= 0 AS merged_rest;
 SELECT dverify('tr');
 SELECT learned_index_check('tr_k', true);

@@ -74,6 +74,14 @@
  */
 #define LEARNED_SEGMENT_MAX_PAGES	128
 
+/*
+ * A merge whose new keys all sort at or after the last segment's last key
+ * keeps that segment's pages and writes the keys as new segment(s) after
+ * it, if the segment has at least this many pages; a smaller tail segment
+ * is rewritten with them, so tails coalesce (merge.c, append path).
+ */
+#define LEARNED_APPEND_KEEP_MIN_PAGES	(LEARNED_SEGMENT_MAX_PAGES / 2)
+
 /* VACUUM rewrites a segment once this fraction of its entries is dead */
 #define LEARNED_REWRITE_DEAD_FRACTION	0.2
 

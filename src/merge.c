@@ -400,6 +400,46 @@ segment_first_key(Relation index, const LearnedKeyInfo *ki, const LearnedSegment
 	return key;
 }
 
+/*
+ * The append path of a merge: may the pending entries routed to the last
+ * segment, keys[0..] sorted, go into new segment(s) after it, keeping its
+ * pages as they are?  Yes when the segment is large (a small tail segment
+ * is rewritten with them, so tails coalesce up to the threshold) and the
+ * smallest new key sorts at or after the segment's last key, dead or not
+ * (it is the segment's upper bound).  The comparator decides: an image may
+ * tie on distinct keys.
+ *
+ * Keys equal to the old last key may go to the new segment: a run of equal
+ * keys then spans a segment boundary, as after a build that cut a run.
+ * Scans search the static stage by the comparator across segments, and
+ * route later pending entries equal to the new segment's first key to it.
+ */
+static bool
+append_keeps_segment(Relation index, LearnedKeyInfo *ki, const LearnedSegment *seg,
+					 const LearnedEntry *first_new)
+{
+	BlockNumber blkno;
+	Buffer		buf;
+	Page		page;
+	int			n;
+	bool		res;
+
+	if (seg->npages < LEARNED_APPEND_KEEP_MIN_PAGES || seg->nitems == 0)
+		return false;
+	blkno = seg->start_blk + seg->npages - 1;
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
+	n = LearnedPageGetOpaque(page)->nitems;
+	if (n == 0 || n > ki->layout.capacity)
+		LearnedReportCorrupt(index, blkno, "leaf page does not match its directory");
+	res = LearnedKeyCmp(ki, first_new->key,
+						LearnedKeyFetch(ki, LearnedLeafKeyPtr(page, &ki->layout, n - 1))) >= 0;
+	UnlockReleaseBuffer(buf);
+	return res;
+}
+
 /* live TIDs of the NULL run */
 static void
 read_nulls(Relation index, BlockNumber start, uint32 npages,
@@ -578,6 +618,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	for (s = 0; s < dir->nsegments || (s == 0 && pr.nkeys > 0); s++)
 	{
 		Size		q = p;
+		bool		append;
 
 		if (dir->nsegments == 0)
 			q = pr.nkeys;		/* an empty static stage: everything */
@@ -612,7 +653,15 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 		else
 			q = pr.nkeys;
 
-		if (dir->nsegments > 0 && q == p &&
+		/*
+		 * The append path: entries past the last segment's last key become
+		 * new segment(s) after it, and it keeps its pages (an append-only
+		 * workload then writes only the new keys' pages).
+		 */
+		append = dir->nsegments > 0 && q > p && s + 1 == dir->nsegments &&
+			!(rewrite && s < nrewrite && rewrite[s]) &&
+			append_keeps_segment(index, &ki, &dir->segments[s], &pr.keys[p]);
+		if (dir->nsegments > 0 && (q == p || append) &&
 			!(rewrite && s < nrewrite && rewrite[s]))
 		{
 			/* untouched: keep its pages, copy its descriptor and pieces */
@@ -644,6 +693,13 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 				LearnedSegmentSetAddZone(&set, z, z);
 			}
 			nstatic += seg->nitems;
+			if (append)
+			{
+				LearnedWriteSegments(index, &ki, meta.error_bound, pr.keys + p, q - p,
+									 gen, false, &set);
+				nstatic += q - p;
+				learned_fault("merge-after-append-segment");
+			}
 		}
 		else
 		{
@@ -981,7 +1037,8 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 	uint64		pending = appended - meta->pending_merged;
 	double		ratio = learned_get_merge_ratio(index);
 	int64		limit_bytes = (int64) learned_get_pending_limit(index) * 1024;
-	int64		bytes = (int64) meta->pending_pages * BLCKSZ;
+	/* the records' bytes: pages are not filled (insert.c) */
+	int64		bytes = (int64) pending * (int64) LearnedPendingItemSize(meta->keylen);
 	bool		by_ratio = meta->nstatic > 0 && (double) pending > (double) meta->nstatic / ratio;
 	bool		by_size = bytes > limit_bytes;
 	TimestampTz now;
