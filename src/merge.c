@@ -421,7 +421,7 @@ append_keeps_segment(Relation index, LearnedKeyInfo *ki, const LearnedSegment *s
 	BlockNumber blkno;
 	Buffer		buf;
 	Page		page;
-	int			n;
+	LearnedLeafView view;
 	bool		res;
 
 	if (seg->npages < LEARNED_APPEND_KEEP_MIN_PAGES || seg->nitems == 0)
@@ -431,11 +431,12 @@ append_keeps_segment(Relation index, LearnedKeyInfo *ki, const LearnedSegment *s
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
-	n = LearnedPageGetOpaque(page)->nitems;
-	if (n == 0 || n > ki->layout.capacity)
+	/* either leaf format: the view validates a compressed page */
+	LearnedLeafOpen(index, page, blkno, &ki->layout, &view);
+	if (view.nitems == 0)
 		LearnedReportCorrupt(index, blkno, "leaf page does not match its directory");
 	res = LearnedKeyCmp(ki, first_new->key,
-						LearnedKeyFetch(ki, LearnedLeafKeyPtr(page, &ki->layout, n - 1))) >= 0;
+						LearnedLeafViewKey(&view, ki, view.nitems - 1)) >= 0;
 	UnlockReleaseBuffer(buf);
 	return res;
 }
