@@ -71,7 +71,7 @@ END $$;
 CREATE TABLE ap (id serial, k int8);
 INSERT INTO ap (k) SELECT i * 10 FROM generate_series(1, 80000) i;
 INSERT INTO ap (k) SELECT 800000 FROM generate_series(1, 4);
-CREATE INDEX ap_k ON ap USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
+CREATE INDEX ap_k ON ap USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000, compression = off);
 ANALYZE ap;
 CREATE TABLE seg_before AS SELECT * FROM learned_index_segments('ap_k');
 -- The segments now, with whether each one kept the blocks it had in the
@@ -164,7 +164,7 @@ SELECT averify('ap');
 
 -- 6. The same in zone-map mode: kept segments keep their zone maps.
 DROP INDEX ap_k;
-CREATE INDEX ap_k ON ap USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000, mode = zonemap);
+CREATE INDEX ap_k ON ap USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000, mode = zonemap, compression = off);
 DROP TABLE seg_before;
 CREATE TABLE seg_before AS SELECT * FROM learned_index_segments('ap_k');
 SELECT segment, kind, pages FROM learned_index_segments('ap_k') ORDER BY segment;
