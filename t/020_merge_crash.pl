@@ -39,7 +39,7 @@ $node->safe_psql('postgres', q{
 CREATE TABLE t (id serial, k int8, v text) WITH (autovacuum_enabled = off);
 INSERT INTO t (k, v) SELECT (i::int8 * 7919) % 1000000, 'b' FROM generate_series(1, 100000) i;
 INSERT INTO t (k, v) SELECT NULL, 'n' FROM generate_series(1, 50);
-CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 1, pending_limit = 2000000);
+CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 1, pending_limit = 2000000, compression = off);
 ANALYZE t;
 });
 
