@@ -327,6 +327,24 @@ leco_bits(leco_u128 x)
 }
 
 /*
+ * The point of target interval k, [lo[k], hi[k]], nearest to the line
+ * anchor + pred(k), as an offset from the line (0 if the line passes through
+ * it); *rlp gets the interval's lower end as such an offset.
+ */
+static inline leco_i128
+leco_nearest(const uint64_t *lo, const uint64_t *hi, uint32_t k,
+			 uint64_t anchor, int64_t slope, unsigned sh, leco_i128 *rlp)
+{
+	leco_i128	y = (leco_i128) anchor + leco_pred(slope, sh, k);
+	leco_i128	rl = (leco_i128) lo[k] - y;
+	leco_i128	rh = (leco_i128) hi[k] - y;
+
+	if (rlp)
+		*rlp = rl;
+	return rl > 0 ? rl : (rh < 0 ? rh : 0);
+}
+
+/*
  * Residuals of one model over targets [lo, hi] (s .. s+len-1): each is the
  * point of its target interval nearest to the line (0 if the line passes
  * through it), snapped to the grid rmin + j * 2^q.  Returns the width b, or
@@ -354,10 +372,7 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 
 		for (k = 0; k < len; k++)
 		{
-			leco_i128	y = (leco_i128) anchor + leco_pred(slope, sh, k);
-			leco_i128	rl = (leco_i128) lo[k] - y;
-			leco_i128	rh = (leco_i128) hi[k] - y;
-			leco_i128	c = rl > 0 ? rl : (rh < 0 ? rh : 0);
+			leco_i128	c = leco_nearest(lo, hi, k, anchor, slope, sh, NULL);
 
 			if (k == 0 || c < rmin)
 				rmin = c;
@@ -374,20 +389,15 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 
 	for (k = 0; k < len; k++)
 	{
-		leco_i128	y = (leco_i128) anchor + leco_pred(slope, sh, k);
-		leco_i128	rl = (leco_i128) lo[k] - y;
-		leco_i128	rh = (leco_i128) hi[k] - y;
-		leco_i128	c = rl > 0 ? rl : (rh < 0 ? rh : 0);
+		leco_i128	c = leco_nearest(lo, hi, k, anchor, slope, sh, NULL);
 
 		if (k == 0 || c < rmin)
 			rmin = c;
 	}
 	for (k = 0; k < len; k++)
 	{
-		leco_i128	y = (leco_i128) anchor + leco_pred(slope, sh, k);
-		leco_i128	rl = (leco_i128) lo[k] - y;
-		leco_i128	rh = (leco_i128) hi[k] - y;
-		leco_i128	c = rl > 0 ? rl : (rh < 0 ? rh : 0);
+		leco_i128	rl;
+		leco_i128	c = leco_nearest(lo, hi, k, anchor, slope, sh, &rl);
 		leco_i128	r;
 		leco_u128	uk;
 
