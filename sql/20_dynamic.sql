@@ -22,15 +22,8 @@
 -- by lcheck against a sequential scan; one summary line.  Keys are in
 -- [-10, 400000) plus extremes.
 CREATE FUNCTION dverify(tab text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-    q text;
-    res text;
-    checks int := 0;
-    nrows bigint := 0;
-    bad text[] := '{}';
-BEGIN
-    FOREACH q IN ARRAY ARRAY[
+LANGUAGE sql AS $$
+    SELECT lcheck_many(tab, ARRAY[
         'SELECT k FROM %I ORDER BY k',
         'SELECT k FROM %I ORDER BY k DESC',
         'SELECT k FROM %I ORDER BY k LIMIT 7',
@@ -58,21 +51,8 @@ BEGIN
         'SELECT k FROM %I WHERE k IN (5, 100, 105, 12345, 77777, 199990, 250000) ORDER BY k',
         'SELECT k FROM %I WHERE k IN (5, 100, 105, 12345, 77777, 199990, 250000) ORDER BY k DESC',
         'SELECT count(*) FROM %I WHERE k > 0',
-        'SELECT count(*) FROM %I WHERE k IS NULL'] LOOP
-        q := format(q, tab);
-        res := lcheck(q, CASE WHEN q ~ '^SELECT id' THEN 'is,bis'
-                              WHEN q ~ 'ORDER BY' THEN 'is,ios'
-                              ELSE 'is,ios,bis' END);
-        checks := checks + 1;
-        nrows := nrows + substring(res from 'rows=(\d+)')::int;
-        IF res ~ ':(WRONG|noidx)' THEN
-            bad := bad || (q || ' => ' || res);
-        END IF;
-    END LOOP;
-    RETURN format('checks=%s rows=%s', checks, nrows) ||
-           CASE WHEN cardinality(bad) = 0 THEN ' all ok'
-                ELSE ' FAILED: ' || array_to_string(bad, '; ') END;
-END $$;
+        'SELECT count(*) FROM %I WHERE k IS NULL'])
+$$;
 
 -- dstate(idx): the deterministic part of learned_index_info.
 CREATE FUNCTION dstate(idx regclass) RETURNS text

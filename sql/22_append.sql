@@ -20,15 +20,8 @@
 -- averify(tab): queries on k around the boundary key 800000, each checked
 -- by lcheck against a sequential scan; one summary line.
 CREATE FUNCTION averify(tab text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-    q text;
-    res text;
-    checks int := 0;
-    nrows bigint := 0;
-    bad text[] := '{}';
-BEGIN
-    FOREACH q IN ARRAY ARRAY[
+LANGUAGE sql AS $$
+    SELECT lcheck_many(tab, ARRAY[
         'SELECT k FROM %I ORDER BY k',
         'SELECT k FROM %I ORDER BY k DESC',
         'SELECT k FROM %I WHERE k >= 799990 ORDER BY k',
@@ -49,22 +42,8 @@ BEGIN
         'SELECT id, k FROM %I WHERE k = 799990',
         'SELECT id, k FROM %I WHERE k BETWEEN 799000 AND 801000',
         'SELECT count(*), sum(hashint8(id)) FROM %I WHERE k >= 0',
-        'SELECT count(*) FROM %I WHERE k >= 800000'] LOOP
-        q := format(q, tab);
-        res := lcheck(q, CASE WHEN q ~ '^SELECT id' THEN 'is,bis'
-                              WHEN q ~ 'ORDER BY' THEN 'is,ios'
-                              WHEN q ~ 'hashint8' THEN 'is,bis'
-                              ELSE 'is,ios,bis' END);
-        checks := checks + 1;
-        nrows := nrows + substring(res from 'rows=(\d+)')::int;
-        IF res ~ ':(WRONG|noidx)' THEN
-            bad := bad || (q || ' => ' || res);
-        END IF;
-    END LOOP;
-    RETURN format('checks=%s rows=%s', checks, nrows) ||
-           CASE WHEN cardinality(bad) = 0 THEN ' all ok'
-                ELSE ' FAILED: ' || array_to_string(bad, '; ') END;
-END $$;
+        'SELECT count(*) FROM %I WHERE k >= 800000'])
+$$;
 
 -- 80000 keys 10, 20, ..., 800000, plus 4 more rows of the last key: two
 -- segments of about 70 pages.  No merge but the ones asked for.

@@ -105,3 +105,33 @@ BEGIN
     PERFORM lcheck_set(saved[1], saved[2], saved[3], saved[4]);
     RETURN out;
 END $$;
+
+-- lcheck_many(tab, queries): lcheck() on each query, a format() template
+-- whose %I is the table, with the modes its shape allows (a query fetching
+-- id or hashing it: is,bis; ORDER BY: is,ios; else is,ios,bis).  Returns
+-- 'checks=N rows=M all ok', or the failing queries.
+CREATE OR REPLACE FUNCTION lcheck_many(tab text, qs text[]) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    q text;
+    res text;
+    checks int := 0;
+    nrows bigint := 0;
+    bad text[] := '{}';
+BEGIN
+    FOREACH q IN ARRAY qs LOOP
+        q := format(q, tab);
+        res := lcheck(q, CASE WHEN q ~ '^SELECT id' THEN 'is,bis'
+                              WHEN q ~ 'ORDER BY' THEN 'is,ios'
+                              WHEN q ~ 'hashint8' THEN 'is,bis'
+                              ELSE 'is,ios,bis' END);
+        checks := checks + 1;
+        nrows := nrows + substring(res from 'rows=(\d+)')::int;
+        IF res ~ ':(WRONG|noidx)' THEN
+            bad := bad || (q || ' => ' || res);
+        END IF;
+    END LOOP;
+    RETURN format('checks=%s rows=%s', checks, nrows) ||
+           CASE WHEN cardinality(bad) = 0 THEN ' all ok'
+                ELSE ' FAILED: ' || array_to_string(bad, '; ') END;
+END $$;
