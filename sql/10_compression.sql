@@ -49,18 +49,18 @@ INSERT INTO ct VALUES
 -- heap order follows i2 for a while: correlated TIDs too
 INSERT INTO ct (id, i2, i4, i8) SELECT 40000 + i, 12345, 12345, 12345 FROM generate_series(1, 3000) i;
 VACUUM ANALYZE ct;
-CREATE INDEX ct_i2 ON ct USING learned (i2);
-CREATE INDEX ct_i4 ON ct USING learned (i4);
-CREATE INDEX ct_i8 ON ct USING learned (i8) WITH (error_bound = 4);
-CREATE INDEX ct_o ON ct USING learned (o);
-CREATE INDEX ct_d ON ct USING learned (d);
-CREATE INDEX ct_ts ON ct USING learned (ts);
-CREATE INDEX ct_tz ON ct USING learned (tz DESC);
-CREATE INDEX ct_ti ON ct USING learned (ti) WITH (mode = zonemap);
-CREATE INDEX ct_f8 ON ct USING learned (f8);
-CREATE INDEX ct_u ON ct USING learned (u);
-CREATE INDEX ct_c2 ON ct USING learned (c2, i4);
-CREATE INDEX ct_inc ON ct USING learned (i8) INCLUDE (i4);
+CREATE INDEX ct_i2 ON ct USING learned (i2) WITH (compression = on);
+CREATE INDEX ct_i4 ON ct USING learned (i4) WITH (compression = on);
+CREATE INDEX ct_i8 ON ct USING learned (i8) WITH (error_bound = 4, compression = on);
+CREATE INDEX ct_o ON ct USING learned (o) WITH (compression = on);
+CREATE INDEX ct_d ON ct USING learned (d) WITH (compression = on);
+CREATE INDEX ct_ts ON ct USING learned (ts) WITH (compression = on);
+CREATE INDEX ct_tz ON ct USING learned (tz DESC) WITH (compression = on);
+CREATE INDEX ct_ti ON ct USING learned (ti) WITH (mode = zonemap, compression = on);
+CREATE INDEX ct_f8 ON ct USING learned (f8) WITH (compression = on);
+CREATE INDEX ct_u ON ct USING learned (u) WITH (compression = on);
+CREATE INDEX ct_c2 ON ct USING learned (c2, i4) WITH (compression = on);
+CREATE INDEX ct_inc ON ct USING learned (i8) INCLUDE (i4) WITH (compression = on);
 -- integer-like keys compress (and hold more per page); floats, uuid,
 -- composite keys and INCLUDE columns stay plain
 SELECT c.relname, i.compression, i.compressed_pages = i.leaf_pages AS all_compressed,
@@ -143,7 +143,7 @@ SELECT lcheck('SELECT k FROM cm WHERE k BETWEEN 4990 AND 5020 ORDER BY k', 'is,i
 -- most), then a merge into them
 CREATE TABLE cs (id serial, k int8);
 INSERT INTO cs (k) SELECT (i::int8 * 7919) % 700001 * 3 FROM generate_series(1, 700001) i;
-CREATE INDEX cs_k ON cs USING learned (k) WITH (merge_ratio = 1000);
+CREATE INDEX cs_k ON cs USING learned (k) WITH (merge_ratio = 1000, compression = on);
 SELECT segments > 1 AS several, compressed_pages = leaf_pages AS all_compressed,
        mean_items_per_page > 4 * items_per_page AS much_denser
 FROM learned_index_info('cs_k');

@@ -1,7 +1,7 @@
--- 14_differential_model: 07_differential with mode = model on every
+-- 11_differential_compressed: 07_differential with compression = on on every
 -- index (so merges write their segments so too), 100 queries a round.
 SET ldiff.nq = 100;
-SET ldiff.mode = 'model';
+SET ldiff.compression = 'on';
 \i sql/07_differential.sql
-RESET ldiff.mode;
+RESET ldiff.compression;
 RESET ldiff.nq;

@@ -1,0 +1,10 @@
+-- 13_differential_compressed_zonemap: 07_differential with compression = on
+-- mode = zonemap on every index (so merges write their segments so too), 100
+-- queries a round.
+SET ldiff.nq = 100;
+SET ldiff.compression = 'on';
+SET ldiff.mode = 'zonemap';
+\i sql/07_differential.sql
+RESET ldiff.compression;
+RESET ldiff.mode;
+RESET ldiff.nq;
