@@ -32,8 +32,12 @@ INSERT INTO t (k, v) SELECT NULL, 'n' FROM generate_series(1, 100);
 # 1. The build itself is WAL-logged: crash right after CREATE INDEX, with no
 # checkpoint in between.
 $node->safe_psql('postgres', 'CHECKPOINT');
-$node->safe_psql('postgres', 'CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 1)');
+# compressed leaf pages (plain ones are crash-tested by t/020 and t/027)
+$node->safe_psql('postgres', 'CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 1, compression = on)');
 ok(uses_learned_index($node, 't'), 'the learned index is used');
+is($node->safe_psql('postgres',
+		"SELECT compressed_pages > 0 AND compressed_pages = leaf_pages FROM learned_index_info('t_k')"),
+	't', 'the build wrote compressed leaf pages');
 my $before = index_vs_seq($node, 't', 'after build');
 crash_restart($node);
 is(index_vs_seq($node, 't', 'crash after build'), $before, 'crash after build: same answers as before the crash');

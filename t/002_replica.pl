@@ -43,8 +43,12 @@ $primary->safe_psql('postgres', q{
 CREATE TABLE t (id serial, k int8, v text);
 INSERT INTO t (k, v) SELECT (i * 7919) % 1000000, 'b' FROM generate_series(1, 30000) i;
 INSERT INTO t (k, v) SELECT NULL, 'n' FROM generate_series(1, 50);
-CREATE INDEX t_k ON t USING learned (k) WITH (error_bound = 8, merge_ratio = 10);
+CREATE INDEX t_k ON t USING learned (k) WITH (error_bound = 8, merge_ratio = 10, compression = on);
 });
+# compressed leaf pages here (plain ones replay in t/022 and t/040)
+is($primary->safe_psql('postgres',
+		"SELECT compressed_pages > 0 FROM learned_index_info('t_k')"),
+	't', 'the build wrote compressed leaf pages');
 test_replay('initial');
 all_rows_found($standby, 't', 'standby after build');
 
@@ -76,6 +80,9 @@ test_replay('truncate and insert');
 $primary->safe_psql('postgres', 'REINDEX INDEX CONCURRENTLY t_k');
 test_replay('reindex concurrently');
 all_rows_found($standby, 't', 'standby at the end');
+is($primary->safe_psql('postgres',
+		"SELECT compressed_pages > 0 FROM learned_index_info('t_k')"),
+	't', 'merges and REINDEX kept the leaf pages compressed');
 
 # The standby can be promoted and keeps using (and updating) the index.
 $standby->promote;
