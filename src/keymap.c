@@ -619,8 +619,8 @@ strmap_get(LearnedColumn *c)
 
 	if (c->strmap)
 		return (StrMap *) c->strmap;
-	/* lives as long as the column array it belongs to */
-	cxt = GetMemoryChunkContext(c);
+	/* lives as long as the column it belongs to */
+	cxt = c->cxt ? c->cxt : CurrentMemoryContext;
 	sm = MemoryContextAllocZero(cxt, sizeof(StrMap));
 	if (c->type == BYTEAOID || !OidIsValid(c->collation) || lc_collate_is_c(c->collation))
 	{
@@ -1076,4 +1076,25 @@ LearnedKeyImagesTrusted(LearnedKeyInfo *ki)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * true if some key column's image depends on a collation library (text,
+ * bpchar, name not under "C"): merge.c then places pending keys by the
+ * comparator, not by the directory's stored images.
+ */
+bool
+LearnedKeyImagesCollated(LearnedKeyInfo *ki)
+{
+	int			i;
+
+	for (i = 0; i < ki->nkeys; i++)
+	{
+		LearnedColumn *c = &ki->cols[i];
+
+		if ((c->type == TEXTOID || c->type == BPCHAROID || c->type == NAMEOID) &&
+			!strmap_get(c)->c_order)
+			return true;
+	}
+	return false;
 }
