@@ -960,25 +960,16 @@ prepare_varlena(Datum value)
 		if (DatumGetPointer(c) != NULL)
 			v = (struct varlena *) DatumGetPointer(c);
 	}
-	if (VARATT_IS_COMPRESSED(v) || !VARATT_CAN_MAKE_SHORT(v))
+	if (VARATT_IS_SHORT(v))
 	{
-		if (VARATT_IS_SHORT(v))
-		{
-			/* too long for a short header: cannot happen, but be exact */
-			sz = VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ;
-			d = palloc(sz);
-			SET_VARSIZE(d, sz);
-			memcpy(VARDATA(d), VARDATA_SHORT(v), sz - VARHDRSZ);
-			return d;
-		}
-		sz = VARSIZE(v);
+		sz = VARSIZE_SHORT(v);
 		d = palloc(sz);
 		memcpy(d, v, sz);
 		return d;
 	}
-	if (VARATT_IS_SHORT(v))
+	if (VARATT_IS_COMPRESSED(v) || !VARATT_CAN_MAKE_SHORT(v))
 	{
-		sz = VARSIZE_SHORT(v);
+		sz = VARSIZE(v);
 		d = palloc(sz);
 		memcpy(d, v, sz);
 		return d;
