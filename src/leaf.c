@@ -27,6 +27,16 @@
 #include "learned.h"
 
 /*
+ * Keys stored after a page prefix (LEARNED_LEAF_PREFIX): one column of a
+ * type whose value is its bytes (text, bpchar, bytea; varchar uses text).
+ */
+static inline bool
+vw_prefix_ok(const LearnedKeyInfo *ki)
+{
+	return ki->layout.prefix_ok;
+}
+
+/*
  * How a single-column key of this index is imaged for a compressed page,
  * or LEARNED_CKEY_NONE if its pages stay plain.  Composite keys and
  * INCLUDE columns, floats (the stored bits are not an integer order),
@@ -117,6 +127,19 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 			ph->pd_lower > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
 			LearnedReportCorrupt(index, blkno, "bad variable-width leaf page header");
 		v->nitems = n;
+		v->plen = 0;
+		v->prefix = NULL;
+		if (opaque->flags & LEARNED_LEAF_PREFIX)
+		{
+			uint16		plen;
+
+			memcpy(&plen, (char *) page + LearnedVwKeysOff(n), sizeof(plen));
+			if (!layout->prefix_ok || plen == 0 || plen > LEARNED_MAX_ENTRY_SIZE ||
+				LearnedVwKeysOff(n) + sizeof(uint16) + plen > ph->pd_lower)
+				LearnedReportCorrupt(index, blkno, "bad variable-width leaf page prefix");
+			v->plen = plen;
+			v->prefix = (char *) page + LearnedVwKeysOff(n) + sizeof(uint16);
+		}
 		return;
 	}
 	if (!v->compressed)
@@ -141,6 +164,8 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 	}
 }
 
+#define VW_RING 4
+
 /*
  * The key at slot of a variable-width page: its offset and its bytes are
  * checked to lie inside the page's key area before anyone reads them.
@@ -156,7 +181,46 @@ LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 	if (off < LearnedVwKeysOff(v->nitems) || off >= lower ||
 		LearnedKeySizeBounded(ki, page + off, lower - off) < 0)
 		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
-	return PointerGetDatum(page + off);
+	if (v->plen == 0)
+		return PointerGetDatum(page + off);
+	else
+	{
+		/*
+		 * The key is the page's prefix then this suffix: rebuild it, with
+		 * the header the whole value was stored with (short if its data
+		 * fits one), in the next buffer of a small ring.  The Datum stays
+		 * valid for the next VW_RING - 1 rebuilds: every caller uses a key
+		 * before it reads the next one, or copies it.
+		 */
+		static char ring[VW_RING][MAXALIGN(LEARNED_MAX_ENTRY_SIZE) + 8] pg_attribute_aligned(MAXIMUM_ALIGNOF);
+		static int	next = 0;
+		const char *sfx = page + off;
+		Size		slen;
+		Size		len;
+		char	   *dst;
+
+		if (VARATT_IS_COMPRESSED(sfx) || off < LearnedVwKeysOff(v->nitems) + 2 + v->plen)
+			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
+		slen = VARSIZE_ANY_EXHDR(sfx);
+		len = v->plen + slen;
+		if (len + VARHDRSZ > sizeof(ring[0]))
+			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
+		dst = ring[next];
+		next = (next + 1) % VW_RING;
+		if (len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
+		{
+			SET_VARSIZE_SHORT(dst, len + VARHDRSZ_SHORT);
+			memcpy(dst + VARHDRSZ_SHORT, v->prefix, v->plen);
+			memcpy(dst + VARHDRSZ_SHORT + v->plen, VARDATA_ANY(sfx), slen);
+		}
+		else
+		{
+			SET_VARSIZE(dst, len + VARHDRSZ);
+			memcpy(dst + VARHDRSZ, v->prefix, v->plen);
+			memcpy(dst + VARHDRSZ + v->plen, VARDATA_ANY(sfx), slen);
+		}
+		return PointerGetDatum(dst);
+	}
 }
 
 /* the out-of-line half of LearnedLeafViewKey */
@@ -367,31 +431,113 @@ vw_overhead(Size m)
 	return LearnedVwKeysOff(m) - LEARNED_LEAF_DATA_OFFSET;
 }
 
+/* a stored single-column key's data bytes, or NULL if it is compressed */
+static inline const char *
+vw_data(Datum key, Size *len)
+{
+	const char *p = DatumGetPointer(key);
+
+	if (VARATT_IS_COMPRESSED(p))
+		return NULL;
+	*len = VARSIZE_ANY_EXHDR(p);
+	return VARDATA_ANY(p);
+}
+
+/*
+ * The common prefix of the data of c keys, if the index stores page
+ * prefixes and it is worth one (at least 2 bytes, no compressed key), else
+ * 0.  The common prefix of a set is the shortest common prefix of its
+ * first element with each other one (the order need not be bytewise).
+ */
+static Size
+vw_chunk_prefix(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
+{
+	const char *first;
+	Size		flen;
+	Size		lcp;
+	Size		i;
+
+	if (!vw_prefix_ok(ki) || c < 2)
+		return 0;
+	first = vw_data(e[0].key, &flen);
+	if (first == NULL)
+		return 0;
+	lcp = Min(flen, (Size) LEARNED_MAX_ENTRY_SIZE);
+	for (i = 1; i < c && lcp > 0; i++)
+	{
+		Size		len;
+		const char *d = vw_data(e[i].key, &len);
+		Size		k = 0;
+
+		if (d == NULL)
+			return 0;
+		lcp = Min(lcp, len);
+		while (k < lcp && d[k] == first[k])
+			k++;
+		lcp = k;
+	}
+	return lcp >= 2 ? lcp : 0;
+}
+
+/* the most a suffix of slen data bytes takes: header, and padding for a long one */
+static inline Size
+vw_suffix_cost(Size slen)
+{
+	if (slen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
+		return slen + VARHDRSZ_SHORT;
+	return slen + VARHDRSZ + (ALIGNOF_INT - 1);
+}
+
+/* the most page bytes c entries take; *plen gets the prefix they would share */
+static Size
+vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, Size *plen)
+{
+	Size		lcp = vw_chunk_prefix(ki, e, c);
+	Size		need = vw_overhead(c);
+	Size		i;
+
+	if (lcp > 0)
+	{
+		need += sizeof(uint16) + lcp;
+		for (i = 0; i < c; i++)
+		{
+			Size		len = 0;
+
+			(void) vw_data(e[i].key, &len);
+			need += vw_suffix_cost(len - lcp);
+		}
+	}
+	else
+		for (i = 0; i < c; i++)
+			need += LearnedKeySize(ki, e[i].key) + (LearnedKeyAlign(ki, e[i].key) - 1);
+	*plen = lcp;
+	return need;
+}
+
 /*
  * Plan the next variable-width segment of entries[0..n-1]: the largest P
  * (up to LEARNED_VW_MAX_ITEMS) such that every chunk of P entries of the
  * segment (its first min(n, LEARNED_SEGMENT_MAX_PAGES * P) entries) fits a
- * page, counting each key at its size plus the most padding its alignment
- * can cost.  Keeping P fixed inside a segment keeps ranks arithmetic (page
- * r / P, slot r % P), so the models and the dead bitmap work unchanged;
- * the price is that the segment's largest chunk of keys sets every page's
- * count.  Each pass scales P by the worst chunk and retries until all fit
- * (P strictly decreases; a single entry always fits, LEARNED_MAX_ENTRY_SIZE
- * being far below a page).  Returns P; *cnt is the segment's entry count.
+ * page, counting each key at the most it can take (its size and alignment
+ * padding, or its suffix after the chunk's common prefix).  Keeping P fixed
+ * inside a segment keeps ranks arithmetic (page r / P, slot r % P), so the
+ * models and the dead bitmap work unchanged; the price is that the
+ * segment's largest chunk of keys sets every page's count.  The first
+ * LEARNED_VW_MAX_ITEMS entries give a first P; each pass then scales P by
+ * the worst chunk and retries until all fit (P strictly decreases; a single
+ * entry always fits, LEARNED_MAX_ENTRY_SIZE being far below a page).
+ * Returns P; *cnt is the segment's entry count.
  */
 int
 LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 					Size n, Size *cnt)
 {
-	Size		range = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * LEARNED_VW_MAX_ITEMS);
-	Size	   *prefix = palloc_extended(sizeof(Size) * (range + 1), MCXT_ALLOC_HUGE);
 	int			P = (int) Min(n, (Size) LEARNED_VW_MAX_ITEMS);
-	Size		i;
+	Size		plen;
+	Size		need = vw_chunk_need(ki, entries, P, &plen);
 
-	prefix[0] = 0;
-	for (i = 0; i < range; i++)
-		prefix[i + 1] = prefix[i] + LearnedKeySize(ki, entries[i].key) +
-			(LearnedKeyAlign(ki, entries[i].key) - 1);
+	if (need > LEARNED_LEAF_SPACE)
+		P = (int) Max(1.0, Min((double) P * LEARNED_LEAF_SPACE / need, (double) (P - 1)));
 	for (;;)
 	{
 		Size		r = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * P);
@@ -401,9 +547,8 @@ LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 		for (done = 0; done < r; done += P)
 		{
 			Size		c = Min((Size) P, r - done);
-			Size		need = vw_overhead(c) + prefix[done + c] - prefix[done];
 
-			worst = Max(worst, need);
+			worst = Max(worst, vw_chunk_need(ki, entries + done, c, &plen));
 		}
 		if (worst <= LEARNED_LEAF_SPACE)
 		{
@@ -415,7 +560,6 @@ LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 		P = (int) Max(1.0, Min((double) P * LEARNED_LEAF_SPACE / worst, (double) (P - 1)));
 		CHECK_FOR_INTERRUPTS();
 	}
-	pfree(prefix);
 	return P;
 }
 
@@ -440,22 +584,59 @@ LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
 		Page		page;
 		int			cnt = (int) Min((Size) P, n - done);
 		int			pos = LearnedVwKeysOff(cnt);
+		Size		plen = vw_chunk_prefix(ki, entries + done, cnt);
 		int			i;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
 		LearnedInitPage(page, LEARNED_PAGE_LEAF, generation);
+		if (plen > 0)
+		{
+			/* the prefix once, then each key's suffix as a varlena */
+			uint16		pl = (uint16) plen;
+			Size		flen;
+
+			memcpy((char *) page + pos, &pl, sizeof(pl));
+			memcpy((char *) page + pos + sizeof(pl), vw_data(entries[done].key, &flen), plen);
+			pos += sizeof(pl) + plen;
+			LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_PREFIX;
+		}
 		for (i = 0; i < cnt; i++)
 		{
 			const LearnedEntry *e = &entries[done + i];
-			Size		sz = LearnedKeySize(ki, e->key);
+			Size		sz;
 			uint16		off;
 
-			pos = TYPEALIGN(LearnedKeyAlign(ki, e->key), pos);
-			if (pos + sz > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
-				elog(ERROR, "learned index: variable-width page overflow");
+			if (plen > 0)
+			{
+				Size		len = 0;
+				const char *d = vw_data(e->key, &len);
+				Size		slen = len - plen;
+
+				if (slen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
+					sz = slen + VARHDRSZ_SHORT;
+				else
+				{
+					pos = TYPEALIGN(ALIGNOF_INT, pos);
+					sz = slen + VARHDRSZ;
+				}
+				if (pos + sz > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
+					elog(ERROR, "learned index: variable-width page overflow");
+				if (sz == slen + VARHDRSZ_SHORT)
+					SET_VARSIZE_SHORT((char *) page + pos, sz);
+				else
+					SET_VARSIZE((char *) page + pos, sz);
+				memcpy(VARDATA_ANY((char *) page + pos), d + plen, slen);
+			}
+			else
+			{
+				sz = LearnedKeySize(ki, e->key);
+				pos = TYPEALIGN(LearnedKeyAlign(ki, e->key), pos);
+				if (pos + sz > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
+					elog(ERROR, "learned index: variable-width page overflow");
+				memcpy((char *) page + pos, DatumGetPointer(e->key), sz);
+			}
 			off = (uint16) pos;
-			memcpy((char *) page + pos, DatumGetPointer(e->key), sz);
 			memcpy((char *) page + LearnedVwTidsOff(cnt) + i * sizeof(ItemPointerData),
 				   &e->tid, sizeof(ItemPointerData));
 			memcpy((char *) page + LearnedVwOffsOff(cnt) + i * sizeof(uint16),

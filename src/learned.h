@@ -124,6 +124,8 @@ typedef struct LearnedPageOpaqueData
 #define LEARNED_LEAF_COMPRESSED	0x0001
 /* a leaf page of variable-width keys (leaf.c: bitmap, TIDs, offsets, keys) */
 #define LEARNED_LEAF_VARWIDTH	0x0002
+/* ... whose keys are stored after the page's common prefix (leaf.c) */
+#define LEARNED_LEAF_PREFIX		0x0004
 
 /*
  * keylen of an index whose stored keys vary in size (a text, bytea or
@@ -320,6 +322,7 @@ typedef struct LearnedLeafLayout
 	int			tids_off;		/* byte offsets from page start */
 	int			dead_off;
 	int			end_off;		/* pd_lower */
+	bool		prefix_ok;		/* varwidth pages may have a prefix (leaf.c) */
 } LearnedLeafLayout;
 
 /*
@@ -589,6 +592,8 @@ typedef struct LearnedLeafView
 	LcpView		lcp;			/* compressed: the validated runs */
 	Relation	index;			/* varwidth: to report damage */
 	BlockNumber blkno;
+	int			plen;			/* LEARNED_LEAF_PREFIX: the common prefix */
+	const char *prefix;
 } LearnedLeafView;
 
 extern int	LearnedCompressKeyKind(const LearnedKeyInfo *ki);

@@ -8,6 +8,7 @@
 #include "access/genam.h"
 #include "access/xlog.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_type_d.h"
 #include "storage/lmgr.h"
 #include "miscadmin.h"
 #include "utils/hsearch.h"
@@ -47,6 +48,7 @@ LearnedLeafLayoutInit(LearnedLeafLayout *layout, int keylen)
 		if (dead_off + (cap + 7) / 8 <= limit)
 		{
 			layout->keylen = keylen;
+			layout->prefix_ok = false;
 			layout->capacity = cap;
 			layout->tids_off = tids_off;
 			layout->dead_off = dead_off;
@@ -271,6 +273,9 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 	memset(&ki->map, 0, sizeof(ki->map));
 	ki->map.natts = (uint16) nkeys;
 	LearnedLeafLayoutInit(&ki->layout, ki->keylen);
+	/* one column whose value is its bytes: pages store a common prefix once */
+	ki->layout.prefix_ok = varwidth && natts == 1 &&
+		(ki->keytype == TEXTOID || ki->keytype == BPCHAROID || ki->keytype == BYTEAOID);
 }
 
 void
