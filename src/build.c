@@ -9,6 +9,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type_d.h"
+
 #include <sys/time.h>
 
 #include "access/tableam.h"
@@ -43,6 +45,7 @@ typedef struct BuildState
 	Size		live_nulls;
 	/* composite keys: stored bytes in chunks, per-column ranges of images */
 	MemoryContext tmpcxt;		/* a variable-width key being formed */
+	bool		string_map;		/* one string column: images after the scan */
 	char	   *chunk;
 	Size		chunk_used;
 	Size		chunk_size;
@@ -226,7 +229,9 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 									bs->ki.byref ?
 									build_key_space(bs, bs->ki.keylen, bs->ki.fixedalign) :
 									NULL);
-		e->mkey = learned_map_value(&bs->ki.cols[0], values[0], bs->ki.keytype);
+		/* a string's image waits for the key map (LearnedStringMapPlan) */
+		e->mkey = bs->string_map ? 0 :
+			learned_map_value(&bs->ki.cols[0], values[0], bs->ki.keytype);
 		e->tid = *tid;
 	}
 	bs->indtuples += 1;
@@ -437,6 +442,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		bool		comp = false;
 		LearnedCompressedPlan plan;
 		LearnedSegment *seg;
+		LearnedEntry *local;
 
 		if (LearnedKeyIsVarwidth(ki))
 			P = LearnedPlanVarwidth(ki, entries + done, n - done, &cnt);
@@ -479,14 +485,45 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		seg->generation = generation;
 		seg->first_key = entries[done].mkey;
 		seg->kind = LEARNED_SEG_MODEL;
+
+		/*
+		 * One string column: the models see the segment-local images
+		 * (keymap.c), which skip the sort-key prefix the segment's keys
+		 * share.
+		 */
+		local = NULL;
+		if (LearnedKeyLocalImages(ki))
+		{
+			LearnedKeyInfo *k = (LearnedKeyInfo *) ki;
+			int			skip = LearnedStringSkip(k, entries[done].key,
+												 entries[done + cnt - 1].key);
+
+			if (skip > 0)
+			{
+				uint8		prefix[LEARNED_STR_PREFIX_MAX];
+				Size		i;
+
+				LearnedStringPrefix(k, entries[done].key, skip, prefix);
+				local = palloc_extended(sizeof(LearnedEntry) * cnt, MCXT_ALLOC_HUGE);
+				for (i = 0; i < cnt; i++)
+				{
+					local[i] = entries[done + i];
+					local[i].mkey = LearnedStringImageAt(k, local[i].key, k->keytype,
+														 skip, prefix);
+				}
+				seg->str_skip = (uint8) skip;
+			}
+		}
 		if (set->mode != LEARNED_MODE_ZONEMAP)
-			train_segment(entries + done, cnt, eps, P, &set->pieces, &set->npieces,
-						  &set->maxpieces, &set->err_sum, &set->err_max);
+			train_segment(local ? local : entries + done, cnt, eps, P, &set->pieces,
+						  &set->npieces, &set->maxpieces, &set->err_sum, &set->err_max);
 		/* train_segment may have grown the pieces array: re-fetch seg */
 		seg = &set->segs[set->nsegs];
 		seg->npieces = (uint32) (set->npieces - seg->first_piece);
 		/* G5: model or zone map for this key range (directory.c) */
-		LearnedChooseSegmentKind(set, seg, entries + done, P);
+		LearnedChooseSegmentKind(set, seg, local ? local : entries + done, P);
+		if (local)
+			pfree(local);
 		set->nsegs++;
 		done += cnt;
 		if (building)
@@ -582,6 +619,9 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.unique = indexInfo->ii_Unique;
 	bs.tmpcxt = AllocSetContextCreate(buildCxt, "learned build key",
 									  ALLOCSET_SMALL_SIZES);
+	bs.string_map = !LearnedKeyIsComposite(&bs.ki) &&
+		(bs.ki.keytype == TEXTOID || bs.ki.keytype == BPCHAROID ||
+		 bs.ki.keytype == NAMEOID || bs.ki.keytype == BYTEAOID);
 
 	/* block 0 is the metapage; written last, once everything else exists */
 	metabuf = LearnedNewBuffer(index, MAIN_FORKNUM);
@@ -597,6 +637,16 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, LEARNED_PHASE_SCAN);
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   build_callback, (void *) &bs, NULL);
+
+	/* one string column: the shared sort-key prefix the image skips */
+	if (bs.string_map)
+	{
+		Size		i;
+
+		(void) LearnedStringMapPlan(&bs.ki, bs.entries, bs.nentries);
+		for (i = 0; i < bs.nentries; i++)
+			bs.entries[i].mkey = LearnedKeyMap(&bs.ki, bs.entries[i].key);
+	}
 
 	/* composite keys: plan the key map from the ranges seen, then map */
 	if (LearnedKeyIsComposite(&bs.ki))

@@ -123,7 +123,8 @@ encode_directory(const LearnedSegmentSet *set, Size *len)
 		c[3][s] = seg->npieces;
 		c[4][s] = seg->generation;
 		c[5][s] = (uint64) seg->kind | ((uint64) seg->zone_stride << 8) |
-			((uint64) seg->items_per_page << 24) | ((uint64) seg->compressed << 40);
+			((uint64) seg->items_per_page << 24) | ((uint64) seg->compressed << 40) |
+			((uint64) seg->str_skip << 41);
 	}
 	for (k = 0; k < 6; k++)
 		append_run(&buf, c[k], NULL, ns);
@@ -310,10 +311,11 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		uint64		blk = leco_get(runs[RUN_SEG_BLK], s);
 		uint64		gen = leco_get(runs[RUN_SEG_GEN], s);
 		uint32		P = (uint32) ((kind >> 24) & 0xFFFF);
-		bool		compressed = (kind >> 40) != 0;
+		bool		compressed = ((kind >> 40) & 1) != 0;
+		uint32		str_skip = (uint32) ((kind >> 41) & 0x7F);
 
 		/* plain pages have the metapage's capacity, compressed ones a sane one */
-		if ((kind >> 40) > 1 || P == 0 ||
+		if ((kind >> 48) != 0 || str_skip > LEARNED_STR_PREFIX_MAX || P == 0 ||
 			(compressed ? P > LCP_MAX_ITEMS :
 			 dir->keylen == LEARNED_VARWIDTH ? P > LEARNED_VW_MAX_ITEMS :
 			 P != (uint32) dir->items_per_page))
@@ -324,6 +326,7 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		seg->start_blk = (BlockNumber) blk;
 		seg->items_per_page = P;
 		seg->compressed = compressed;
+		seg->str_skip = (uint8) str_skip;
 		seg->nitems = (uint32) nitems;
 		seg->npages = (uint32) ((nitems + P - 1) / P);
 		seg->generation = (uint32) gen;
@@ -404,9 +407,6 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 {
 	uint32		lo = 0,
 				hi = dir->nsegments;
-	const LearnedSegment *seg;
-	uint32		P;
-	uint32		segvp;
 
 	*wlo = *whi = 0;
 	if (dir->nsegments == 0 || dir->segments[0].first_key > hint)
@@ -421,23 +421,57 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 		else
 			hi = mid;
 	}
-	seg = &dir->segments[lo];
-	segvp = dir->seg_first_vpage[lo];
-	P = seg->items_per_page;
+	LearnedDirWindowSeg(dir, lo, hint, false, wlo, whi);
+	return true;
+}
+
+/*
+ * The window inside segment segno.  With local (segment-local images: a
+ * string column, keymap.c), piece keys and zone separators are ordered only
+ * within their segment, so they are searched there alone (random access);
+ * otherwise the whole runs are ordered and searched on the compressed form.
+ */
+void
+LearnedDirWindowSeg(const LearnedDirectory *dir, uint32 segno, uint64 hint,
+					bool local, uint32 *wlo, uint32 *whi)
+{
+	const LearnedSegment *seg = &dir->segments[segno];
+	uint32		segvp = dir->seg_first_vpage[segno];
+	uint32		P = seg->items_per_page;
 
 	if (seg->kind == LEARNED_SEG_ZONEMAP)
 	{
-		uint32		z = leco_lower_bound(dir->zone, hint);
 		uint32		g;
 
 		/* first group whose separator is >= hint (the last has none) */
-		g = z <= seg->first_zone ? 0 : Min(z - seg->first_zone, seg->nzones);
+		if (local)
+		{
+			uint32		lo = 0,
+						hi = seg->nzones;
+
+			while (lo < hi)
+			{
+				uint32		mid = (lo + hi) / 2;
+
+				if (leco_get(dir->zone, seg->first_zone + mid) < hint)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			g = lo;
+		}
+		else
+		{
+			uint32		z = leco_lower_bound(dir->zone, hint);
+
+			g = z <= seg->first_zone ? 0 : Min(z - seg->first_zone, seg->nzones);
+		}
 		*wlo = segvp + g * seg->zone_stride;
 		*whi = segvp + Min((g + 1) * seg->zone_stride, seg->npages) - 1;
 	}
 	else
 	{
-		uint32		p = leco_upper_bound(dir->pk_key, hint);
+		uint32		p;
 		LearnedPiece pc;
 		PlaPiece	pp;
 		int64		pred;
@@ -446,9 +480,29 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 					rhi;
 
 		/* rightmost piece whose first key is at most hint, in this segment */
-		p = p == 0 ? 0 : p - 1;
-		p = Max(p, seg->first_piece);
-		p = Min(p, seg->first_piece + seg->npieces - 1);
+		if (local)
+		{
+			uint32		lo = 0,
+						hi = seg->npieces;
+
+			while (hi - lo > 1)
+			{
+				uint32		mid = (lo + hi) / 2;
+
+				if (leco_get(dir->pk_key, seg->first_piece + mid) <= hint)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			p = seg->first_piece + lo;
+		}
+		else
+		{
+			p = leco_upper_bound(dir->pk_key, hint);
+			p = p == 0 ? 0 : p - 1;
+			p = Max(p, seg->first_piece);
+			p = Min(p, seg->first_piece + seg->npieces - 1);
+		}
 		LearnedDirGetPiece(dir, seg, p, &pc);
 		pp.first_key = pc.first_key;
 		pp.intercept = pc.intercept;
@@ -466,7 +520,6 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 	}
 	*whi = Min(*whi, dir->nvpages - 1);
 	*wlo = Min(*wlo, *whi);
-	return true;
 }
 
 /* ---------- G5: model or zone map, per segment ---------- */

@@ -29,6 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
+#include "mb/pg_wchar.h"
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
 #include "utils/sortsupport.h"
@@ -578,25 +579,33 @@ LearnedKeyMapPlan(LearnedKeyInfo *ki, const uint64 *lo, const uint64 *hi,
 /* ---------- images of strings and numerics ---------- */
 
 /*
- * A string's image is the first 8 bytes of its sort key in the column's
- * collation, big-endian, zero-padded: under "C" (and for bytea, which has
- * no collation) the bytes themselves; under ICU the abbreviated key the
- * type's own sort support computes (the prefix of ucol's sort key, the
- * same thing PostgreSQL's sorts rely on); under a libc collation the prefix
- * of strxfrm's output.  PostgreSQL does not trust glibc's strxfrm to agree
- * with strcoll, so the build and every merge verify, with the comparator,
- * the order of what they write (build.c): a disagreement is an ERROR, never
- * a misordered index.  A scan only takes the image as a hint: a wrong one
- * costs reads (scan.c gallops), never answers.
+ * A string's image comes from its sort key in the column's collation (the
+ * byte string whose memcmp order is the collation's order): the bytes
+ * themselves under "C"/"POSIX" (and for bytea, which has no collation);
+ * ucol's sort key under ICU (computed only as far as needed, with
+ * ucol_nextSortKeyPart, as PostgreSQL's abbreviated keys do); strxfrm's
+ * output under a libc collation.  The image is 8 bytes of it, big-endian,
+ * zero-padded: the first 8, or, when the index's keys shared a longer
+ * sort-key prefix at build (URLs: "https://www."), the 8 after that
+ * prefix (the key map's str_skip and str_prefix; a key below the prefix
+ * maps to 0, above it to the maximum, so the image stays monotone for
+ * keys the build never saw).
+ *
+ * PostgreSQL does not trust glibc's strxfrm to agree with strcoll, so the
+ * build and every merge verify the order of what they write with the
+ * comparator (build.c): a disagreement is an ERROR, never a misordered
+ * index.  A scan only takes the image as a hint: a wrong one costs reads
+ * (scan.c gallops), never answers.
  */
 typedef struct StrMap
 {
 	bool		c_order;		/* "C" collation, or bytea: the bytes */
-	bool		use_abbrev;		/* ICU: the sort support's abbreviated key */
-	bool		use_xfrm;		/* libc: strxfrm prefix */
+	UCollator  *ucol;			/* ICU */
+	bool		use_xfrm;		/* libc: strxfrm */
 	pg_locale_t locale;			/* libc: its locale, NULL for the default */
-	SortSupportData ssup;
 } StrMap;
+
+#define SORTKEY_WANT	(LEARNED_STR_PREFIX_MAX + 8)
 
 static uint64
 bytes_image(const char *p, Size len)
@@ -609,13 +618,18 @@ bytes_image(const char *p, Size len)
 	return m;
 }
 
+static bool
+is_string_type(Oid typid)
+{
+	return typid == TEXTOID || typid == BPCHAROID || typid == NAMEOID ||
+		typid == BYTEAOID;
+}
+
 static StrMap *
 strmap_get(LearnedColumn *c)
 {
 	StrMap	   *sm;
 	MemoryContext cxt;
-	MemoryContext old;
-	Oid			ssfunc;
 
 	if (c->strmap)
 		return (StrMap *) c->strmap;
@@ -623,26 +637,18 @@ strmap_get(LearnedColumn *c)
 	cxt = c->cxt ? c->cxt : CurrentMemoryContext;
 	sm = MemoryContextAllocZero(cxt, sizeof(StrMap));
 	if (c->type == BYTEAOID || !OidIsValid(c->collation) || lc_collate_is_c(c->collation))
-	{
 		sm->c_order = true;
-		c->strmap = sm;
-		return sm;
-	}
-	ssfunc = c->type == BPCHAROID ? F_BPCHAR_SORTSUPPORT :
-		c->type == NAMEOID ? F_BTNAMESORTSUPPORT : F_BTTEXTSORTSUPPORT;
-	old = MemoryContextSwitchTo(cxt);
-	sm->ssup.ssup_cxt = cxt;
-	sm->ssup.ssup_collation = c->collation;
-	sm->ssup.abbreviate = true;
-	OidFunctionCall1(ssfunc, PointerGetDatum(&sm->ssup));
-	MemoryContextSwitchTo(old);
-	if (sm->ssup.abbrev_converter)
-		sm->use_abbrev = true;
 	else
 	{
-		/* a libc collation: PostgreSQL itself does not abbreviate here */
-		sm->use_xfrm = true;
-		sm->locale = pg_newlocale_from_collation(c->collation);
+		pg_locale_t loc = pg_newlocale_from_collation(c->collation);
+
+		if (loc && loc->provider == COLLPROVIDER_ICU)
+			sm->ucol = loc->info.icu.ucol;
+		else
+		{
+			sm->use_xfrm = true;
+			sm->locale = loc;
+		}
 	}
 	c->strmap = sm;
 	return sm;
@@ -677,15 +683,14 @@ string_bytes(Datum value, Oid typid, Size *len, void **tofree)
 	}
 }
 
-static uint64
-xfrm_image(StrMap *sm, const char *s, Size len)
+static void
+xfrm_prefix(StrMap *sm, const char *s, Size len, uint8 *out, Size want)
 {
 	char		sbuf[256];
-	char		xbuf[256];
+	char		xbuf[512];
 	char	   *src = len < sizeof(sbuf) ? sbuf : palloc(len + 1);
 	char	   *dst = xbuf;
 	size_t		need;
-	uint64		m;
 
 	memcpy(src, s, len);
 	src[len] = '\0';
@@ -702,54 +707,200 @@ xfrm_image(StrMap *sm, const char *s, Size len)
 		else
 			(void) strxfrm(dst, src, need + 1);
 	}
-	m = bytes_image(dst, need);
+	memcpy(out, dst, Min(need, want));
 	if (dst != xbuf)
 		pfree(dst);
 	if (src != sbuf)
 		pfree(src);
-	return m;
+}
+
+static void
+icu_prefix(StrMap *sm, const char *s, Size len, uint8 *out, Size want)
+{
+	UCharIterator iter;
+	uint32_t	state[2] = {0, 0};
+	UErrorCode	status = U_ZERO_ERROR;
+	UChar	   *ubuf = NULL;
+
+	if (GetDatabaseEncoding() == PG_UTF8)
+		uiter_setUTF8(&iter, s, (int32_t) len);
+	else
+	{
+		int32_t		ulen = icu_to_uchar(&ubuf, s, len);
+
+		uiter_setString(&iter, ubuf, ulen);
+	}
+	(void) ucol_nextSortKeyPart(sm->ucol, &iter, state, out, (int32_t) want, &status);
+	if (U_FAILURE(status))
+		ereport(ERROR,
+				(errmsg("sort key generation failed: %s", u_errorName(status))));
+	if (ubuf)
+		pfree(ubuf);
 }
 
 /*
- * A string value of type valtype (text, bpchar or name; a cross-type value
- * against a column of another of these) in the column's image domain.
+ * The first want bytes of the sort key of s in the column's collation,
+ * zero-padded (a sort key never holds a zero byte before its end, so the
+ * padding orders as the end does).
  */
+static void
+sortkey_prefix(LearnedColumn *c, const char *s, Size len, uint8 *out, Size want)
+{
+	StrMap	   *sm = strmap_get(c);
+
+	memset(out, 0, want);
+	if (sm->c_order)
+		memcpy(out, s, Min(len, want));
+	else if (sm->ucol)
+		icu_prefix(sm, s, len, out, want);
+	else
+		xfrm_prefix(sm, s, len, out, want);
+}
+
+/* a value's sort-key prefix, as far as an image skipping skip bytes needs */
+static void
+value_sortkey(LearnedColumn *c, Datum value, Oid valtype, int skip, uint8 *out)
+{
+	void	   *tofree;
+	Size		len;
+	const char *s = string_bytes(value, valtype, &len, &tofree);
+
+	sortkey_prefix(c, s, len, out, Min((Size) SORTKEY_WANT, (Size) skip + 8 + 8));
+	if (tofree)
+		pfree(tofree);
+}
+
+/*
+ * The image of a string value of type valtype (text, bpchar, name or
+ * bytea; a cross-type value against a column of another of these) that
+ * skips a sort-key prefix of skip bytes: 8 bytes after it if the value
+ * has it, else 0 (below it) or the maximum (above it).
+ */
+static uint64
+string_image_at(LearnedColumn *c, Datum value, Oid valtype, int skip,
+				const uint8 *prefix)
+{
+	uint8		kb[SORTKEY_WANT + 8];
+	uint64		m;
+	int			r;
+
+	value_sortkey(c, value, valtype, skip, kb);
+	if (skip == 0)
+		return bytes_image((const char *) kb, 8);
+	r = memcmp(kb, prefix, skip);
+	if (r < 0)
+		return 0;
+	if (r > 0)
+		return PG_UINT64_MAX;
+	/* keys with the prefix keep 0 and the maximum for the others */
+	m = bytes_image((const char *) kb + skip, 8);
+	return Min(Max(m, 1), PG_UINT64_MAX - 1);
+}
+
+/* the index-wide image: skips the key map's shared prefix */
 static uint64
 string_image(LearnedColumn *c, Datum value, Oid valtype)
 {
-	StrMap	   *sm = strmap_get(c);
-	void	   *tofree;
-	Size		len;
-	const char *s;
-	uint64		m;
+	return string_image_at(c, value, valtype, c->str_skip, c->str_prefix);
+}
 
-	if (sm->use_abbrev && valtype == c->type)
-		return (uint64) sm->ssup.abbrev_converter(value, &sm->ssup);
-	s = string_bytes(value, valtype, &len, &tofree);
-	if (sm->use_abbrev)
+/*
+ * Segment-local images (one string column): inside a segment, the models
+ * see keys through the image that skips the sort-key prefix all keys of
+ * the segment share (its first and last key's, as the keys are sorted),
+ * so that keys whose first 8 sort-key bytes are all alike (URLs of one
+ * site) still spread out.  directory.c stores the skip per segment; scans
+ * find the segment by comparing keys (scan.c), then use this image.
+ */
+bool
+LearnedKeyLocalImages(const LearnedKeyInfo *ki)
+{
+	return !LearnedKeyIsComposite(ki) && is_string_type(ki->keytype);
+}
+
+int
+LearnedStringSkip(LearnedKeyInfo *ki, Datum first, Datum last)
+{
+	uint8		a[SORTKEY_WANT];
+	uint8		b[SORTKEY_WANT];
+	int			k = 0;
+
+	value_sortkey(&ki->cols[0], first, ki->keytype, LEARNED_STR_PREFIX_MAX, a);
+	value_sortkey(&ki->cols[0], last, ki->keytype, LEARNED_STR_PREFIX_MAX, b);
+	while (k < LEARNED_STR_PREFIX_MAX && a[k] == b[k])
+		k++;
+	return k;
+}
+
+void
+LearnedStringPrefix(LearnedKeyInfo *ki, Datum key, int skip, uint8 *out)
+{
+	uint8		kb[SORTKEY_WANT + 8];
+
+	value_sortkey(&ki->cols[0], key, ki->keytype, skip, kb);
+	memcpy(out, kb, skip);
+}
+
+uint64
+LearnedStringImageAt(LearnedKeyInfo *ki, Datum value, Oid valtype, int skip,
+					 const uint8 *prefix)
+{
+	return string_image_at(&ki->cols[0], value, valtype, skip, prefix);
+}
+
+/* copy the key map's string prefix into the first column (scans, merges) */
+void
+LearnedStringMapApply(LearnedKeyInfo *ki)
+{
+	LearnedColumn *c = &ki->cols[0];
+
+	c->str_skip = 0;
+	if (LearnedKeyIsComposite(ki) || !is_string_type(c->type))
+		return;
+	c->str_skip = Min(ki->map.str_skip, LEARNED_STR_PREFIX_MAX);
+	memcpy(c->str_prefix, ki->map.str_prefix, LEARNED_STR_PREFIX_MAX);
+}
+
+/*
+ * Plan the image of a single string column from keys about to be written
+ * into an empty index (the build, or a merge into an empty static stage):
+ * the sort-key prefix shared by (a sample of up to 10,000 of) them.  Keys
+ * outside the sample that do not share it map to the ends of the domain:
+ * correct, only less well modelled.  Returns true if the caller must
+ * recompute its images.
+ */
+bool
+LearnedStringMapPlan(LearnedKeyInfo *ki, const LearnedEntry *entries, Size n)
+{
+	LearnedColumn *c = &ki->cols[0];
+	uint8		first[SORTKEY_WANT];
+	uint8		kb[SORTKEY_WANT];
+	Size		step;
+	Size		lcp = LEARNED_STR_PREFIX_MAX;
+	Size		i;
+
+	ki->map.str_skip = 0;
+	memset(ki->map.str_prefix, 0, sizeof(ki->map.str_prefix));
+	c->str_skip = 0;
+	if (LearnedKeyIsComposite(ki) || !is_string_type(c->type) || n < 2)
+		return false;
+	step = Max((Size) 1, n / 10000);
+	value_sortkey(c, entries[0].key, c->type, LEARNED_STR_PREFIX_MAX, first);
+	for (i = step; i < n && lcp > 0; i += step)
 	{
-		/* cross-type: the column type's own value, for its converter */
-		Datum		v;
+		Size		k = 0;
 
-		if (c->type == NAMEOID)
-		{
-			NameData   *nm = palloc0(sizeof(NameData));
-
-			memcpy(NameStr(*nm), s, Min(len, NAMEDATALEN - 1));
-			v = NameGetDatum(nm);
-		}
-		else
-			v = PointerGetDatum(cstring_to_text_with_len(s, (int) len));
-		m = (uint64) sm->ssup.abbrev_converter(v, &sm->ssup);
-		pfree(DatumGetPointer(v));
+		value_sortkey(c, entries[i].key, c->type, LEARNED_STR_PREFIX_MAX, kb);
+		while (k < lcp && kb[k] == first[k])
+			k++;
+		lcp = k;
 	}
-	else if (sm->use_xfrm)
-		m = xfrm_image(sm, s, len);
-	else
-		m = bytes_image(s, len);
-	if (tofree)
-		pfree(tofree);
-	return m;
+	if (lcp == 0)
+		return false;
+	ki->map.str_skip = (uint16) lcp;
+	memcpy(ki->map.str_prefix, first, lcp);
+	LearnedStringMapApply(ki);
+	return true;
 }
 
 /* numeric as a double: rounding is monotone; NaN last, as numeric_cmp does */

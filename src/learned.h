@@ -207,12 +207,22 @@ typedef LearnedMetaPageData *LearnedMetaPage;
  * natts 1 is the single-column format: the image is the type's own mapping
  * and the per-column entries are unused.
  */
+#define LEARNED_STR_PREFIX_MAX	56
+
 typedef struct LearnedKeyMapData
 {
 	uint16		natts;			/* key columns */
 	uint16		npacked;		/* leading columns in the image */
 	uint32		unused;
 	KeyPackCol	cols[INDEX_MAX_KEYS];
+
+	/*
+	 * A single string column (keymap.c): the sort-key prefix its keys
+	 * shared at build, skipped by the image (0: none).  Zero in indexes
+	 * written before it existed (the bytes past pd_lower are zero).
+	 */
+	uint16		str_skip;
+	uint8		str_prefix[LEARNED_STR_PREFIX_MAX];
 } LearnedKeyMapData;
 
 #define LearnedPageGetKeyMap(page) \
@@ -258,6 +268,8 @@ typedef struct LearnedSegment
 	uint32		nzones;			/* derived: groups - 1 (zone map), else 0 */
 	uint64		first_key;		/* mapped key of its first entry */
 	uint64		rank_base;		/* derived: entries in earlier segments */
+	uint8		str_skip;		/* one string column: its pieces' and zones' keys
+								 * are segment-local images (keymap.c) */
 } LearnedSegment;
 
 /*
@@ -428,6 +440,13 @@ typedef struct LearnedDirectory
 	const uint8 *pk_elo;		/* err_below */
 	const uint8 *pk_ehi;		/* err_above */
 	const uint8 *zone;			/* zone-map separators, all segments */
+
+	/*
+	 * One string column (scan.c, loaded on first use): each segment's first
+	 * key, and the sort-key prefix its local images skip.
+	 */
+	Datum	   *seg_keys;
+	uint8	   *seg_prefix;		/* [nsegments][LEARNED_STR_PREFIX_MAX] */
 } LearnedDirectory;
 
 /* one key column of a composite key */
@@ -444,6 +463,8 @@ typedef struct LearnedColumn
 	FmgrInfo	cmp;			/* support 1, type vs type */
 	void	   *strmap;			/* string image state (keymap.c), made on first use */
 	MemoryContext cxt;			/* where strmap is made: the column's own */
+	int			str_skip;		/* the key map's shared sort-key prefix */
+	uint8		str_prefix[LEARNED_STR_PREFIX_MAX];
 } LearnedColumn;
 
 /*
@@ -487,6 +508,12 @@ extern Size LearnedKeySize(const LearnedKeyInfo *ki, Datum key);
 extern int	LearnedKeyAlign(const LearnedKeyInfo *ki, Datum key);
 extern int64 LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail);
 extern bool LearnedKeyImagesTrusted(LearnedKeyInfo *ki);
+extern void LearnedStringMapApply(LearnedKeyInfo *ki);
+extern bool LearnedKeyLocalImages(const LearnedKeyInfo *ki);
+extern int	LearnedStringSkip(LearnedKeyInfo *ki, Datum first, Datum last);
+extern void LearnedStringPrefix(LearnedKeyInfo *ki, Datum key, int skip, uint8 *out);
+extern uint64 LearnedStringImageAt(LearnedKeyInfo *ki, Datum value, Oid valtype, int skip,
+								   const uint8 *prefix);
 extern bool LearnedKeyImagesCollated(LearnedKeyInfo *ki);
 extern Datum LearnedKeyForm(LearnedKeyInfo *ki, Relation index, const Datum *values,
 							const bool *isnull, ItemPointer tid);
@@ -749,6 +776,7 @@ extern BlockNumber LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
 
 extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
 extern void LearnedCheckOrder(const LearnedKeyInfo *ki, const LearnedEntry *entries, Size n);
+extern bool LearnedStringMapPlan(LearnedKeyInfo *ki, const LearnedEntry *entries, Size n);
 extern BlockNumber LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
 									   const LearnedLeafLayout *layout,
 									   uint16 type, const LearnedEntry *entries,
@@ -770,6 +798,8 @@ extern void LearnedDirGetPiece(const LearnedDirectory *dir, const LearnedSegment
 extern uint64 LearnedDirGetZone(const LearnedDirectory *dir, uint32 z);
 extern bool LearnedDirWindow(const LearnedDirectory *dir, uint64 hint,
 							 uint32 *wlo, uint32 *whi);
+extern void LearnedDirWindowSeg(const LearnedDirectory *dir, uint32 segno, uint64 hint,
+								bool local, uint32 *wlo, uint32 *whi);
 extern void LearnedSegmentSetAddZone(LearnedSegmentSet *set, uint64 lo, uint64 hi);
 extern void LearnedChooseSegmentKind(LearnedSegmentSet *set, LearnedSegment *seg,
 									 const LearnedEntry *entries, int P);

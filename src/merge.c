@@ -601,6 +601,16 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			pr.keys[i].mkey = LearnedKeyMap(&ki, pr.keys[i].key);
 		remap = true;
 	}
+	/* likewise a single string column's shared prefix */
+	if (!LearnedKeyIsComposite(&ki) && dir->nsegments == 0 && pr.nkeys > 0 &&
+		LearnedStringMapPlan(&ki, pr.keys, pr.nkeys))
+	{
+		Size		i;
+
+		for (i = 0; i < pr.nkeys; i++)
+			pr.keys[i].mkey = LearnedKeyMap(&ki, pr.keys[i].key);
+		remap = true;
+	}
 	LearnedSortEntries(&ki, pr.keys, pr.nkeys);
 	merged = (int64) (pr.nkeys + pr.nnulls);
 

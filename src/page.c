@@ -285,8 +285,8 @@ LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki)
 }
 
 /*
- * Read the key map frozen in the metapage (composite keys only: a single
- * column's image needs none).
+ * Read the key map frozen in the metapage: a composite key's packing, or a
+ * single string column's shared prefix.
  */
 void
 LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
@@ -296,7 +296,9 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
 	LearnedKeyMapData *map;
 	int			keylen;
 
-	if (!LearnedKeyIsComposite(ki))
+	/* a single non-string column's image needs no map: save the read */
+	if (!LearnedKeyIsComposite(ki) && ki->keytype != TEXTOID &&
+		ki->keytype != BPCHAROID && ki->keytype != NAMEOID && ki->keytype != BYTEAOID)
 		return;
 	buf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -308,8 +310,10 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
 	keylen = LearnedPageGetMeta(page)->keylen;
 	UnlockReleaseBuffer(buf);
 	if (ki->map.natts != ki->nkeys || ki->map.npacked > ki->nkeys ||
-		keylen != ki->keylen)
+		keylen != ki->keylen || ki->map.str_skip > LEARNED_STR_PREFIX_MAX ||
+		(!LearnedKeyIsComposite(ki) && ki->map.npacked != 0))
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "key map does not match the index");
+	LearnedStringMapApply(ki);
 }
 
 /* ---------- GenericXLog wrappers ---------- */

@@ -957,6 +957,42 @@ vpage_edge_past(IndexScanDesc scan, uint32 vpage, bool last, const Bound *b)
 }
 
 /*
+ * One string column: the directory cache's copy of each segment's first
+ * key and of the sort-key prefix its local images skip, read once per
+ * directory generation (one leaf page per segment).
+ */
+static void
+load_segment_keys(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	MemoryContext cxt = GetMemoryChunkContext(dir);
+	Datum	   *keys;
+	uint8	   *prefix;
+	uint32		s;
+
+	if (dir->seg_keys != NULL || dir->nsegments == 0)
+		return;
+	keys = MemoryContextAlloc(cxt, sizeof(Datum) * dir->nsegments);
+	prefix = MemoryContextAllocZero(cxt, (Size) LEARNED_STR_PREFIX_MAX * dir->nsegments);
+	for (s = 0; s < dir->nsegments; s++)
+	{
+		uint32		vp = dir->seg_first_vpage[s];
+		int			n;
+		Buffer		buf = read_vpage(scan, vp, &n);
+
+		keys[s] = LearnedKeyCopyAlloc(&so->ki,
+									  leaf_key(so, BufferGetPage(buf), 0), cxt);
+		UnlockReleaseBuffer(buf);
+		if (dir->segments[s].str_skip > 0)
+			LearnedStringPrefix(&so->ki, keys[s], dir->segments[s].str_skip,
+								prefix + (Size) s * LEARNED_STR_PREFIX_MAX);
+	}
+	dir->seg_prefix = prefix;
+	dir->seg_keys = keys;
+}
+
+/*
  * Find the first entry e of the static stage with e > v (strict) or e >= v.
  * Returns its vpage and slot, with that page share-locked in *bufp, or
  * vpage == nvpages (and no buffer) when every entry is below the bound.
@@ -987,9 +1023,39 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 	 * equal keys straddle a segment boundary this lands past the run's
 	 * start; the left check below corrects it.
 	 */
-	if (b->strict && hint < PG_UINT64_MAX)
-		hint++;
-	(void) LearnedDirWindow(dir, hint, &wlo, &whi);
+	if (LearnedKeyLocalImages(&so->ki))
+	{
+		/*
+		 * One string column: the segment by comparing keys (the images of
+		 * several segments may be alike), then its local image.
+		 */
+		uint32		lo = 0,
+					hi = dir->nsegments;
+		const uint8 *prefix;
+
+		load_segment_keys(scan);
+		while (hi - lo > 1)
+		{
+			uint32		mid = (lo + hi) / 2;
+
+			if (bound_cmp(so, dir->seg_keys[mid], b) <= 0)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		prefix = dir->seg_prefix + (Size) lo * LEARNED_STR_PREFIX_MAX;
+		hint = LearnedStringImageAt(&so->ki, b->values[0], b->types[0],
+									dir->segments[lo].str_skip, prefix);
+		if (b->strict && hint < PG_UINT64_MAX)
+			hint++;
+		LearnedDirWindowSeg(dir, lo, hint, true, &wlo, &whi);
+	}
+	else
+	{
+		if (b->strict && hint < PG_UINT64_MAX)
+			hint++;
+		(void) LearnedDirWindow(dir, hint, &wlo, &whi);
+	}
 
 	/* G1: ask for every page of the window before reading any of them */
 	if (whi > wlo)
