@@ -23,7 +23,7 @@ CREATE INDEX inc_k ON inc USING learned (k) INCLUDE (d, f);
 CREATE INDEX inc_kd ON inc USING learned (k DESC, d) INCLUDE (ts, u);
 VACUUM ANALYZE inc;
 SELECT learned_index_check(i, true) FROM unnest(ARRAY['inc_k', 'inc_kd']::regclass[]) i;
-SELECT items_per_page FROM learned_index_info('inc_k');
+SELECT segment, items_per_page FROM learned_index_segments('inc_k');
 
 -- index-only scans return the included columns
 BEGIN;

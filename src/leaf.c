@@ -178,19 +178,21 @@ LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 	uint16		off;
 
 	memcpy(&off, page + LearnedVwOffsOff(v->nitems) + slot * sizeof(uint16), sizeof(off));
-	if (off < LearnedVwKeysOff(v->nitems) || off >= lower ||
-		LearnedKeySizeBounded(ki, page + off, lower - off) < 0)
-		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
 	if (v->plen == 0)
+	{
+		if (off < LearnedVwKeysOff(v->nitems) || off >= lower ||
+			LearnedKeySizeBounded(ki, page + off, lower - off) < 0)
+			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
 		return PointerGetDatum(page + off);
+	}
 	else
 	{
 		/*
-		 * The key is the page's prefix then this suffix: rebuild it, with
-		 * the header the whole value was stored with (short if its data
-		 * fits one), in the next buffer of a small ring.  The Datum stays
-		 * valid for the next VW_RING - 1 rebuilds: every caller uses a key
-		 * before it reads the next one, or copies it.
+		 * The key is the page's prefix then this suffix: rebuild it (a
+		 * single column with the header the whole value was stored with,
+		 * short if its data fits one), in the next buffer of a small ring.
+		 * The Datum stays valid for the next VW_RING - 1 rebuilds: every
+		 * caller uses a key before it reads the next one, or copies it.
 		 */
 		static char ring[VW_RING][MAXALIGN(LEARNED_MAX_ENTRY_SIZE) + 8] pg_attribute_aligned(MAXIMUM_ALIGNOF);
 		static int	next = 0;
@@ -199,7 +201,11 @@ LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 		Size		len;
 		char	   *dst;
 
-		if (VARATT_IS_COMPRESSED(sfx) || off < LearnedVwKeysOff(v->nitems) + 2 + v->plen)
+		/* the suffix: a plain varlena inside the key area, after the prefix */
+		if (off < LearnedVwKeysOff(v->nitems) + 2 + v->plen || off >= lower ||
+			(!VARATT_IS_1B(sfx) && (off != INTALIGN(off) || off + VARHDRSZ > lower)) ||
+			VARATT_IS_EXTERNAL(sfx) || VARATT_IS_COMPRESSED(sfx) ||
+			VARSIZE_ANY(sfx) > (Size) (lower - off))
 			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
 		slen = VARSIZE_ANY_EXHDR(sfx);
 		len = v->plen + slen;
@@ -207,7 +213,15 @@ LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
 		dst = ring[next];
 		next = (next + 1) % VW_RING;
-		if (len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
+		if (LearnedKeyIsComposite(ki))
+		{
+			/* a composite key's bytes, checked once whole */
+			memcpy(dst, v->prefix, v->plen);
+			memcpy(dst + v->plen, VARDATA_ANY(sfx), slen);
+			if (LearnedKeySizeBounded(ki, dst, len) != (int64) len)
+				LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
+		}
+		else if (len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
 		{
 			SET_VARSIZE_SHORT(dst, len + VARHDRSZ_SHORT);
 			memcpy(dst + VARHDRSZ_SHORT, v->prefix, v->plen);
@@ -431,12 +445,21 @@ vw_overhead(Size m)
 	return LearnedVwKeysOff(m) - LEARNED_LEAF_DATA_OFFSET;
 }
 
-/* a stored single-column key's data bytes, or NULL if it is compressed */
+/*
+ * The bytes of a stored key a page prefix is taken from: a single column's
+ * data (NULL if it is compressed: no prefix then), a composite key's whole
+ * stored bytes.
+ */
 static inline const char *
-vw_data(Datum key, Size *len)
+vw_data(const LearnedKeyInfo *ki, Datum key, Size *len)
 {
 	const char *p = DatumGetPointer(key);
 
+	if (LearnedKeyIsComposite(ki))
+	{
+		*len = LearnedKeySize(ki, key);
+		return p;
+	}
 	if (VARATT_IS_COMPRESSED(p))
 		return NULL;
 	*len = VARSIZE_ANY_EXHDR(p);
@@ -459,14 +482,14 @@ vw_chunk_prefix(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
 
 	if (!vw_prefix_ok(ki) || c < 2)
 		return 0;
-	first = vw_data(e[0].key, &flen);
+	first = vw_data(ki, e[0].key, &flen);
 	if (first == NULL)
 		return 0;
 	lcp = Min(flen, (Size) LEARNED_MAX_ENTRY_SIZE);
 	for (i = 1; i < c && lcp > 0; i++)
 	{
 		Size		len;
-		const char *d = vw_data(e[i].key, &len);
+		const char *d = vw_data(ki, e[i].key, &len);
 		Size		k = 0;
 
 		if (d == NULL)
@@ -503,7 +526,7 @@ vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, Size *ple
 		{
 			Size		len = 0;
 
-			(void) vw_data(e[i].key, &len);
+			(void) vw_data(ki, e[i].key, &len);
 			need += vw_suffix_cost(len - lcp);
 		}
 	}
@@ -514,52 +537,86 @@ vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, Size *ple
 	return need;
 }
 
+/* does a chunk of c entries fit a page? */
+static inline bool
+vw_fits(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
+{
+	Size		plen;
+
+	return vw_chunk_need(ki, e, c, &plen) <= LEARNED_LEAF_SPACE;
+}
+
 /*
- * Plan the next variable-width segment of entries[0..n-1]: the largest P
- * (up to LEARNED_VW_MAX_ITEMS) such that every chunk of P entries of the
- * segment (its first min(n, LEARNED_SEGMENT_MAX_PAGES * P) entries) fits a
- * page, counting each key at the most it can take (its size and alignment
- * padding, or its suffix after the chunk's common prefix).  Keeping P fixed
- * inside a segment keeps ranks arithmetic (page r / P, slot r % P), so the
- * models and the dead bitmap work unchanged; the price is that the
- * segment's largest chunk of keys sets every page's count.  The first
- * LEARNED_VW_MAX_ITEMS entries give a first P; each pass then scales P by
- * the worst chunk and retries until all fit (P strictly decreases; a single
- * entry always fits, LEARNED_MAX_ENTRY_SIZE being far below a page).
- * Returns P; *cnt is the segment's entry count.
+ * Plan the next variable-width segment of entries[0..n-1]: its page
+ * capacity P (at most LEARNED_VW_MAX_ITEMS) and its entry count.  Keeping P
+ * fixed inside a segment keeps ranks arithmetic (page r / P, slot r % P),
+ * so the models and the dead bitmap work unchanged.  Each key counts at the
+ * most it can take: its size and alignment padding, or its suffix after the
+ * page's common prefix.
+ *
+ * P is the largest for which the first chunks (up to 8 pages) fit.  The
+ * segment then grows page by page while each next chunk of P entries fits,
+ * up to LEARNED_SEGMENT_MAX_PAGES pages; at the first chunk that does not,
+ * it ends with the longest part of that chunk that fits (a last page may
+ * be partial).  So a place where the keys' shared prefix shrinks (a new
+ * warehouse in (w_id, d_id, o_id), a new site in URLs) ends a segment
+ * instead of lowering P for all of it.  Returns P; *cnt is the segment's
+ * entry count (at least 1: a single entry always fits,
+ * LEARNED_MAX_ENTRY_SIZE being far below a page).
  */
 int
 LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 					Size n, Size *cnt)
 {
 	int			P = (int) Min(n, (Size) LEARNED_VW_MAX_ITEMS);
-	Size		plen;
-	Size		need = vw_chunk_need(ki, entries, P, &plen);
+	Size		pos;
 
-	if (need > LEARNED_LEAF_SPACE)
-		P = (int) Max(1.0, Min((double) P * LEARNED_LEAF_SPACE / need, (double) (P - 1)));
 	for (;;)
 	{
-		Size		r = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * P);
+		Size		r = Min(n, (Size) 8 * P);
 		Size		worst = 0;
 		Size		done;
 
 		for (done = 0; done < r; done += P)
 		{
-			Size		c = Min((Size) P, r - done);
+			Size		plen;
 
-			worst = Max(worst, vw_chunk_need(ki, entries + done, c, &plen));
+			worst = Max(worst, vw_chunk_need(ki, entries + done, Min((Size) P, r - done), &plen));
 		}
 		if (worst <= LEARNED_LEAF_SPACE)
-		{
-			*cnt = r;
 			break;
-		}
 		if (P == 1)
 			elog(ERROR, "learned index: an entry of %zu bytes does not fit a page", worst);
 		P = (int) Max(1.0, Min((double) P * LEARNED_LEAF_SPACE / worst, (double) (P - 1)));
 		CHECK_FOR_INTERRUPTS();
 	}
+	for (pos = 0; pos < n && pos < (Size) LEARNED_SEGMENT_MAX_PAGES * P;)
+	{
+		Size		c = Min((Size) P, n - pos);
+		Size		lo,
+					hi;
+
+		if (vw_fits(ki, entries + pos, c))
+		{
+			pos += c;
+			continue;
+		}
+		/* the longest part of this chunk that fits (need grows with it) */
+		lo = 1;
+		hi = c - 1;
+		while (lo < hi)
+		{
+			Size		mid = (lo + hi + 1) / 2;
+
+			if (vw_fits(ki, entries + pos, mid))
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		pos += lo;
+		break;
+	}
+	*cnt = pos;
 	return P;
 }
 
@@ -597,7 +654,7 @@ LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
 			Size		flen;
 
 			memcpy((char *) page + pos, &pl, sizeof(pl));
-			memcpy((char *) page + pos + sizeof(pl), vw_data(entries[done].key, &flen), plen);
+			memcpy((char *) page + pos + sizeof(pl), vw_data(ki, entries[done].key, &flen), plen);
 			pos += sizeof(pl) + plen;
 			LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_PREFIX;
 		}
@@ -610,7 +667,7 @@ LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
 			if (plen > 0)
 			{
 				Size		len = 0;
-				const char *d = vw_data(e->key, &len);
+				const char *d = vw_data(ki, e->key, &len);
 				Size		slen = len - plen;
 
 				if (slen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)

@@ -35,8 +35,11 @@
  *    LearnedMetaPageData, and keys may be composite (several columns).
  * 3: compressed leaf pages (leaf.c, leafcodec.h): the page opaque's flags,
  *    and a per-segment page capacity column in the directory.
+ * 4: variable-width leaf pages (offsets array, page prefix) and pending
+ *    records, for string, numeric and every composite key; the key map's
+ *    string prefix; a segment's string skip in the directory's kind column.
  */
-#define LEARNED_VERSION			3
+#define LEARNED_VERSION			4
 
 #define LEARNED_METAPAGE_BLKNO	0
 
