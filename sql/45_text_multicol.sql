@@ -107,7 +107,7 @@ INSERT INTO tmq (idx, q) VALUES
   ('tm_uav', 'SELECT id FROM tm WHERE v IS NULL'),
   ('tm_uav', 'SELECT id FROM tm WHERE u = ''3'' AND a IS NULL'),
   ('tm_uav', 'SELECT id FROM tm WHERE u = ''B1'' AND a = 7 AND v > ''v013''::text'),
-  ('tm_uav', 'SELECT id FROM tm WHERE u > ''KA'' AND u < ''b'' AND v IS NOT NULL'),
+  ('tm_uav', 'SELECT id FROM tm WHERE u > ''A'' AND u < ''Ka'' AND v IS NOT NULL'),
   ('tm_uav', 'SELECT u, a, v FROM tm WHERE u = ''a1'' ORDER BY u, a DESC, v NULLS FIRST'),
   ('tm_uav', 'SELECT u, a, v FROM tm WHERE u = ''a1'' ORDER BY u DESC, a, v DESC NULLS LAST'),
   ('tm_uav', 'SELECT u, a, v FROM tm WHERE u IN (''B2'', ''b2'') AND a < 10 ORDER BY u, a DESC, v NULLS FIRST'),
