@@ -159,3 +159,38 @@ CREATE OPERATOR FAMILY interval_ops USING learned;
 CREATE OPERATOR CLASS interval_ops DEFAULT FOR TYPE interval USING learned FAMILY interval_ops AS
     OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
     FUNCTION 1 (interval, interval) interval_cmp(interval, interval);
+
+-- Variable-width types.  Keys are stored as varlenas (the leaf pages of
+-- such an index have an offsets array); a string's image is the first 8
+-- bytes of its sort key in the column's collation (keymap.c).  text_ops
+-- serves text and varchar (binary-coercible), and compares name and text
+-- across types, as btree's text_ops does.
+CREATE OPERATOR FAMILY text_ops USING learned;
+CREATE OPERATOR CLASS text_ops DEFAULT FOR TYPE text USING learned FAMILY text_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (text, text) bttextcmp(text, text);
+CREATE OPERATOR CLASS name_ops DEFAULT FOR TYPE name USING learned FAMILY text_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (name, name) btnamecmp(name, name);
+ALTER OPERATOR FAMILY text_ops USING learned ADD
+    OPERATOR 1 < (name, text), OPERATOR 2 <= (name, text), OPERATOR 3 = (name, text),
+    OPERATOR 4 >= (name, text), OPERATOR 5 > (name, text),
+    FUNCTION 1 (name, text) btnametextcmp(name, text);
+ALTER OPERATOR FAMILY text_ops USING learned ADD
+    OPERATOR 1 < (text, name), OPERATOR 2 <= (text, name), OPERATOR 3 = (text, name),
+    OPERATOR 4 >= (text, name), OPERATOR 5 > (text, name),
+    FUNCTION 1 (text, name) bttextnamecmp(text, name);
+CREATE OPERATOR FAMILY bpchar_ops USING learned;
+CREATE OPERATOR CLASS bpchar_ops DEFAULT FOR TYPE bpchar USING learned FAMILY bpchar_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (bpchar, bpchar) bpcharcmp(bpchar, bpchar);
+CREATE OPERATOR FAMILY bytea_ops USING learned;
+CREATE OPERATOR CLASS bytea_ops DEFAULT FOR TYPE bytea USING learned FAMILY bytea_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (bytea, bytea) byteacmp(bytea, bytea);
+-- numeric maps to a double (monotone, not exact); btree has no cross-type
+-- operators between numeric and the integers either
+CREATE OPERATOR FAMILY numeric_ops USING learned;
+CREATE OPERATOR CLASS numeric_ops DEFAULT FOR TYPE numeric USING learned FAMILY numeric_ops AS
+    OPERATOR 1 < , OPERATOR 2 <= , OPERATOR 3 = , OPERATOR 4 >= , OPERATOR 5 > ,
+    FUNCTION 1 (numeric, numeric) numeric_cmp(numeric, numeric);

@@ -42,6 +42,7 @@ typedef struct BuildState
 	Size		maxdead;
 	Size		live_nulls;
 	/* composite keys: stored bytes in chunks, per-column ranges of images */
+	MemoryContext tmpcxt;		/* a variable-width key being formed */
 	char	   *chunk;
 	Size		chunk_used;
 	Size		chunk_size;
@@ -99,21 +100,31 @@ build_composite_cmp(const LearnedEntry *a, const LearnedEntry *b, LearnedKeyInfo
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/* room for one composite key's bytes, in chunks that never move */
+/* room for one stored key's bytes (size, aligned), in chunks that never move */
 static char *
-build_key_space(BuildState *bs)
+build_key_space(BuildState *bs, Size size, int align)
 {
 	char	   *p;
 
-	if (bs->chunk == NULL || bs->chunk_used + bs->ki.keylen > bs->chunk_size)
+	bs->chunk_used = TYPEALIGN(align, bs->chunk_used);
+	if (bs->chunk == NULL || bs->chunk_used + size > bs->chunk_size)
 	{
-		bs->chunk_size = Max((Size) 1024 * 1024, (Size) bs->ki.keylen);
+		bs->chunk_size = Max((Size) 1024 * 1024, size);
 		bs->chunk = palloc(bs->chunk_size);
 		bs->chunk_used = 0;
 	}
 	p = bs->chunk + bs->chunk_used;
-	bs->chunk_used += bs->ki.keylen;
+	bs->chunk_used += size;
 	return p;
+}
+
+/* a formed key (LearnedKeyForm, in tmpcxt) kept in the key space */
+static Datum
+build_keep_key(BuildState *bs, Datum key)
+{
+	return LearnedKeyCopy(&bs->ki, key,
+						  build_key_space(bs, LearnedKeySize(&bs->ki, key),
+										  LearnedKeyAlign(&bs->ki, key)));
 }
 
 static void
@@ -152,15 +163,27 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 			bs->maxentries *= 2;
 			bs->entries = repalloc_huge(bs->entries, bs->maxentries * sizeof(LearnedEntry));
 		}
-		p = build_key_space(bs);
-		LearnedKeyPack(&bs->ki, values, isnull, p);
+		if (LearnedKeyIsVarwidth(&bs->ki))
+		{
+			MemoryContext old = MemoryContextSwitchTo(bs->tmpcxt);
+			Datum		formed = LearnedKeyForm(&bs->ki, index, values, isnull, tid);
+
+			MemoryContextSwitchTo(old);
+			p = DatumGetPointer(build_keep_key(bs, formed));
+			MemoryContextReset(bs->tmpcxt);
+		}
+		else
+		{
+			p = build_key_space(bs, bs->ki.keylen, bs->ki.fixedalign);
+			LearnedKeyPack(&bs->ki, values, isnull, p);
+		}
 		for (i = 0; i < bs->ki.nkeys; i++)
 		{
 			uint64		m;
 
 			if (isnull[i])
 				continue;
-			m = learned_map_datum(values[i], bs->ki.cols[i].type, bs->ki.cols[i].type);
+			m = learned_map_value(&bs->ki.cols[i], values[i], bs->ki.cols[i].type);
 			bs->lo[i] = Min(bs->lo[i], m);
 			bs->hi[i] = Max(bs->hi[i], m);
 		}
@@ -189,12 +212,53 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 		}
 		e = &bs->entries[bs->nentries++];
 		/* a by-reference value lives in per-tuple memory: keep a copy */
-		e->key = LearnedKeyCopy(&bs->ki, values[0],
-								bs->ki.byref ? build_key_space(bs) : NULL);
-		e->mkey = learned_map_datum(values[0], bs->ki.keytype, bs->ki.keytype);
+		if (LearnedKeyIsVarwidth(&bs->ki))
+		{
+			MemoryContext old = MemoryContextSwitchTo(bs->tmpcxt);
+			Datum		formed = LearnedKeyForm(&bs->ki, index, values, isnull, tid);
+
+			MemoryContextSwitchTo(old);
+			e->key = build_keep_key(bs, formed);
+			MemoryContextReset(bs->tmpcxt);
+		}
+		else
+			e->key = LearnedKeyCopy(&bs->ki, values[0],
+									bs->ki.byref ?
+									build_key_space(bs, bs->ki.keylen, bs->ki.fixedalign) :
+									NULL);
+		e->mkey = learned_map_value(&bs->ki.cols[0], values[0], bs->ki.keytype);
 		e->tid = *tid;
 	}
 	bs->indtuples += 1;
+}
+
+/*
+ * Entries about to be written must be in index order.  Sorting (and
+ * merging) by image first relies on images never decreasing where the
+ * comparator increases: true of every image but a libc collation's
+ * strxfrm prefix, which PostgreSQL does not trust to agree with strcoll.
+ * For such keys, check every neighbour with the comparator, and refuse to
+ * write a misordered index.
+ */
+void
+LearnedCheckOrder(const LearnedKeyInfo *ki, const LearnedEntry *entries, Size n)
+{
+	LearnedKeyInfo *k = (LearnedKeyInfo *) ki;
+	Size		i;
+
+	if (LearnedKeyImagesTrusted(k))
+		return;
+	for (i = 1; i < n; i++)
+	{
+		if (LearnedKeyCmp(k, entries[i - 1].key, entries[i].key) > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("the C library's strxfrm() disagrees with strcoll() for this collation"),
+					 errdetail("A learned index orders strings by a strxfrm() prefix first, and the library ordered two keys differently from its own comparison."),
+					 errhint("Use the \"C\" collation or an ICU collation for this index.")));
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
 }
 
 void
@@ -347,7 +411,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 					 const LearnedEntry *entries, Size n, uint32 generation,
 					 bool building, LearnedSegmentSet *set)
 {
-	int			plainP = ki->layout.capacity;
+	int			plainP = LearnedKeyIsVarwidth(ki) ? LEARNED_VW_MAX_ITEMS : ki->layout.capacity;
 	Size		segcap = (Size) LEARNED_SEGMENT_MAX_PAGES * plainP;
 	bool		compress = set->compression &&
 		LearnedCompressKeyKind(ki) != LEARNED_CKEY_NONE;
@@ -364,6 +428,8 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 	per = (n + nparts - 1) / nparts;
 	per = ((per + plainP - 1) / plainP) * plainP;
 	per = Min(per, segcap);
+	if (LearnedKeyIsVarwidth(ki))
+		LearnedCheckOrder(ki, entries, n);
 	for (done = 0; done < n;)
 	{
 		Size		cnt = Min(per, n - done);
@@ -372,7 +438,9 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		LearnedCompressedPlan plan;
 		LearnedSegment *seg;
 
-		if (compress &&
+		if (LearnedKeyIsVarwidth(ki))
+			P = LearnedPlanVarwidth(ki, entries + done, n - done, &cnt);
+		else if (compress &&
 			LearnedPlanCompressed(ki, entries + done, n - done, plainP, &plan))
 		{
 			P = plan.P;
@@ -396,6 +464,9 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		memset(seg, 0, sizeof(LearnedSegment));
 		if (comp)
 			seg->start_blk = LearnedWriteCompressedRun(index, &plan, generation, building);
+		else if (LearnedKeyIsVarwidth(ki))
+			seg->start_blk = LearnedWriteVarRun(index, ki, entries + done, cnt, P,
+												generation, building);
 		else
 			seg->start_blk = LearnedWriteLeafRun(index, ki, &ki->layout, LEARNED_PAGE_LEAF,
 												 entries + done, NULL, cnt,
@@ -431,7 +502,8 @@ init_meta(LearnedMetaPage meta, const LearnedKeyInfo *ki, int eps)
 	meta->version = LEARNED_VERSION;
 	meta->keytype = ki->keytype;
 	meta->keylen = ki->keylen;
-	meta->items_per_page = ki->layout.capacity;
+	meta->items_per_page = LearnedKeyIsVarwidth(ki) ? LEARNED_VW_MAX_ITEMS :
+		ki->layout.capacity;
 	meta->error_bound = eps;
 	meta->generation = 1;
 	meta->dir_start = InvalidBlockNumber;
@@ -459,7 +531,7 @@ check_key_type(Relation index)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("learned indexes do not support type %s",
 							format_type_be(index->rd_opcintype[i]))));
-	/* INCLUDE columns are stored at fixed width too */
+	/* INCLUDE columns: any type learned indexes support as keys */
 	for (; i < IndexRelationGetNumberOfAttributes(index); i++)
 	{
 		Oid			typid = TupleDescAttr(RelationGetDescr(index), i)->atttypid;
@@ -469,7 +541,7 @@ check_key_type(Relation index)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("learned indexes do not support INCLUDE columns of type %s",
 							format_type_be(typid)),
-					 errhint("INCLUDE columns must have a fixed-width type that learned indexes support as keys.")));
+					 errhint("INCLUDE columns must have a type that learned indexes support as keys.")));
 	}
 }
 
@@ -508,6 +580,8 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.maxnulls = 64;
 	bs.nulls = palloc_extended(bs.maxnulls * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
 	bs.unique = indexInfo->ii_Unique;
+	bs.tmpcxt = AllocSetContextCreate(buildCxt, "learned build key",
+									  ALLOCSET_SMALL_SIZES);
 
 	/* block 0 is the metapage; written last, once everything else exists */
 	metabuf = LearnedNewBuffer(index, MAIN_FORKNUM);

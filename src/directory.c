@@ -314,7 +314,9 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 
 		/* plain pages have the metapage's capacity, compressed ones a sane one */
 		if ((kind >> 40) > 1 || P == 0 ||
-			(compressed ? P > LCP_MAX_ITEMS : P != (uint32) dir->items_per_page))
+			(compressed ? P > LCP_MAX_ITEMS :
+			 dir->keylen == LEARNED_VARWIDTH ? P > LEARNED_VW_MAX_ITEMS :
+			 P != (uint32) dir->items_per_page))
 			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad segment descriptor");
 		if (nitems == 0 || nitems > (uint64) LEARNED_SEGMENT_MAX_PAGES * P * 2 ||
 			blk >= MaxBlockNumber || gen > PG_UINT32_MAX)

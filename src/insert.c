@@ -43,14 +43,42 @@ pending_fill_limit(int keylen)
 
 /*
  * The key to append: a single column's value (or NULL), or the stored bytes
- * of a composite key (whose NULL columns are inside; never a NULL entry).
+ * of a composite or variable-width key (a composite key's NULL columns are
+ * inside; never a NULL entry).
  */
 typedef struct PendingKey
 {
 	Datum		value;
 	bool		isnull;
-	const char *packed;			/* composite: keylen bytes */
+	const char *packed;			/* composite or varwidth: size bytes */
+	Size		size;
+	int			align;			/* varwidth: LearnedKeyAlign */
 } PendingKey;
+
+/*
+ * Does the record fit the page, and, unless the page is empty, stay
+ * within the fill target?  A variable-width record costs its slot, its
+ * key and the key's alignment padding.
+ */
+static bool
+pending_has_room(Page page, int keylen, const PendingKey *key)
+{
+	PageHeader	ph = (PageHeader) page;
+	int			n = LearnedPageGetOpaque(page)->nitems;
+	Size		need;
+	Size		used;
+
+	if (keylen >= 0)
+		return n < pending_fill_limit(keylen);
+	if (n >= LearnedPendingCapacity(keylen))
+		return false;
+	need = LEARNED_PENDING_VHDR + (key->isnull ? 0 : key->size + key->align - 1);
+	if ((Size) (ph->pd_upper - ph->pd_lower) < need)
+		return false;
+	used = (ph->pd_lower - LEARNED_PENDING_ITEMS_OFFSET) +
+		(BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) - ph->pd_upper);
+	return n == 0 || used + need <= LEARNED_PENDING_FILL_BYTES;
+}
 
 static void
 pending_put(Page page, int keylen, int slot, ItemPointer tid,
@@ -61,7 +89,24 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
 
 	memcpy(p, tid, sizeof(ItemPointerData));
 	memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
-	if (key->isnull)
+	if (keylen < 0)
+	{
+		/* the key goes below pd_upper, which moves down over it */
+		PageHeader	ph = (PageHeader) page;
+		uint16		off = 0;
+		uint16		len = 0;
+
+		if (!key->isnull)
+		{
+			off = (uint16) TYPEALIGN_DOWN(key->align, ph->pd_upper - key->size);
+			len = (uint16) key->size;
+			memcpy((char *) page + off, key->packed, key->size);
+			ph->pd_upper = off;
+		}
+		memcpy(p + LEARNED_PENDING_HDR, &off, sizeof(uint16));
+		memcpy(p + LEARNED_PENDING_HDR + sizeof(uint16), &len, sizeof(uint16));
+	}
+	else if (key->isnull)
 		memset(p + LEARNED_PENDING_HDR, 0, keylen);
 	else if (key->packed)
 		memcpy(p + LEARNED_PENDING_HDR, key->packed, keylen);
@@ -93,7 +138,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
 	tailpage = BufferGetPage(tailbuf);
 	LearnedCheckPage(index, tailpage, meta->pending_tail, LEARNED_PAGE_PENDING);
-	if (LearnedPageGetOpaque(tailpage)->nitems >= pending_fill_limit(keylen))
+	if (!pending_has_room(tailpage, keylen, key))
 	{
 		UnlockReleaseBuffer(tailbuf);
 		return false;
@@ -135,16 +180,23 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 	key.value = values[0];
 	key.isnull = isnull[0];
 	key.packed = NULL;
-	if (IndexRelationGetNumberOfAttributes(index) > 1)
+	key.size = 0;
+	key.align = 1;
+	if (IndexRelationGetNumberOfAttributes(index) > 1 ||
+		learned_type_varlena(index->rd_opcintype[0]))
 	{
 		LearnedKeyInfo ki;
-		char	   *bytes;
 
 		LearnedKeyColumnsInit(index, &ki, false);
-		bytes = palloc(ki.keylen);
-		LearnedKeyPack(&ki, values, isnull, bytes);
-		key.packed = bytes;
-		key.isnull = false;
+		if (LearnedKeyIsComposite(&ki) || !isnull[0])
+		{
+			Datum		k = LearnedKeyForm(&ki, index, values, isnull, ht_ctid);
+
+			key.packed = DatumGetPointer(k);
+			key.size = LearnedKeySize(&ki, k);
+			key.align = LearnedKeyAlign(&ki, k);
+			key.isnull = false;
+		}
 	}
 
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);

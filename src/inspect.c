@@ -436,7 +436,8 @@ learned_index_check(PG_FUNCTION_ARGS)
 	seen = palloc0(nblocks / 8 + 1);
 	LearnedKeyInfoInit(index, &ki);
 	LearnedKeyInfoLoadMap(index, &ki);
-	prevbuf = palloc(ki.keylen);
+	/* a variable-width key is smaller than a page */
+	prevbuf = palloc(LearnedKeyIsVarwidth(&ki) ? BLCKSZ : ki.keylen);
 	LearnedLeafLayoutInit(&nl, 0);
 
 	own_block(index, seen, nblocks, LEARNED_METAPAGE_BLKNO, "metapage");
@@ -631,6 +632,9 @@ learned_index_check(PG_FUNCTION_ARGS)
 				continue;
 			pending_seen++;
 			memcpy(&flags, ip + sizeof(ItemPointerData), sizeof(uint16));
+			/* a variable-width key's place and size on its page */
+			if (!(flags & LEARNED_PENDING_NULL))
+				(void) LearnedPendingKey(index, &ki, page, blk, ip);
 			if (heapallindexed && !(flags & LEARNED_PENDING_DEAD))
 				add_tid(&ct, (ItemPointer) ip);
 		}

@@ -14,11 +14,24 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
+#include "access/heaptoast.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
 #include "common/int.h"
 #include "datatype/timestamp.h"
+#include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/float.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/pg_locale.h"
+#include "utils/rel.h"
+#include "utils/sortsupport.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -96,10 +109,24 @@ learned_type_supported(Oid typid)
 		case BOOLOID:
 		case UUIDOID:
 		case INTERVALOID:
+		case NAMEOID:
+		case TEXTOID:
+		case BPCHAROID:
+		case BYTEAOID:
+		case NUMERICOID:
+		case VARCHAROID:		/* INCLUDE columns: keys use text's opclass */
 			return true;
 		default:
 			return false;
 	}
+}
+
+/* stored as a varlena of its own size (keys of these types vary in width) */
+bool
+learned_type_varlena(Oid typid)
+{
+	return typid == TEXTOID || typid == BPCHAROID || typid == BYTEAOID ||
+		typid == NUMERICOID || typid == VARCHAROID;
 }
 
 int
@@ -113,6 +140,14 @@ learned_type_keylen(Oid typid)
 			return UUID_LEN;
 		case INTERVALOID:
 			return sizeof(Interval);
+		case NAMEOID:
+			return NAMEDATALEN;
+		case TEXTOID:
+		case BPCHAROID:
+		case BYTEAOID:
+		case NUMERICOID:
+		case VARCHAROID:
+			return LEARNED_VARWIDTH;
 		case INT2OID:
 			return 2;
 		case INT4OID:
@@ -203,7 +238,18 @@ learned_map_datum(Datum value, Oid valtype, Oid keytype)
 					span = PG_INT64_MIN;
 				return map_int64((int64) span);
 			}
+		case BYTEAOID:
+		case NUMERICOID:
+			/* no collation involved: learned_map_value gives these */
+			{
+				LearnedColumn c;
+
+				memset(&c, 0, sizeof(c));
+				c.type = valtype;
+				return learned_map_value(&c, value, valtype);
+			}
 		default:
+			/* strings need their column's collation: learned_map_value */
 			elog(ERROR, "learned: unsupported key type %u", valtype);
 			return 0;			/* keep compiler quiet */
 	}
@@ -222,6 +268,12 @@ learned_fetch_key(const char *p, int keylen, Oid typid)
 			return BoolGetDatum(*p != 0);
 		case 16:
 			/* uuid, interval: by reference, 8-aligned where they are stored */
+			return PointerGetDatum(p);
+		case NAMEDATALEN:
+			/* name: by reference, char-aligned */
+			return PointerGetDatum(p);
+		case LEARNED_VARWIDTH:
+			/* a varlena, stored aligned as its header needs (LearnedKeyAlign) */
 			return PointerGetDatum(p);
 		case 2:
 			{
@@ -263,6 +315,9 @@ learned_store_key(char *p, int keylen, Datum value)
 		case 16:
 			memcpy(p, DatumGetPointer(value), 16);
 			break;
+		case NAMEDATALEN:
+			memcpy(p, DatumGetPointer(value), NAMEDATALEN);
+			break;
 		case 2:
 			{
 				int16		v = DatumGetInt16(value);
@@ -293,7 +348,8 @@ learned_store_key(char *p, int keylen, Datum value)
 bool
 learned_type_exact(Oid typid)
 {
-	return learned_type_supported(typid) && typid != UUIDOID && typid != INTERVALOID;
+	return learned_type_supported(typid) && typid != UUIDOID && typid != INTERVALOID &&
+		typid != NAMEOID && !learned_type_varlena(typid);
 }
 
 /* ---------- keys of the index: single-column or composite ---------- */
@@ -333,6 +389,8 @@ key_column_null(const LearnedKeyInfo *ki, const char *p, int col)
 	return (((const uint8 *) p)[col >> 3] >> (col & 7)) & 1;
 }
 
+static Size var_column_offset(const LearnedKeyInfo *ki, const char *p, int col);
+
 /* a key at p (leaf slot or pending record) */
 Datum
 LearnedKeyFetch(const LearnedKeyInfo *ki, const char *p)
@@ -345,19 +403,22 @@ LearnedKeyFetch(const LearnedKeyInfo *ki, const char *p)
 void
 LearnedKeyStore(const LearnedKeyInfo *ki, char *dst, Datum key)
 {
-	if (!LearnedKeyIsComposite(ki))
+	if (!LearnedKeyIsComposite(ki) && !LearnedKeyIsVarwidth(ki))
 		learned_store_key(dst, ki->keylen, key);
 	else
-		memcpy(dst, DatumGetPointer(key), ki->keylen);
+		memcpy(dst, DatumGetPointer(key), LearnedKeySize(ki, key));
 }
 
-/* copy a key's bytes to dst if it has any; returns the key to use */
+/*
+ * Copy a key's bytes to dst if it has any (LearnedKeySize of them, dst
+ * aligned as LearnedKeyAlign says); returns the key to use.
+ */
 Datum
 LearnedKeyCopy(const LearnedKeyInfo *ki, Datum key, char *dst)
 {
 	if (!ki->byref)
 		return key;
-	memcpy(dst, DatumGetPointer(key), ki->keylen);
+	memcpy(dst, DatumGetPointer(key), LearnedKeySize(ki, key));
 	return PointerGetDatum(dst);
 }
 
@@ -366,7 +427,7 @@ LearnedKeyCopyAlloc(const LearnedKeyInfo *ki, Datum key, MemoryContext cxt)
 {
 	if (!ki->byref)
 		return key;
-	return LearnedKeyCopy(ki, key, MemoryContextAlloc(cxt, ki->keylen));
+	return LearnedKeyCopy(ki, key, MemoryContextAlloc(cxt, LearnedKeySize(ki, key)));
 }
 
 /* form the stored bytes of a composite key from index column values */
@@ -377,12 +438,12 @@ LearnedKeyPack(const LearnedKeyInfo *ki, const Datum *values,
 	int			i;
 
 	Assert(LearnedKeyIsComposite(ki));
-	memset(dst, 0, ki->keylen);
+	memset(dst, 0, ki->fixedlen);
 	for (i = 0; i < ki->natts; i++)
 	{
 		if (isnull[i])
 			((uint8 *) dst)[i >> 3] |= (uint8) (1 << (i & 7));
-		else
+		else if (!ki->cols[i].varlena)	/* varlenas: LearnedKeyForm */
 			learned_store_key(dst + ki->cols[i].offset, ki->cols[i].width, values[i]);
 	}
 }
@@ -402,6 +463,8 @@ LearnedKeyColumn(const LearnedKeyInfo *ki, Datum key, int col, bool *isnull)
 	*isnull = key_column_null(ki, p, col);
 	if (*isnull)
 		return (Datum) 0;
+	if (ki->cols[col].varlena)
+		return PointerGetDatum(p + var_column_offset(ki, p, col));
 	return learned_fetch_key(p + ki->cols[col].offset, ki->cols[col].width,
 							 ki->cols[col].type);
 }
@@ -434,9 +497,18 @@ LearnedKeyCmp(LearnedKeyInfo *ki, Datum a, Datum b)
 		bool		bn = key_column_null(ki, pb, i);
 		int			r;
 
-		r = column_cmp(ki, i,
-					   an ? (Datum) 0 : learned_fetch_key(pa + c->offset, c->width, c->type), an,
-					   bn ? (Datum) 0 : learned_fetch_key(pb + c->offset, c->width, c->type), bn);
+		if (c->varlena)
+		{
+			bool		dummy;
+
+			r = column_cmp(ki, i,
+						   an ? (Datum) 0 : LearnedKeyColumn(ki, a, i, &dummy), an,
+						   bn ? (Datum) 0 : LearnedKeyColumn(ki, b, i, &dummy), bn);
+		}
+		else
+			r = column_cmp(ki, i,
+						   an ? (Datum) 0 : learned_fetch_key(pa + c->offset, c->width, c->type), an,
+						   bn ? (Datum) 0 : learned_fetch_key(pb + c->offset, c->width, c->type), bn);
 		if (r != 0)
 			return r;
 	}
@@ -451,13 +523,13 @@ int
 LearnedColumnStatus(const LearnedKeyInfo *ki, int col, Datum value, Oid valtype,
 					bool isnull, uint64 *u)
 {
-	const LearnedColumn *c = &ki->cols[col];
+	LearnedColumn *c = (LearnedColumn *) &ki->cols[col];
 
 	*u = 0;
 	if (isnull)
 		return c->nulls_first ? KP_BEFORE : KP_AFTER;
 	return keypack_ordinal(&ki->map.cols[col],
-						   learned_map_datum(value, valtype, c->type),
+						   learned_map_value(c, value, valtype),
 						   c->desc, u);
 }
 
@@ -470,7 +542,7 @@ LearnedKeyMap(const LearnedKeyInfo *ki, Datum key)
 	int			i;
 
 	if (!LearnedKeyIsComposite(ki))
-		return learned_map_datum(key, ki->keytype, ki->keytype);
+		return learned_map_value((LearnedColumn *) &ki->cols[0], key, ki->keytype);
 	for (i = 0; i < ki->map.npacked; i++)
 	{
 		bool		isnull;
@@ -501,4 +573,507 @@ LearnedKeyMapPlan(LearnedKeyInfo *ki, const uint64 *lo, const uint64 *hi,
 		lossy[i] = !ki->cols[i].exact;
 	ki->map.npacked = (uint16) keypack_plan(ki->nkeys, lo, hi, lossy, maxcols,
 											ki->map.cols);
+}
+
+/* ---------- images of strings and numerics ---------- */
+
+/*
+ * A string's image is the first 8 bytes of its sort key in the column's
+ * collation, big-endian, zero-padded: under "C" (and for bytea, which has
+ * no collation) the bytes themselves; under ICU the abbreviated key the
+ * type's own sort support computes (the prefix of ucol's sort key, the
+ * same thing PostgreSQL's sorts rely on); under a libc collation the prefix
+ * of strxfrm's output.  PostgreSQL does not trust glibc's strxfrm to agree
+ * with strcoll, so the build and every merge verify, with the comparator,
+ * the order of what they write (build.c): a disagreement is an ERROR, never
+ * a misordered index.  A scan only takes the image as a hint: a wrong one
+ * costs reads (scan.c gallops), never answers.
+ */
+typedef struct StrMap
+{
+	bool		c_order;		/* "C" collation, or bytea: the bytes */
+	bool		use_abbrev;		/* ICU: the sort support's abbreviated key */
+	bool		use_xfrm;		/* libc: strxfrm prefix */
+	pg_locale_t locale;			/* libc: its locale, NULL for the default */
+	SortSupportData ssup;
+} StrMap;
+
+static uint64
+bytes_image(const char *p, Size len)
+{
+	uint64		m = 0;
+	Size		i;
+
+	for (i = 0; i < 8; i++)
+		m = (m << 8) | (i < len ? (uint8) p[i] : 0);
+	return m;
+}
+
+static StrMap *
+strmap_get(LearnedColumn *c)
+{
+	StrMap	   *sm;
+	MemoryContext cxt;
+	MemoryContext old;
+	Oid			ssfunc;
+
+	if (c->strmap)
+		return (StrMap *) c->strmap;
+	/* lives as long as the column array it belongs to */
+	cxt = GetMemoryChunkContext(c);
+	sm = MemoryContextAllocZero(cxt, sizeof(StrMap));
+	if (c->type == BYTEAOID || !OidIsValid(c->collation) || lc_collate_is_c(c->collation))
+	{
+		sm->c_order = true;
+		c->strmap = sm;
+		return sm;
+	}
+	ssfunc = c->type == BPCHAROID ? F_BPCHAR_SORTSUPPORT :
+		c->type == NAMEOID ? F_BTNAMESORTSUPPORT : F_BTTEXTSORTSUPPORT;
+	old = MemoryContextSwitchTo(cxt);
+	sm->ssup.ssup_cxt = cxt;
+	sm->ssup.ssup_collation = c->collation;
+	sm->ssup.abbreviate = true;
+	OidFunctionCall1(ssfunc, PointerGetDatum(&sm->ssup));
+	MemoryContextSwitchTo(old);
+	if (sm->ssup.abbrev_converter)
+		sm->use_abbrev = true;
+	else
+	{
+		/* a libc collation: PostgreSQL itself does not abbreviate here */
+		sm->use_xfrm = true;
+		sm->locale = pg_newlocale_from_collation(c->collation);
+	}
+	c->strmap = sm;
+	return sm;
+}
+
+/* the bytes a string value of type typid compares by (bpchar: no trailing blanks) */
+static const char *
+string_bytes(Datum value, Oid typid, Size *len, void **tofree)
+{
+	*tofree = NULL;
+	if (typid == NAMEOID)
+	{
+		const char *s = NameStr(*DatumGetName(value));
+
+		*len = strnlen(s, NAMEDATALEN);
+		return s;
+	}
+	else
+	{
+		struct varlena *v = (struct varlena *) DatumGetPointer(value);
+		struct varlena *d = pg_detoast_datum_packed(v);
+		const char *s = VARDATA_ANY(d);
+		Size		n = VARSIZE_ANY_EXHDR(d);
+
+		if (d != v)
+			*tofree = d;
+		if (typid == BPCHAROID)
+			while (n > 0 && s[n - 1] == ' ')
+				n--;
+		*len = n;
+		return s;
+	}
+}
+
+static uint64
+xfrm_image(StrMap *sm, const char *s, Size len)
+{
+	char		sbuf[256];
+	char		xbuf[256];
+	char	   *src = len < sizeof(sbuf) ? sbuf : palloc(len + 1);
+	char	   *dst = xbuf;
+	size_t		need;
+	uint64		m;
+
+	memcpy(src, s, len);
+	src[len] = '\0';
+	if (sm->locale)
+		need = strxfrm_l(dst, src, sizeof(xbuf), sm->locale->info.lt);
+	else
+		need = strxfrm(dst, src, sizeof(xbuf));
+	if (need >= sizeof(xbuf))
+	{
+		/* the output is only defined when it fits: redo with room */
+		dst = palloc(need + 1);
+		if (sm->locale)
+			(void) strxfrm_l(dst, src, need + 1, sm->locale->info.lt);
+		else
+			(void) strxfrm(dst, src, need + 1);
+	}
+	m = bytes_image(dst, need);
+	if (dst != xbuf)
+		pfree(dst);
+	if (src != sbuf)
+		pfree(src);
+	return m;
+}
+
+/*
+ * A string value of type valtype (text, bpchar or name; a cross-type value
+ * against a column of another of these) in the column's image domain.
+ */
+static uint64
+string_image(LearnedColumn *c, Datum value, Oid valtype)
+{
+	StrMap	   *sm = strmap_get(c);
+	void	   *tofree;
+	Size		len;
+	const char *s;
+	uint64		m;
+
+	if (sm->use_abbrev && valtype == c->type)
+		return (uint64) sm->ssup.abbrev_converter(value, &sm->ssup);
+	s = string_bytes(value, valtype, &len, &tofree);
+	if (sm->use_abbrev)
+	{
+		/* cross-type: the column type's own value, for its converter */
+		Datum		v;
+
+		if (c->type == NAMEOID)
+		{
+			NameData   *nm = palloc0(sizeof(NameData));
+
+			memcpy(NameStr(*nm), s, Min(len, NAMEDATALEN - 1));
+			v = NameGetDatum(nm);
+		}
+		else
+			v = PointerGetDatum(cstring_to_text_with_len(s, (int) len));
+		m = (uint64) sm->ssup.abbrev_converter(v, &sm->ssup);
+		pfree(DatumGetPointer(v));
+	}
+	else if (sm->use_xfrm)
+		m = xfrm_image(sm, s, len);
+	else
+		m = bytes_image(s, len);
+	if (tofree)
+		pfree(tofree);
+	return m;
+}
+
+/* numeric as a double: rounding is monotone; NaN last, as numeric_cmp does */
+static uint64
+numeric_image(Datum value)
+{
+	Numeric		n = DatumGetNumeric(value);
+	double		d;
+
+	if (numeric_is_nan(n))
+		return map_double(get_float8_nan());
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+										   NumericGetDatum(n)));
+	if ((Pointer) n != DatumGetPointer(value))
+		pfree(n);
+	return map_double(d);
+}
+
+/*
+ * The image of a value of type valtype (possibly cross-type) in the domain
+ * of column c: every caller that may meet a string or numeric key goes
+ * through here.
+ */
+uint64
+learned_map_value(LearnedColumn *c, Datum value, Oid valtype)
+{
+	switch (valtype)
+	{
+		case TEXTOID:
+		case BPCHAROID:
+		case NAMEOID:
+			return string_image(c, value, valtype);
+		case BYTEAOID:
+			{
+				void	   *tofree;
+				Size		len;
+				const char *s = string_bytes(value, BYTEAOID, &len, &tofree);
+				uint64		m = bytes_image(s, len);
+
+				if (tofree)
+					pfree(tofree);
+				return m;
+			}
+		case NUMERICOID:
+			return numeric_image(value);
+		default:
+			return learned_map_datum(value, valtype, c->type);
+	}
+}
+
+/* ---------- variable-width stored keys ---------- */
+
+/*
+ * A variable-width key is stored as follows.
+ *  - A single column: its varlena, with a 1-byte header when it fits one
+ *    (then unaligned) and a 4-byte header otherwise (then 4-aligned), the
+ *    value inline-compressed if it is large and compresses, as btree's
+ *    index_form_tuple does.
+ *  - A composite key (or INCLUDE list) with varlena columns: the fixed part
+ *    (NULL bitmap, fixed-width columns at their offsets, as for fixed-width
+ *    composite keys) then every non-NULL varlena column in column order,
+ *    each as above, a 4-byte-header value padded with zero bytes to a
+ *    4-aligned offset (relative to the key's start).  A zero byte can never
+ *    start a 1-byte header, so a reader skips padding exactly as the heap's
+ *    att_align_pointer does.
+ * The key's start is aligned as LearnedKeyAlign says, wherever it is kept.
+ */
+
+/* offset of varlena column col in stored key p (its bytes are present) */
+static Size
+var_column_offset(const LearnedKeyInfo *ki, const char *p, int col)
+{
+	Size		off = ki->fixedlen;
+	int			i;
+
+	for (i = 0; i < ki->natts; i++)
+	{
+		const LearnedColumn *c = &ki->cols[i];
+
+		if (!c->varlena || key_column_null(ki, p, i))
+			continue;
+		if (p[off] == 0)
+			off = INTALIGN(off);	/* padding before a 4-byte header */
+		if (i == col)
+			return off;
+		off += VARSIZE_ANY(p + off);
+	}
+	elog(ERROR, "learned: column %d is not a stored varlena", col);
+	return 0;
+}
+
+Size
+LearnedKeySize(const LearnedKeyInfo *ki, Datum key)
+{
+	const char *p = DatumGetPointer(key);
+	Size		off;
+	int			i;
+
+	if (!LearnedKeyIsVarwidth(ki))
+		return ki->keylen;
+	if (!LearnedKeyIsComposite(ki))
+		return VARSIZE_ANY(p);
+	off = ki->fixedlen;
+	for (i = 0; i < ki->natts; i++)
+	{
+		if (!ki->cols[i].varlena || key_column_null(ki, p, i))
+			continue;
+		if (p[off] == 0)
+			off = INTALIGN(off);
+		off += VARSIZE_ANY(p + off);
+	}
+	return off;
+}
+
+/*
+ * The size of the stored key at p if it lies within avail bytes and is
+ * well-formed (no TOAST pointer, sizes in range), else -1: readers of
+ * pages call this before they trust a key's bytes.
+ */
+int64
+LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail)
+{
+	Size		off = 0;
+	int			i;
+
+	if (!LearnedKeyIsVarwidth(ki))
+		return (Size) ki->keylen <= avail ? ki->keylen : -1;
+	if (LearnedKeyIsComposite(ki))
+	{
+		if ((Size) ki->fixedlen > avail)
+			return -1;
+		off = ki->fixedlen;
+	}
+	for (i = 0; i < ki->natts; i++)
+	{
+		Size		sz;
+
+		if (!ki->cols[i].varlena ||
+			(LearnedKeyIsComposite(ki) && key_column_null(ki, p, i)))
+			continue;
+		if (off >= avail)
+			return -1;
+		if (p[off] == 0)
+		{
+			off = INTALIGN(off);
+			if (off + 4 > avail)
+				return -1;
+		}
+		if (VARATT_IS_1B_E(p + off))
+			return -1;
+		if (!VARATT_IS_1B(p + off) && off + 4 > avail)
+			return -1;
+		sz = VARSIZE_ANY(p + off);
+		if (sz < (VARATT_IS_1B(p + off) ? 1 : VARHDRSZ) || sz > avail - off)
+			return -1;
+		off += sz;
+	}
+	return (int64) off;
+}
+
+/* alignment the start of a stored key needs (1, 4 or 8) */
+int
+LearnedKeyAlign(const LearnedKeyInfo *ki, Datum key)
+{
+	const char *p = DatumGetPointer(key);
+	Size		off;
+	int			align;
+	int			i;
+
+	if (!LearnedKeyIsVarwidth(ki))
+		return ki->byref ? ki->fixedalign : 1;
+	if (!LearnedKeyIsComposite(ki))
+		return VARATT_IS_1B(p) ? 1 : ALIGNOF_INT;
+	align = ki->fixedalign;
+	off = ki->fixedlen;
+	for (i = 0; i < ki->natts; i++)
+	{
+		if (!ki->cols[i].varlena || key_column_null(ki, p, i))
+			continue;
+		if (p[off] == 0)
+			off = INTALIGN(off);
+		if (!VARATT_IS_1B(p + off))
+			align = Max(align, ALIGNOF_INT);
+		off += VARSIZE_ANY(p + off);
+	}
+	return align;
+}
+
+/*
+ * A varlena value as a key stores it: detoasted, compressed if large (as
+ * index_form_tuple does for btree), with a short header when it fits one.
+ * Returns a palloc'd copy.
+ */
+static struct varlena *
+prepare_varlena(Datum value)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	struct varlena *d;
+	Size		sz;
+
+	if (VARATT_IS_EXTERNAL(v))
+		v = detoast_external_attr(v);
+	if (!VARATT_IS_COMPRESSED(v) && VARSIZE_ANY(v) > TOAST_INDEX_TARGET)
+	{
+		Datum		c = toast_compress_datum(PointerGetDatum(v),
+											 default_toast_compression);
+
+		if (DatumGetPointer(c) != NULL)
+			v = (struct varlena *) DatumGetPointer(c);
+	}
+	if (VARATT_IS_COMPRESSED(v) || !VARATT_CAN_MAKE_SHORT(v))
+	{
+		if (VARATT_IS_SHORT(v))
+		{
+			/* too long for a short header: cannot happen, but be exact */
+			sz = VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ;
+			d = palloc(sz);
+			SET_VARSIZE(d, sz);
+			memcpy(VARDATA(d), VARDATA_SHORT(v), sz - VARHDRSZ);
+			return d;
+		}
+		sz = VARSIZE(v);
+		d = palloc(sz);
+		memcpy(d, v, sz);
+		return d;
+	}
+	if (VARATT_IS_SHORT(v))
+	{
+		sz = VARSIZE_SHORT(v);
+		d = palloc(sz);
+		memcpy(d, v, sz);
+		return d;
+	}
+	sz = VARATT_CONVERTED_SHORT_SIZE(v);
+	d = palloc(sz);
+	SET_VARSIZE_SHORT(d, sz);
+	memcpy((char *) d + VARHDRSZ_SHORT, VARDATA(v), sz - VARHDRSZ_SHORT);
+	return d;
+}
+
+/*
+ * The stored key of index column values (a single column never NULL here):
+ * a Datum as LearnedKeyFetch gives it, in palloc'd memory for a
+ * by-reference key.  A key over btree's size limit is an error, as in
+ * btree.
+ */
+Datum
+LearnedKeyForm(LearnedKeyInfo *ki, Relation index, const Datum *values,
+			   const bool *isnull, ItemPointer tid)
+{
+	struct varlena *prep[INDEX_MAX_KEYS];
+	Size		size;
+	char	   *dst;
+	int			i;
+
+	if (!LearnedKeyIsVarwidth(ki))
+	{
+		if (!LearnedKeyIsComposite(ki))
+			return ki->byref ? LearnedKeyCopyAlloc(ki, values[0], CurrentMemoryContext) :
+				values[0];
+		dst = palloc(ki->keylen);
+		LearnedKeyPack(ki, values, isnull, dst);
+		return PointerGetDatum(dst);
+	}
+	size = LearnedKeyIsComposite(ki) ? ki->fixedlen : 0;
+	for (i = 0; i < ki->natts; i++)
+	{
+		prep[i] = NULL;
+		if (!ki->cols[i].varlena || isnull[i])
+			continue;
+		prep[i] = prepare_varlena(values[i]);
+		if (!VARATT_IS_SHORT(prep[i]))
+			size = INTALIGN(size);
+		size += VARSIZE_ANY(prep[i]);
+	}
+	if (MAXALIGN(size + sizeof(IndexTupleData)) > LEARNED_MAX_ENTRY_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index row size %zu exceeds maximum %zu for index \"%s\"",
+						(Size) MAXALIGN(size + sizeof(IndexTupleData)),
+						(Size) LEARNED_MAX_ENTRY_SIZE,
+						RelationGetRelationName(index)),
+				 tid ? errdetail("Index row references tuple (%u,%u) in relation \"%s\".",
+								 ItemPointerGetBlockNumber(tid),
+								 ItemPointerGetOffsetNumber(tid),
+								 get_rel_name(index->rd_index->indrelid)) : 0,
+				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.\n"
+						 "Consider a function index of an MD5 hash of the value, "
+						 "or use full text indexing.")));
+	if (!LearnedKeyIsComposite(ki))
+		return PointerGetDatum(prep[0]);
+	dst = palloc0(size);
+	LearnedKeyPack(ki, values, isnull, dst);
+	{
+		Size		off = ki->fixedlen;
+
+		for (i = 0; i < ki->natts; i++)
+		{
+			if (prep[i] == NULL)
+				continue;
+			if (!VARATT_IS_SHORT(prep[i]))
+				off = INTALIGN(off);	/* the gap stays zero: padding */
+			memcpy(dst + off, prep[i], VARSIZE_ANY(prep[i]));
+			off += VARSIZE_ANY(prep[i]);
+			pfree(prep[i]);
+		}
+		Assert(off == size);
+	}
+	return PointerGetDatum(dst);
+}
+
+/* false if some key column's image comes from a libc strxfrm (build.c) */
+bool
+LearnedKeyImagesTrusted(LearnedKeyInfo *ki)
+{
+	int			i;
+
+	for (i = 0; i < ki->nkeys; i++)
+	{
+		LearnedColumn *c = &ki->cols[i];
+
+		if ((c->type == TEXTOID || c->type == BPCHAROID || c->type == NAMEOID) &&
+			strmap_get(c)->use_xfrm)
+			return false;
+	}
+	return true;
 }

@@ -102,6 +102,23 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 	v->page = page;
 	v->layout = layout;
 	v->compressed = (opaque->flags & LEARNED_LEAF_COMPRESSED) != 0;
+	v->varwidth = (opaque->flags & LEARNED_LEAF_VARWIDTH) != 0;
+	v->index = index;
+	v->blkno = blkno;
+	if (v->varwidth || (layout->keylen < 0 && opaque->type == LEARNED_PAGE_LEAF))
+	{
+		PageHeader	ph = (PageHeader) page;
+		int			n = opaque->nitems;
+
+		/* the format is the index's: variable-width keys, or not */
+		if (!v->varwidth || v->compressed || layout->keylen >= 0 ||
+			opaque->type != LEARNED_PAGE_LEAF || n > LEARNED_VW_MAX_ITEMS ||
+			ph->pd_lower < LearnedVwKeysOff(n) ||
+			ph->pd_lower > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
+			LearnedReportCorrupt(index, blkno, "bad variable-width leaf page header");
+		v->nitems = n;
+		return;
+	}
 	if (!v->compressed)
 	{
 		v->nitems = Min(opaque->nitems, layout->capacity);
@@ -122,6 +139,24 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 			LearnedReportCorrupt(index, blkno, "bad compressed leaf page");
 		v->nitems = opaque->nitems;
 	}
+}
+
+/*
+ * The key at slot of a variable-width page: its offset and its bytes are
+ * checked to lie inside the page's key area before anyone reads them.
+ */
+Datum
+LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
+{
+	const char *page = (const char *) v->page;
+	int			lower = ((PageHeader) v->page)->pd_lower;
+	uint16		off;
+
+	memcpy(&off, page + LearnedVwOffsOff(v->nitems) + slot * sizeof(uint16), sizeof(off));
+	if (off < LearnedVwKeysOff(v->nitems) || off >= lower ||
+		LearnedKeySizeBounded(ki, page + off, lower - off) < 0)
+		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
+	return PointerGetDatum(page + off);
 }
 
 /* the out-of-line half of LearnedLeafViewKey */
@@ -320,5 +355,122 @@ LearnedWriteCompressedRun(Relation index, LearnedCompressedPlan *plan,
 		log_newpage_range(index, MAIN_FORKNUM, first, first + plan->npages, true);
 	pfree(plan->pages);
 	plan->pages = NULL;
+	return first;
+}
+
+/* ---------- variable-width leaf pages ---------- */
+
+/* page bytes m entries need beyond their keys' (bitmap, TIDs, offsets) */
+static inline Size
+vw_overhead(Size m)
+{
+	return LearnedVwKeysOff(m) - LEARNED_LEAF_DATA_OFFSET;
+}
+
+/*
+ * Plan the next variable-width segment of entries[0..n-1]: the largest P
+ * (up to LEARNED_VW_MAX_ITEMS) such that every chunk of P entries of the
+ * segment (its first min(n, LEARNED_SEGMENT_MAX_PAGES * P) entries) fits a
+ * page, counting each key at its size plus the most padding its alignment
+ * can cost.  Keeping P fixed inside a segment keeps ranks arithmetic (page
+ * r / P, slot r % P), so the models and the dead bitmap work unchanged;
+ * the price is that the segment's largest chunk of keys sets every page's
+ * count.  Each pass scales P by the worst chunk and retries until all fit
+ * (P strictly decreases; a single entry always fits, LEARNED_MAX_ENTRY_SIZE
+ * being far below a page).  Returns P; *cnt is the segment's entry count.
+ */
+int
+LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
+					Size n, Size *cnt)
+{
+	Size		range = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * LEARNED_VW_MAX_ITEMS);
+	Size	   *prefix = palloc_extended(sizeof(Size) * (range + 1), MCXT_ALLOC_HUGE);
+	int			P = (int) Min(n, (Size) LEARNED_VW_MAX_ITEMS);
+	Size		i;
+
+	prefix[0] = 0;
+	for (i = 0; i < range; i++)
+		prefix[i + 1] = prefix[i] + LearnedKeySize(ki, entries[i].key) +
+			(LearnedKeyAlign(ki, entries[i].key) - 1);
+	for (;;)
+	{
+		Size		r = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * P);
+		Size		worst = 0;
+		Size		done;
+
+		for (done = 0; done < r; done += P)
+		{
+			Size		c = Min((Size) P, r - done);
+			Size		need = vw_overhead(c) + prefix[done + c] - prefix[done];
+
+			worst = Max(worst, need);
+		}
+		if (worst <= LEARNED_LEAF_SPACE)
+		{
+			*cnt = r;
+			break;
+		}
+		if (P == 1)
+			elog(ERROR, "learned index: an entry of %zu bytes does not fit a page", worst);
+		P = (int) Max(1.0, Min((double) P * LEARNED_LEAF_SPACE / worst, (double) (P - 1)));
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(prefix);
+	return P;
+}
+
+/*
+ * Write n entries as a run of variable-width pages of P entries each (the
+ * last may hold fewer), on freshly allocated contiguous blocks, like
+ * LearnedWriteLeafRun.
+ */
+BlockNumber
+LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
+				   const LearnedEntry *entries, Size n, int P,
+				   uint32 generation, bool building)
+{
+	uint32		npages = (uint32) ((n + P - 1) / P);
+	BlockNumber first = LearnedAllocRun(index, npages, building);
+	Size		done = 0;
+	uint32		pg;
+
+	for (pg = 0; pg < npages; pg++)
+	{
+		Buffer		buf = ReadBuffer(index, first + pg);
+		Page		page;
+		int			cnt = (int) Min((Size) P, n - done);
+		int			pos = LearnedVwKeysOff(cnt);
+		int			i;
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		LearnedInitPage(page, LEARNED_PAGE_LEAF, generation);
+		for (i = 0; i < cnt; i++)
+		{
+			const LearnedEntry *e = &entries[done + i];
+			Size		sz = LearnedKeySize(ki, e->key);
+			uint16		off;
+
+			pos = TYPEALIGN(LearnedKeyAlign(ki, e->key), pos);
+			if (pos + sz > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
+				elog(ERROR, "learned index: variable-width page overflow");
+			off = (uint16) pos;
+			memcpy((char *) page + pos, DatumGetPointer(e->key), sz);
+			memcpy((char *) page + LearnedVwTidsOff(cnt) + i * sizeof(ItemPointerData),
+				   &e->tid, sizeof(ItemPointerData));
+			memcpy((char *) page + LearnedVwOffsOff(cnt) + i * sizeof(uint16),
+				   &off, sizeof(off));
+			pos += sz;
+		}
+		((PageHeader) page)->pd_lower = pos;
+		LearnedPageGetOpaque(page)->nitems = (uint16) cnt;
+		LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_VARWIDTH;
+		MarkBufferDirty(buf);
+		UnlockReleaseBuffer(buf);
+		done += cnt;
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (!building && RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, first, first + npages, true);
 	return first;
 }

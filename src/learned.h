@@ -122,6 +122,28 @@ typedef struct LearnedPageOpaqueData
 
 /* a leaf page in the compressed format (leaf.c, leafcodec.h) */
 #define LEARNED_LEAF_COMPRESSED	0x0001
+/* a leaf page of variable-width keys (leaf.c: bitmap, TIDs, offsets, keys) */
+#define LEARNED_LEAF_VARWIDTH	0x0002
+
+/*
+ * keylen of an index whose stored keys vary in size (a text, bytea or
+ * numeric column, or a composite key or INCLUDE list with one)
+ */
+#define LEARNED_VARWIDTH		(-1)
+
+/*
+ * Entries a variable-width leaf page can hold at most (each takes at least
+ * a TID, an offset and one key byte); the metapage's items_per_page of a
+ * variable-width index, whose segments each have their own P.
+ */
+#define LEARNED_VW_MAX_ITEMS	1024
+
+/*
+ * The largest stored entry, counted as btree counts an index tuple
+ * (MAXALIGN(8-byte header + key bytes)): btree's limit for 8 kB pages,
+ * so a key btree accepts fits, and a longer one gets the same kind of error.
+ */
+#define LEARNED_MAX_ENTRY_SIZE	2704
 
 typedef LearnedPageOpaqueData *LearnedPageOpaque;
 
@@ -317,9 +339,19 @@ typedef struct LearnedPendingItem
 #define LEARNED_PENDING_DEAD	0x0002
 #define LEARNED_PENDING_HDR		(sizeof(ItemPointerData) + sizeof(uint16))
 #define LEARNED_PENDING_ITEMS_OFFSET	(LEARNED_LEAF_DATA_OFFSET + sizeof(uint64))
-#define LearnedPendingItemSize(keylen)	(LEARNED_PENDING_HDR + (keylen))
+/*
+ * Variable-width keys (keylen LEARNED_VARWIDTH): a record is the header plus
+ * the key's offset and length (uint16 each); the key bytes are stacked from
+ * the end of the page down, pd_upper marking the lowest (GenericXLog's
+ * delta skips the hole between pd_lower and pd_upper).
+ */
+#define LEARNED_PENDING_VHDR	(LEARNED_PENDING_HDR + 2 * sizeof(uint16))
+#define LearnedPendingItemSize(keylen) \
+	((keylen) < 0 ? LEARNED_PENDING_VHDR : LEARNED_PENDING_HDR + (keylen))
+/* at most this many records on a page (a varwidth key takes >= 1 byte) */
 #define LearnedPendingCapacity(keylen) \
-	((int) ((LEARNED_LEAF_SPACE - sizeof(uint64)) / LearnedPendingItemSize(keylen)))
+	((int) ((LEARNED_LEAF_SPACE - sizeof(uint64)) / \
+			(LearnedPendingItemSize(keylen) + ((keylen) < 0 ? 1 : 0))))
 #define LearnedPendingItemPtr(page, keylen, slot) \
 	((char *) (page) + LEARNED_PENDING_ITEMS_OFFSET + (slot) * LearnedPendingItemSize(keylen))
 
@@ -343,9 +375,13 @@ typedef enum LearnedKeyClass
 	LKC_TIME					/* date, timestamp, timestamptz: microseconds */
 } LearnedKeyClass;
 
+struct LearnedColumn;
+
 extern bool learned_type_supported(Oid typid);
 extern int	learned_type_keylen(Oid typid);
 extern uint64 learned_map_datum(Datum value, Oid valtype, Oid keytype);
+extern uint64 learned_map_value(struct LearnedColumn *c, Datum value, Oid valtype);
+extern bool learned_type_varlena(Oid typid);
 
 /* read and write a key of the index type at a given width */
 extern Datum learned_fetch_key(const char *p, int keylen, Oid typid);
@@ -401,7 +437,9 @@ typedef struct LearnedColumn
 	bool		desc;			/* index order descending (composite keys) */
 	bool		nulls_first;	/* NULLs first in index order (composite keys) */
 	bool		exact;			/* the type's mapping orders like cmp */
+	bool		varlena;		/* stored as a varlena after the fixed part */
 	FmgrInfo	cmp;			/* support 1, type vs type */
+	void	   *strmap;			/* string image state (keymap.c), made on first use */
 } LearnedColumn;
 
 /*
@@ -417,7 +455,9 @@ typedef struct LearnedColumn
 typedef struct LearnedKeyInfo
 {
 	Oid			keytype;		/* first column's type */
-	int			keylen;
+	int			keylen;			/* LEARNED_VARWIDTH if keys vary in size */
+	int			fixedlen;		/* composite: NULL bitmap and fixed-width columns */
+	int			fixedalign;		/* alignment a stored key's start needs for them */
 	Oid			collation;		/* first column's */
 	FmgrInfo	cmp;			/* support 1 of the first column */
 	LearnedLeafLayout layout;
@@ -430,6 +470,7 @@ typedef struct LearnedKeyInfo
 } LearnedKeyInfo;
 
 #define LearnedKeyIsComposite(ki)	((ki)->natts > 1)
+#define LearnedKeyIsVarwidth(ki)	((ki)->keylen < 0)
 /* the image orders keys exactly: equal images are equal keys */
 #define LearnedKeyMapExact(ki)	((ki)->natts == 1 && (ki)->cols[0].exact)
 
@@ -438,6 +479,12 @@ extern void LearnedKeyStore(const LearnedKeyInfo *ki, char *dst, Datum key);
 extern Datum LearnedKeyCopy(const LearnedKeyInfo *ki, Datum key, char *dst);
 extern Datum LearnedKeyCopyAlloc(const LearnedKeyInfo *ki, Datum key,
 								 MemoryContext cxt);
+extern Size LearnedKeySize(const LearnedKeyInfo *ki, Datum key);
+extern int	LearnedKeyAlign(const LearnedKeyInfo *ki, Datum key);
+extern int64 LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail);
+extern bool LearnedKeyImagesTrusted(LearnedKeyInfo *ki);
+extern Datum LearnedKeyForm(LearnedKeyInfo *ki, Relation index, const Datum *values,
+							const bool *isnull, ItemPointer tid);
 extern void LearnedKeyPack(const LearnedKeyInfo *ki, const Datum *values,
 						   const bool *isnull, char *dst);
 extern Datum LearnedKeyColumn(const LearnedKeyInfo *ki, Datum key, int col,
@@ -495,6 +542,8 @@ LearnedLeafDeadOff(Page page, const LearnedLeafLayout *l)
 {
 	if (LearnedPageGetOpaque(page)->flags & LEARNED_LEAF_COMPRESSED)
 		return LEARNED_LEAF_DATA_OFFSET + (int) LCP_DEAD_OFFSET;
+	if (LearnedPageGetOpaque(page)->flags & LEARNED_LEAF_VARWIDTH)
+		return LEARNED_LEAF_DATA_OFFSET;
 	return l->dead_off;
 }
 
@@ -516,14 +565,28 @@ LearnedLeafSetDead(Page page, const LearnedLeafLayout *l, int slot)
 #define LEARNED_CKEY_SIGNED		1	/* int2/4/8, date, timestamp(tz), time */
 #define LEARNED_CKEY_UNSIGNED	2	/* oid */
 
-/* an opened leaf page (keys or NULLs) of either format */
+/*
+ * A variable-width leaf page (LEARNED_LEAF_VARWIDTH), for n entries:
+ *   | header | dead bitmap (n bits, to 8 bytes) | tids[n] | offsets[n] (uint16) | keys | hole | special |
+ * Key i starts at offsets[i] (from the page start), aligned as its header
+ * needs (LearnedKeyAlign); the keys are in slot order; pd_lower ends the last.
+ */
+#define LearnedVwBitmapBytes(n)	((((n) + 63) / 64) * 8)
+#define LearnedVwTidsOff(n)		(LEARNED_LEAF_DATA_OFFSET + LearnedVwBitmapBytes(n))
+#define LearnedVwOffsOff(n)		(LearnedVwTidsOff(n) + (n) * (int) sizeof(ItemPointerData))
+#define LearnedVwKeysOff(n)		(LearnedVwOffsOff(n) + (n) * (int) sizeof(uint16))
+
+/* an opened leaf page (keys or NULLs) of any format */
 typedef struct LearnedLeafView
 {
 	Page		page;
 	const LearnedLeafLayout *layout;	/* of the plain format */
 	bool		compressed;
+	bool		varwidth;
 	int			nitems;
 	LcpView		lcp;			/* compressed: the validated runs */
+	Relation	index;			/* varwidth: to report damage */
+	BlockNumber blkno;
 } LearnedLeafView;
 
 extern int	LearnedCompressKeyKind(const LearnedKeyInfo *ki);
@@ -535,6 +598,7 @@ extern Datum LearnedLeafCompressedKey(const LearnedLeafView *v,
 extern ItemPointerData LearnedLeafCompressedTid(const LearnedLeafView *v, int slot);
 extern bool LearnedLeafCheckSlot(const LearnedLeafView *v, const LearnedKeyInfo *ki,
 								 int slot);
+extern Datum LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot);
 
 /* key of slot (slot < v->nitems): a Datum as LearnedKeyFetch gives it */
 static inline Datum
@@ -542,6 +606,8 @@ LearnedLeafViewKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 {
 	if (v->compressed)
 		return LearnedLeafCompressedKey(v, ki, slot);
+	if (v->varwidth)
+		return LearnedLeafVarKey(v, ki, slot);
 	return LearnedKeyFetch(ki, LearnedLeafKeyPtr(v->page, v->layout, slot));
 }
 
@@ -550,6 +616,14 @@ LearnedLeafViewTid(const LearnedLeafView *v, int slot)
 {
 	if (v->compressed)
 		return LearnedLeafCompressedTid(v, slot);
+	if (v->varwidth)
+	{
+		ItemPointerData t;
+
+		memcpy(&t, (char *) v->page + LearnedVwTidsOff(v->nitems) +
+			   slot * sizeof(ItemPointerData), sizeof(t));
+		return t;
+	}
 	return *LearnedLeafTid(v->page, v->layout, slot);
 }
 
@@ -587,6 +661,8 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 								   uint64 first_seq);
 extern int	LearnedPendingEntryCmp(const void *a, const void *b, void *arg);
+extern Datum LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
+							   BlockNumber blkno, const char *p);
 extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- handler.c ---------- */
@@ -658,8 +734,14 @@ extern bool LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *
 								  Size n, int plain_cap, LearnedCompressedPlan *plan);
 extern BlockNumber LearnedWriteCompressedRun(Relation index, LearnedCompressedPlan *plan,
 											 uint32 generation, bool building);
+extern int	LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
+								Size n, Size *cnt);
+extern BlockNumber LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
+									  const LearnedEntry *entries, Size n, int P,
+									  uint32 generation, bool building);
 
 extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
+extern void LearnedCheckOrder(const LearnedKeyInfo *ki, const LearnedEntry *entries, Size n);
 extern BlockNumber LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
 									   const LearnedLeafLayout *layout,
 									   uint16 type, const LearnedEntry *entries,

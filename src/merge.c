@@ -316,7 +316,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 				}
 				e = &pr->keys[pr->nkeys++];
 				memcpy(&e->tid, p, sizeof(ItemPointerData));
-				e->key = LearnedKeyCopyAlloc(ki, LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR),
+				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
 											 CurrentMemoryContext);
 				e->mkey = LearnedKeyMap(ki, e->key);
 			}
@@ -591,7 +591,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 
 				if (isnull)
 					continue;
-				m = learned_map_datum(v, ki.cols[c].type, ki.cols[c].type);
+				m = learned_map_value(&ki.cols[c], v, ki.cols[c].type);
 				lo[c] = Min(lo[c], m);
 				hi[c] = Max(hi[c], m);
 			}

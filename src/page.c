@@ -26,6 +26,14 @@ LearnedLeafLayoutInit(LearnedLeafLayout *layout, int keylen)
 	int			limit = BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData));
 	int			cap;
 
+	if (keylen < 0)
+	{
+		/* variable-width pages describe themselves (leaf.c) */
+		memset(layout, 0, sizeof(*layout));
+		layout->keylen = keylen;
+		return;
+	}
+
 	/* bits per item: 8 * (key + tid) + 1 dead bit */
 	cap = (int) (((Size) LEARNED_LEAF_SPACE * 8) /
 				 (8 * (keylen + sizeof(ItemPointerData)) + 1));
@@ -165,8 +173,10 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 						RelationGetRelationName(index), meta->version,
 						LEARNED_VERSION),
 				 errhint("REINDEX the index.")));
-	if (meta->keylen <= 0 || meta->keylen > LEARNED_LEAF_SPACE / 4 ||
-		meta->items_per_page == 0)
+	if ((meta->keylen <= 0 && meta->keylen != LEARNED_VARWIDTH) ||
+		meta->keylen > (int) (LEARNED_LEAF_SPACE / 4) ||
+		meta->items_per_page == 0 ||
+		(meta->keylen == LEARNED_VARWIDTH && meta->items_per_page != LEARNED_VW_MAX_ITEMS))
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad metapage");
 }
 
@@ -198,6 +208,7 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 	int			natts = IndexRelationGetNumberOfAttributes(index);
 	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
 	int			off;
+	bool		varwidth = false;
 	int			i;
 
 	ki->natts = natts;
@@ -215,11 +226,21 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 		c->type = i < nkeys ? index->rd_opcintype[i] :
 			TupleDescAttr(RelationGetDescr(index), i)->atttypid;
 		c->width = (int16) learned_type_keylen(c->type);
-		/* by-reference columns (uuid, interval) are read in place: align */
-		if (natts > 1 && c->width > 8)
-			off = TYPEALIGN(8, off);
-		c->offset = (int16) off;
-		off += c->width;
+		c->varlena = c->width == LEARNED_VARWIDTH;
+		if (c->varlena)
+		{
+			/* after the fixed part, in column order (keymap.c) */
+			c->offset = -1;
+			varwidth = true;
+		}
+		else
+		{
+			/* by-reference columns (uuid, interval) are read in place: align */
+			if (natts > 1 && c->width > 8)
+				off = TYPEALIGN(8, off);
+			c->offset = (int16) off;
+			off += c->width;
+		}
 		if (i >= nkeys)
 			continue;
 		c->collation = index->rd_indcollation[i];
@@ -232,11 +253,18 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 						   CurrentMemoryContext);
 	}
 	ki->keylen = natts > 1 ? off : ki->cols[0].width;
-	ki->byref = natts > 1 || ki->cols[0].width > 8;
+	ki->byref = natts > 1 || ki->cols[0].width > 8 || varwidth;
+	ki->fixedalign = 1;
 	/* keep every stored key 8-aligned when a column is read in place */
 	for (i = 0; i < natts; i++)
 		if (natts > 1 && ki->cols[i].width > 8)
+		{
 			ki->keylen = TYPEALIGN(8, ki->keylen);
+			ki->fixedalign = 8;
+		}
+	ki->fixedlen = natts > 1 ? ki->keylen : 0;
+	if (varwidth)
+		ki->keylen = LEARNED_VARWIDTH;
 	if (with_cmp)
 		ki->cmp = ki->cols[0].cmp;
 	memset(&ki->map, 0, sizeof(ki->map));

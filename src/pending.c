@@ -60,6 +60,32 @@ LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 }
 
 /*
+ * The key of the pending record at p of page (blkno).  A variable-width
+ * key's offset and length are checked against the page (keys lie between
+ * pd_upper and the special space) and against the key's own size before
+ * anyone reads it.
+ */
+Datum
+LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
+				  BlockNumber blkno, const char *p)
+{
+	PageHeader	ph = (PageHeader) page;
+	uint16		off;
+	uint16		len;
+
+	if (!LearnedKeyIsVarwidth(ki))
+		return LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR);
+	memcpy(&off, p + LEARNED_PENDING_HDR, sizeof(uint16));
+	memcpy(&len, p + LEARNED_PENDING_HDR + sizeof(uint16), sizeof(uint16));
+	if (p + LEARNED_PENDING_VHDR > (char *) page + ph->pd_lower ||
+		off < ph->pd_upper ||
+		(Size) off + len > BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) ||
+		LearnedKeySizeBounded(ki, (char *) page + off, len) != (int64) len)
+		LearnedReportCorrupt(index, blkno, "bad pending entry");
+	return PointerGetDatum((char *) page + off);
+}
+
+/*
  * The sequence number of the next append.  Inserts touch the metapage only
  * when they start a new tail page, so the exact count is on the tail page.
  */
@@ -296,7 +322,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 						MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * maxfresh);
 				}
 				e = &fresh[nfresh++];
-				e->key = LearnedKeyCopyAlloc(ki, LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR),
+				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
 											 pc->cxt);
 				e->mkey = LearnedKeyMap(ki, e->key);
 			}

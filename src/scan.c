@@ -105,8 +105,19 @@ typedef struct Batch
 	int			nitems;
 	int			next;			/* next item to return */
 	BatchItem  *items;
-	char	   *keys;			/* composite: item i's key bytes at i * keylen */
+	char	   *keys;			/* by-reference keys: the items' key bytes */
+	Size		keys_used;		/* bytes of keys in use */
 } Batch;
+
+/*
+ * A batch's key bytes: one page's keys, each MAXALIGNed (a variable-width
+ * page holds at most LEARNED_LEAF_SPACE bytes of keys in at most
+ * LEARNED_VW_MAX_ITEMS entries).
+ */
+#define BATCH_KEY_BYTES(ki) \
+	(LearnedKeyIsVarwidth(ki) ? \
+	 (Size) LEARNED_LEAF_SPACE + (Size) MAXIMUM_ALIGNOF * LEARNED_VW_MAX_ITEMS : \
+	 (Size) (ki)->layout.capacity * (ki)->keylen)
 
 #define PHASE_KEYS	0
 #define PHASE_NULLS 1
@@ -245,7 +256,8 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 		(index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
 	/* a batch holds one page of keys or of NULL TIDs (the denser one) */
 	LearnedLeafLayoutInit(&nl, 0);
-	cap = Max(so->ki.layout.capacity, nl.capacity);
+	cap = Max(LearnedKeyIsVarwidth(&so->ki) ? LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
+			  nl.capacity);
 	so->pos.batch.buf = InvalidBuffer;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
 	so->spare_items = palloc(sizeof(BatchItem) * cap);
@@ -253,8 +265,8 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	so->batch_cap = cap;
 	if (so->ki.byref)
 	{
-		so->pos.batch.keys = palloc((Size) so->ki.layout.capacity * so->ki.keylen);
-		so->spare_keys = palloc((Size) so->ki.layout.capacity * so->ki.keylen);
+		so->pos.batch.keys = palloc(BATCH_KEY_BYTES(&so->ki));
+		so->spare_keys = palloc(BATCH_KEY_BYTES(&so->ki));
 	}
 	so->mark.batch.buf = InvalidBuffer;
 	so->mark.batch.items = NULL;
@@ -810,7 +822,7 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 
 	if (!LearnedKeyIsComposite(&so->ki))
 		b->hint = b->isnull[0] ? 0 :
-			learned_map_datum(b->values[0], b->types[0], so->ki.keytype);
+			learned_map_value(&so->ki.cols[0], b->values[0], b->types[0]);
 	else
 	{
 		int			status[INDEX_MAX_KEYS];
@@ -1150,6 +1162,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	b->vpage = vpage;
 	b->seq = ++so->batch_seq;
 	b->nitems = 0;
+	b->keys_used = 0;
 	b->next = 0;
 	b->last = false;
 	for (i = slot; i >= 0 && i < nitems; i += step)
@@ -1178,8 +1191,17 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 		if (LearnedLeafIsDead(page, &so->ki.layout, i))
 			continue;
-		b->items[b->nitems].key =
-			LearnedKeyCopy(&so->ki, key, b->keys + (Size) b->nitems * so->ki.keylen);
+		if (so->ki.byref)
+		{
+			Size		at = LearnedKeyIsVarwidth(&so->ki) ? MAXALIGN(b->keys_used) :
+				(Size) b->nitems * so->ki.keylen;
+
+			b->items[b->nitems].key = LearnedKeyCopy(&so->ki, key, b->keys + at);
+			b->keys_used = at + LearnedKeySize(&so->ki, key);
+			Assert(b->keys_used <= BATCH_KEY_BYTES(&so->ki));
+		}
+		else
+			b->items[b->nitems].key = key;
 		b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
 		b->nitems++;
 	}
@@ -1871,9 +1893,12 @@ copy_batch_items(LearnedScanOpaque so, Batch *dst, const Batch *src)
 	memcpy(dst->items, src->items, sizeof(BatchItem) * src->nitems);
 	if (!so->ki.byref)
 		return;
-	memcpy(dst->keys, src->keys, (Size) src->nitems * so->ki.keylen);
+	memcpy(dst->keys, src->keys, src->keys_used);
+	dst->keys_used = src->keys_used;
 	for (i = 0; i < src->nitems; i++)
-		dst->items[i].key = PointerGetDatum(dst->keys + (Size) i * so->ki.keylen);
+		if (DatumGetPointer(src->items[i].key) != NULL)	/* NULL phase: none */
+			dst->items[i].key = PointerGetDatum(dst->keys +
+												(DatumGetPointer(src->items[i].key) - src->keys));
 }
 
 /*

@@ -87,8 +87,17 @@ unique_lock_tag(Relation index, const Datum *values, const bool *isnull,
 	 */
 	for (i = 0; i < nkeys; i++)
 	{
-		uint64		m = isnull[i] ? PG_UINT64_MAX :
-			learned_map_datum(values[i], index->rd_opcintype[i], index->rd_opcintype[i]);
+		uint64		m = PG_UINT64_MAX;
+
+		if (!isnull[i])
+		{
+			/* strings need their collation (keymap.c keeps state in it) */
+			LearnedColumn *c = palloc0(sizeof(LearnedColumn));
+
+			c->type = index->rd_opcintype[i];
+			c->collation = index->rd_indcollation[i];
+			m = learned_map_value(c, values[i], c->type);
+		}
 
 		h = DatumGetUInt64(hash_any_extended((const unsigned char *) &m,
 											 sizeof(m), h + (isnull[i] ? 1 : 0)));
