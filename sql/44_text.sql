@@ -316,11 +316,15 @@ INSERT INTO tx_src VALUES (11501, '', 'NaN'), (11502, ' ', '-Infinity'), (11503,
 SELECT tx_fill(10001, 19999);
 UPDATE tx SET tc = tc || 'x', ti = ti || 'x', tn = upper(tn), nu = nu * 2 WHERE id % 100 = 7;
 SELECT idx, pending_entries > 0 AS has_pending FROM txi, learned_index_info(idx::regclass) ORDER BY idx;
-VACUUM tx;
 SELECT n, result, q FROM tx_round(false);
 SELECT q, result FROM tx_cursors();
 
--- Round 3: after merges.
+-- (the entries were still pending)
+SELECT idx, pending_entries > 0 AS has_pending FROM txi, learned_index_info(idx::regclass) ORDER BY idx;
+
+-- Round 3: more pending entries, then merges.
+SELECT tx_gen(12001, 12300);
+SELECT tx_fill(12001, 12999);
 SELECT idx, learned_index_merge(idx::regclass) > 0 AS merged,
        (SELECT pending_entries FROM learned_index_info(idx::regclass)) AS pending
 FROM txi ORDER BY idx;
