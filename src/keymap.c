@@ -619,8 +619,8 @@ strmap_get(LearnedColumn *c)
 
 	if (c->strmap)
 		return (StrMap *) c->strmap;
-	/* lives as long as the column array it belongs to */
-	cxt = GetMemoryChunkContext(c);
+	/* lives as long as the column it belongs to */
+	cxt = c->cxt ? c->cxt : CurrentMemoryContext;
 	sm = MemoryContextAllocZero(cxt, sizeof(StrMap));
 	if (c->type == BYTEAOID || !OidIsValid(c->collation) || lc_collate_is_c(c->collation))
 	{

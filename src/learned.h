@@ -440,6 +440,7 @@ typedef struct LearnedColumn
 	bool		varlena;		/* stored as a varlena after the fixed part */
 	FmgrInfo	cmp;			/* support 1, type vs type */
 	void	   *strmap;			/* string image state (keymap.c), made on first use */
+	MemoryContext cxt;			/* where strmap is made: the column's own */
 } LearnedColumn;
 
 /*

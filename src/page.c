@@ -244,6 +244,7 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 		if (i >= nkeys)
 			continue;
 		c->collation = index->rd_indcollation[i];
+		c->cxt = CurrentMemoryContext;
 		/* a single column is stored ascending, NULLs apart */
 		c->desc = natts > 1 && (index->rd_indoption[i] & INDOPTION_DESC) != 0;
 		c->nulls_first = natts > 1 && (index->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
