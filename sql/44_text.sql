@@ -81,7 +81,8 @@ INSERT INTO tx_src VALUES (6001, 'abcdefgh', '1e1000'), (6002, 'abcdefgh ', '-1e
 -- One column per type and collation, all from the same strings.
 CREATE TABLE tx (id int, tc text COLLATE "C", tp text COLLATE "POSIX", tl text COLLATE "C.utf8",
                  ti text COLLATE "und-x-icu", tn text COLLATE ci, vc varchar(40) COLLATE "C",
-                 bp char(8) COLLATE "C", nm name, by bytea, nu numeric);
+                 bp char(8) COLLATE "C", nm name, by bytea, nu numeric)
+    WITH (autovacuum_enabled = off);	-- its VACUUM would merge the pending lists
 CREATE FUNCTION tx_fill(lo int, hi int) RETURNS void LANGUAGE sql AS $$
 INSERT INTO tx SELECT id, s, s, s, s, s, left(s, 40), left(s, 8)::char(8), left(s, 63)::name,
     CASE WHEN id % 11 = 0 THEN decode(md5(id::text), 'hex') ELSE convert_to(s, 'UTF8') END, nu

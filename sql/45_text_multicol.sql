@@ -20,7 +20,8 @@ SET client_min_messages = notice;
 SELECT setseed(0.45);
 
 CREATE TABLE tm (id int, a int4, t text COLLATE "C", u text COLLATE "und-x-icu",
-                 v varchar(20) COLLATE "C", n numeric, b bytea, w text COLLATE "C");
+                 v varchar(20) COLLATE "C", n numeric, b bytea, w text COLLATE "C")
+    WITH (autovacuum_enabled = off);	-- its VACUUM would merge the pending lists
 CREATE FUNCTION tm_fill(lo int, hi int) RETURNS void LANGUAGE sql AS $$
 INSERT INTO tm SELECT i,
     CASE WHEN random() < 0.02 THEN NULL ELSE floor(random() * 40)::int END,
