@@ -960,25 +960,16 @@ prepare_varlena(Datum value)
 		if (DatumGetPointer(c) != NULL)
 			v = (struct varlena *) DatumGetPointer(c);
 	}
-	if (VARATT_IS_COMPRESSED(v) || !VARATT_CAN_MAKE_SHORT(v))
+	if (VARATT_IS_SHORT(v))
 	{
-		if (VARATT_IS_SHORT(v))
-		{
-			/* too long for a short header: cannot happen, but be exact */
-			sz = VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ;
-			d = palloc(sz);
-			SET_VARSIZE(d, sz);
-			memcpy(VARDATA(d), VARDATA_SHORT(v), sz - VARHDRSZ);
-			return d;
-		}
-		sz = VARSIZE(v);
+		sz = VARSIZE_SHORT(v);
 		d = palloc(sz);
 		memcpy(d, v, sz);
 		return d;
 	}
-	if (VARATT_IS_SHORT(v))
+	if (VARATT_IS_COMPRESSED(v) || !VARATT_CAN_MAKE_SHORT(v))
 	{
-		sz = VARSIZE_SHORT(v);
+		sz = VARSIZE(v);
 		d = palloc(sz);
 		memcpy(d, v, sz);
 		return d;
@@ -1076,4 +1067,25 @@ LearnedKeyImagesTrusted(LearnedKeyInfo *ki)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * true if some key column's image depends on a collation library (text,
+ * bpchar, name not under "C"): merge.c then places pending keys by the
+ * comparator, not by the directory's stored images.
+ */
+bool
+LearnedKeyImagesCollated(LearnedKeyInfo *ki)
+{
+	int			i;
+
+	for (i = 0; i < ki->nkeys; i++)
+	{
+		LearnedColumn *c = &ki->cols[i];
+
+		if ((c->type == TEXTOID || c->type == BPCHAROID || c->type == NAMEOID) &&
+			!strmap_get(c)->c_order)
+			return true;
+	}
+	return false;
 }

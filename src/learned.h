@@ -484,6 +484,7 @@ extern Size LearnedKeySize(const LearnedKeyInfo *ki, Datum key);
 extern int	LearnedKeyAlign(const LearnedKeyInfo *ki, Datum key);
 extern int64 LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail);
 extern bool LearnedKeyImagesTrusted(LearnedKeyInfo *ki);
+extern bool LearnedKeyImagesCollated(LearnedKeyInfo *ki);
 extern Datum LearnedKeyForm(LearnedKeyInfo *ki, Relation index, const Datum *values,
 							const bool *isnull, ItemPointer tid);
 extern void LearnedKeyPack(const LearnedKeyInfo *ki, const Datum *values,

@@ -551,6 +551,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	LearnedMetaPage m;
 	Page		metapage;
 	bool		remap = false;
+	bool		by_cmp;
 	FullTransactionId flip_xid;
 
 	/* read the FSM afresh for this merge's page runs (LearnedAllocRun) */
@@ -620,6 +621,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	 * that range (by mapped key, which is exact for every supported type)
 	 * go into it.  Untouched segments are kept as they are.
 	 */
+	by_cmp = LearnedKeyImagesCollated(&ki);
 	memset(&set, 0, sizeof(set));
 	set.mode = learned_get_mode(index);
 	set.compression = learned_get_compression(index) == LEARNED_COMPRESSION_ON;
@@ -642,10 +644,26 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 
 			/*
 			 * An inexact image (composite keys, uuid...): on a tie with the next
-			 * segment's first image, its first key decides.
+			 * segment's first image, its first key decides.  A collated
+			 * string's image comes from a library that may have changed
+			 * since the directory was written (new sort keys, same order),
+			 * so there the next segment's first key always decides: one
+			 * leaf read per segment boundary the pending keys reach.
 			 */
 			while (q < pr.nkeys)
 			{
+				if (by_cmp)
+				{
+					if (!have_next_key)
+					{
+						next_key = segment_first_key(index, &ki, &dir->segments[s + 1]);
+						have_next_key = true;
+					}
+					if (LearnedKeyCmp(&ki, pr.keys[q].key, next_key) >= 0)
+						break;
+					q++;
+					continue;
+				}
 				if (pr.keys[q].mkey > next_first ||
 					(pr.keys[q].mkey == next_first && LearnedKeyMapExact(&ki)))
 					break;

@@ -96,6 +96,7 @@ unique_lock_tag(Relation index, const Datum *values, const bool *isnull,
 
 			c->type = index->rd_opcintype[i];
 			c->collation = index->rd_indcollation[i];
+			c->cxt = CurrentMemoryContext;
 			m = learned_map_value(c, values[i], c->type);
 		}
 
