@@ -78,7 +78,18 @@ claim_block(Relation index, BlockNumber blkno)
 	Buffer		buf = ReadBuffer(index, blkno);
 	Page		page;
 
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	/*
+	 * Never wait for the lock: a stale FSM entry (after a crash) can name a
+	 * page the caller itself holds locked, such as the pending list's tail
+	 * that LearnedAppendEntry is about to link (a wait would never end), or
+	 * a page another backend holds while it waits for a lock we hold.  A
+	 * locked page is in use or being claimed: skip it.
+	 */
+	if (!ConditionalLockBuffer(buf))
+	{
+		ReleaseBuffer(buf);
+		return InvalidBuffer;
+	}
 	page = BufferGetPage(buf);
 	if (PageIsNew(page) || LearnedPageKind(page) == LEARNED_PAGE_FREE)
 	{
