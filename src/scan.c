@@ -107,12 +107,15 @@ typedef struct Batch
 	BatchItem  *items;
 	char	   *keys;			/* by-reference keys: the items' key bytes */
 	Size		keys_used;		/* bytes of keys in use */
+	Size		keys_cap;		/* bytes allocated at keys */
 } Batch;
 
 /*
- * A batch's key bytes: one page's keys, each MAXALIGNed (a variable-width
- * page holds at most LEARNED_LEAF_SPACE bytes of keys in at most
- * LEARNED_VW_MAX_ITEMS entries).
+ * A batch's key bytes: one page's keys, each MAXALIGNed.  Fixed-width keys
+ * fill at most capacity * keylen bytes; variable-width ones usually fit the
+ * initial size (a page holds at most LEARNED_LEAF_SPACE bytes of keys in at
+ * most LEARNED_VW_MAX_ITEMS entries), but keys rebuilt from a page prefix
+ * can be longer than the page, so batch_key_space grows the area then.
  */
 #define BATCH_KEY_BYTES(ki) \
 	(LearnedKeyIsVarwidth(ki) ? \
@@ -174,6 +177,7 @@ typedef struct LearnedScanOpaqueData
 	ScanPos		mark;
 	BatchItem  *spare_items;	/* item storage to swap in at mark time */
 	char	   *spare_keys;
+	Size		spare_keys_cap;
 	int			batch_cap;		/* items each of the two item arrays holds */
 
 	/* the leaf page last read by read_vpage (plain or compressed) */
@@ -266,7 +270,9 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	if (so->ki.byref)
 	{
 		so->pos.batch.keys = palloc(BATCH_KEY_BYTES(&so->ki));
+		so->pos.batch.keys_cap = BATCH_KEY_BYTES(&so->ki);
 		so->spare_keys = palloc(BATCH_KEY_BYTES(&so->ki));
+		so->spare_keys_cap = BATCH_KEY_BYTES(&so->ki);
 	}
 	so->mark.batch.buf = InvalidBuffer;
 	so->mark.batch.items = NULL;
@@ -1207,6 +1213,26 @@ ensure_batch_cap(LearnedScanOpaque so, int n)
 }
 
 /*
+ * Make the batch's key area hold need bytes, moving the keys it holds (the
+ * items point into it) if it must grow.
+ */
+static void
+batch_key_space(Batch *b, Size need)
+{
+	uintptr_t	old = (uintptr_t) b->keys;
+	int			i;
+
+	if (need <= b->keys_cap)
+		return;
+	b->keys_cap = Max(need, b->keys_cap * 2);
+	b->keys = repalloc(b->keys, b->keys_cap);
+	for (i = 0; i < b->nitems; i++)
+		if (DatumGetPointer(b->items[i].key) != NULL)
+			b->items[i].key = PointerGetDatum(b->keys +
+											  ((uintptr_t) DatumGetPointer(b->items[i].key) - old));
+}
+
+/*
  * Fill the batch from a locked page, starting at slot, in the scan's
  * direction, with the items that match; stop at the first item past the end
  * of the current interval.  The caller unlocks the page; the batch keeps
@@ -1261,10 +1287,11 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		{
 			Size		at = LearnedKeyIsVarwidth(&so->ki) ? MAXALIGN(b->keys_used) :
 				(Size) b->nitems * so->ki.keylen;
+			Size		sz = LearnedKeySize(&so->ki, key);
 
+			batch_key_space(b, at + sz);
 			b->items[b->nitems].key = LearnedKeyCopy(&so->ki, key, b->keys + at);
-			b->keys_used = at + LearnedKeySize(&so->ki, key);
-			Assert(b->keys_used <= BATCH_KEY_BYTES(&so->ki));
+			b->keys_used = at + sz;
 		}
 		else
 			b->items[b->nitems].key = key;
@@ -1959,6 +1986,11 @@ copy_batch_items(LearnedScanOpaque so, Batch *dst, const Batch *src)
 	memcpy(dst->items, src->items, sizeof(BatchItem) * src->nitems);
 	if (!so->ki.byref)
 		return;
+	if (src->keys_used > dst->keys_cap)
+	{
+		dst->keys_cap = src->keys_cap;
+		dst->keys = repalloc(dst->keys, dst->keys_cap);
+	}
 	memcpy(dst->keys, src->keys, src->keys_used);
 	dst->keys_used = src->keys_used;
 	for (i = 0; i < src->nitems; i++)
@@ -1978,14 +2010,17 @@ learnedmarkpos(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	BatchItem  *items;
 	char	   *keys;
+	Size		keys_cap;
 
 	if (so->mark_valid)
 		release_batch(&so->mark.batch);
 	items = so->mark.batch.items ? so->mark.batch.items : so->spare_items;
 	keys = so->mark.batch.items ? so->mark.batch.keys : so->spare_keys;
+	keys_cap = so->mark.batch.items ? so->mark.batch.keys_cap : so->spare_keys_cap;
 	so->mark = so->pos;
 	so->mark.batch.items = items;
 	so->mark.batch.keys = keys;
+	so->mark.batch.keys_cap = keys_cap;
 	copy_batch_items(so, &so->mark.batch, &so->pos.batch);
 	if (BufferIsValid(so->pos.batch.buf))
 		IncrBufferRefCount(so->pos.batch.buf);
@@ -1998,15 +2033,18 @@ learnedrestrpos(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	BatchItem  *items;
 	char	   *keys;
+	Size		keys_cap;
 
 	if (!so->mark_valid)
 		elog(ERROR, "learned index: restore without a marked position");
 	release_batch(&so->pos.batch);
 	items = so->pos.batch.items;
 	keys = so->pos.batch.keys;
+	keys_cap = so->pos.batch.keys_cap;
 	so->pos = so->mark;
 	so->pos.batch.items = items;
 	so->pos.batch.keys = keys;
+	so->pos.batch.keys_cap = keys_cap;
 	copy_batch_items(so, &so->pos.batch, &so->mark.batch);
 	if (BufferIsValid(so->pos.batch.buf))
 		IncrBufferRefCount(so->pos.batch.buf);
