@@ -54,20 +54,17 @@ def _syllables():
     return [o + n + c for o in _ONSETS for n in _NUCLEI for c in _CODAS]
 
 
-def _distinct_first(cands, n):
-    """The first n distinct values of cands (generation order kept), or None if too few."""
-    u = list(dict.fromkeys(cands))
-    return u[:n] if len(u) >= n else None
-
-
 def _oversample(make, rng, n):
-    """Call make(rng, m) with growing m until n distinct values exist."""
+    """The first n distinct values (generation order kept) of make(rng, m), with m growing
+    until there are n; and the distinct fraction of that last raw sample."""
     m = int(n * 1.1) + 1000
     while True:
         cands = make(rng, m)
-        got = _distinct_first(cands, n)
-        if got is not None:
-            return got, len(set(cands)) / len(cands)
+        u = dict.fromkeys(cands)            # ordered, one copy of the distinct values
+        raw = len(u) / len(cands)
+        if len(u) >= n:
+            del cands
+            return list(u)[:n], raw
         m = int(m * 1.5)
 
 
