@@ -67,7 +67,7 @@
 # Installs its own dependencies (Debian packages + a Python venv in bench/.venv), starts a
 # throwaway cluster as user postgres in a temp dir, runs everything, writes
 # bench/results/<stamp>/{report.md,results.csv,*.png} and copies report.md to
-# bench/RESULTS.md (bench/RESULTS_SWEEP.md for --sweep-eps).
+# bench/RESULTS.md (bench/RESULTS_SWEEP.md for --sweep-eps, RESULTS_DYNAMIC.md, RESULTS_KEYS.md).
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -108,7 +108,7 @@ while [ $# -gt 0 ]; do
       PYARGS+=("$1" "$2"); shift ;;
     --n|--eps-list|--learned-am|--learned-with|--datasets|--probes|--ranges|--reps|--builds|--heap-order)
       PYARGS+=("$1" "$2"); shift ;;
-    -h|--help) sed -n '2,68p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,70p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
