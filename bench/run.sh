@@ -54,10 +54,20 @@
 #                    because 2 clients + 2 backends + the merge worker share 2 vCPUs)
 #   --fpw on|off     full_page_writes of the throwaway cluster (default off, as the static bench)
 #
+#   --keys           run the variable-width / composite keys benchmark instead (issue #6,
+#                    bench/lib/keys_bench.py): words, urls, words_icu (text), uuid_v4, uuid_v7,
+#                    numeric, tpcc3 (w_id, d_id, o_id); size, build time, lookups (heap fetch and
+#                    index-only), index buffers per lookup, 100-row ranges, learned vs btree
+#                    interleaved; a type the learned AM cannot index yet is reported "unsupported".
+#                    --quick: n = 1M (tpcc3 33 x 10 x 3000); --full: n = 10M (tpcc3 100 x 10 x 3000);
+#                    --smoke: n = 20k.  Writes bench/RESULTS_KEYS.md.  Takes --n --datasets --probes
+#                    --ranges --reps --builds --heap-order --learned-am --learned-with.
+#                    (`--keys` followed by a value, e.g. `--keys random`, is the --dynamic option.)
+#
 # Installs its own dependencies (Debian packages + a Python venv in bench/.venv), starts a
 # throwaway cluster as user postgres in a temp dir, runs everything, writes
 # bench/results/<stamp>/{report.md,results.csv,*.png} and copies report.md to
-# bench/RESULTS.md (bench/RESULTS_SWEEP.md for --sweep-eps).
+# bench/RESULTS.md (bench/RESULTS_SWEEP.md for --sweep-eps, RESULTS_DYNAMIC.md, RESULTS_KEYS.md).
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -69,6 +79,7 @@ BUILD=1
 KEEP=0
 SWEEP=0
 DYNAMIC=0
+KEYS=0
 PIN=""
 FPW=off
 OUT=""
@@ -85,7 +96,10 @@ while [ $# -gt 0 ]; do
     --dynamic) DYNAMIC=1 ;;
     --pin) PIN=1 ;;
     --fpw) FPW="$2"; shift ;;
-    --duration|--keys|--workloads) PYARGS+=("$1" "$2"); shift ;;
+    --keys)
+      # alone (or before another option): the keys benchmark; with a value: --dynamic's key kinds
+      if [ $# -ge 2 ] && [[ "$2" != --* ]]; then PYARGS+=("$1" "$2"); shift; else KEYS=1; fi ;;
+    --duration|--workloads) PYARGS+=("$1" "$2"); shift ;;
     --quick|--full) PYARGS+=("$1") ;;
     --smoke) PYARGS+=("$1"); SMOKE=1 ;;
     --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk) PYARGS+=("$1") ;;
@@ -94,13 +108,16 @@ while [ $# -gt 0 ]; do
       PYARGS+=("$1" "$2"); shift ;;
     --n|--eps-list|--learned-am|--learned-with|--datasets|--probes|--ranges|--reps|--builds|--heap-order)
       PYARGS+=("$1" "$2"); shift ;;
-    -h|--help) sed -n '2,58p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,70p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 
 log() { echo "[bench $(date +%H:%M:%S)] $*" >&2; }
+if [ "$KEYS" = 1 ] && { [ "$DYNAMIC" = 1 ] || [ "$SWEEP" = 1 ]; }; then
+  echo "run.sh: --keys cannot be combined with --dynamic or --sweep-eps" >&2; exit 2
+fi
 
 # ---------------------------------------------------------------- dependencies
 need_pkgs=()
@@ -148,7 +165,7 @@ fi
 # without Go and without a prebuilt bench/.tools/go-tpc, the TPC-C part is skipped and says so.
 TOOLS="${BENCH_TOOLS:-$BENCH_DIR/.tools}"   # BENCH_TOOLS: e.g. a cache outside a throwaway tree
 GOTPC="$TOOLS/go-tpc"
-if [ ! -x "$GOTPC" ] && [ "$DYNAMIC" = 0 ] && [ "$SWEEP" = 0 ]; then
+if [ ! -x "$GOTPC" ] && [ "$DYNAMIC" = 0 ] && [ "$SWEEP" = 0 ] && [ "$KEYS" = 0 ]; then
   GO=$(command -v go || true); [ -z "$GO" ] && [ -x /usr/local/go/bin/go ] && GO=/usr/local/go/bin/go
   if [ -n "$GO" ]; then
     log "building go-tpc with $GO"
@@ -224,15 +241,19 @@ if [ -z "$OUT" ]; then
   # only default-location runs update bench/RESULTS.md (RESULTS_SWEEP.md)
   COPY_TO="$BENCH_DIR/RESULTS.md"; [ "$SWEEP" = 1 ] && COPY_TO="$BENCH_DIR/RESULTS_SWEEP.md"
   [ "$DYNAMIC" = 1 ] && COPY_TO="$BENCH_DIR/RESULTS_DYNAMIC.md"
+  [ "$KEYS" = 1 ] && COPY_TO="$BENCH_DIR/RESULTS_KEYS.md"
   OUT="$BENCH_DIR/results/$STAMP"
   [ "$SMOKE" = 1 ] && { OUT="$TMP/smoke_out"; COPY_TO=""; }
   [ "$SWEEP" = 1 ] && OUT="${OUT}_sweep"
   [ "$DYNAMIC" = 1 ] && OUT="${OUT}_dynamic"
+  [ "$KEYS" = 1 ] && OUT="${OUT}_keys"
 fi
 mkdir -p "$OUT/raw"
 
 DRIVER="$BENCH_DIR/lib/bench.py"
-if [ "$DYNAMIC" = 1 ]; then
+if [ "$KEYS" = 1 ]; then
+  DRIVER="$BENCH_DIR/lib/keys_bench.py"
+elif [ "$DYNAMIC" = 1 ]; then
   DRIVER="$BENCH_DIR/lib/dynamic.py"
   PYARGS+=(--pgbin "$PGBIN" --datadir "$DATA")
 else

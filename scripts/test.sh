@@ -284,12 +284,14 @@ if [ "$BUILD_OK" = 1 ]; then
     # ------------------------------------------------------------ (d) bench smoke
     # bench/run.sh --smoke: 20k-row datasets, every part of the benchmark suite (pgbench
     # workloads, cold cache, sweep, writes, pgbench -S; TPC-C when Go can build go-tpc), then
-    # the dynamic-stage driver's smoke, a few minutes in all, so the scripts cannot rot.  It
+    # the dynamic-stage driver's smoke and the keys driver's (--keys --smoke, ~15 s: text,
+    # uuid, numeric, composite keys; "unsupported" types do not fail it), a few minutes in
+    # all, so the scripts cannot rot.  It
     # needs root (runuser, drop_caches) and a Python venv (numpy, matplotlib, psycopg; Debian's
     # packages when PyPI fails); the venv and go-tpc are cached under /var/tmp between runs.
     # BENCH_SMOKE=0 skips it.
     if [ "${BENCH_SMOKE:-1}" != 0 ] && li_is_root && [ -f "$SRC/bench/run.sh" ]; then
-        li_log "Suite bench: bash bench/run.sh --smoke, then --dynamic --smoke"
+        li_log "Suite bench: bash bench/run.sh --smoke, then --dynamic --smoke, then --keys --smoke"
         export BENCH_VENV=/var/tmp/learned_bench_venv BENCH_TOOLS=/var/tmp/learned_bench_tools
         lim=$(budget 600)   # the first run on a machine also builds the venv and go-tpc
         timeout -k 20 "$lim" bash "$SRC/bench/run.sh" --smoke --no-build \
@@ -303,7 +305,14 @@ if [ "$BUILD_OK" = 1 ]; then
             rc=$?
         fi
         if [ "$rc" -eq 0 ]; then
-            note bench PASS 1 0 "bench/run.sh --smoke and --dynamic --smoke passed"
+            # the variable-width / composite keys benchmark (issue #6) is a third driver
+            lim=$(budget 120)
+            timeout -k 20 "$lim" bash "$SRC/bench/run.sh" --keys --smoke \
+                --no-build --port $((TEST_PORT + 1)) >>"$LOGS/bench_smoke.log" 2>&1
+            rc=$?
+        fi
+        if [ "$rc" -eq 0 ]; then
+            note bench PASS 1 0 "bench/run.sh --smoke, --dynamic --smoke and --keys --smoke passed"
         else
             tail -n 30 "$LOGS/bench_smoke.log"
             note bench FAIL 0 1 "bench/run.sh --smoke failed (exit $rc; $LOGS/bench_smoke.log)"

@@ -202,6 +202,10 @@ class Bench:
         self.db.q("DROP TABLE IF EXISTS t_%s, t_%s_l, probe_%s, range_%s, miss_%s, pk_%s" % ((name,) * 6))
 
     # ------------------------------------------------------------- build
+    def index_columns(self, name):
+        """The key column list of the indexes on dataset name (keys_bench.py: several)."""
+        return "k"
+
     @staticmethod
     def table_for(name, var):
         return "t_" + name if var["kind"] == "btree" else "t_%s_l" % name
@@ -217,7 +221,8 @@ class Bench:
             with_ = " WITH (%s)" % ", ".join("%s = %s" % kv for kv in var["reloptions"].items())
         self.db.q("DROP INDEX IF EXISTS %s" % idx)
         self.db.q("CHECKPOINT")
-        sql = "CREATE INDEX %s ON %s USING %s (k)%s" % (idx, self.table_for(name, var), var["am"], with_)
+        sql = "CREATE INDEX %s ON %s USING %s (%s)%s" % (idx, self.table_for(name, var), var["am"],
+                                                         self.index_columns(name), with_)
         dt, _ = self.db.timed(sql)
         return idx, dt, sql
 
@@ -241,9 +246,12 @@ class Bench:
             res["model_bytes"] = (info.get("model_bytes") or 0) + (info.get("zonemap_bytes") or 0)
         return res
 
-    def measure_group(self, name, members, exp_lookup, exp_range):
+    def measure_group(self, name, members, exp_lookup, exp_range, loops=None, miss_sql=None):
         """members: list of (var, idx, table), one index per table.  Timed runs are interleaved
-        across members (order alternates each repetition).  Returns {label: result dict}."""
+        across members (order alternates each repetition).  Returns {label: result dict}.
+        loops: [(what, queries per run, expected (count, sum), SQL template with {t} for the
+        table)], default the int8 lookup and 100-row range loops; miss_sql: the absent-key
+        count query (template with {t}); keys_bench.py passes its own for other key types."""
         db, a = self.db, self.a
         res = {}
         active = []
@@ -268,7 +276,7 @@ class Bench:
             self.problem(name, var, "%s failed: %s" % (what, str(e).strip()))
             active[:] = [m for m in active if m[0]["label"] != var["label"]]
 
-        loops = [
+        loops = loops or [
             ("lookup", a.probes, exp_lookup,
              "SELECT count(*), coalesce(sum(t.v), 0) FROM probe_%s p JOIN {t} t ON t.k = p.k" % name),
             ("range", a.ranges, exp_range,
@@ -333,7 +341,8 @@ class Bench:
         # absent keys (correctness only)
         for var, idx, table in list(active):
             try:
-                c = int(db.q1("SELECT count(*) FROM miss_%s p JOIN %s t ON t.k = p.k" % (name, table))[0])
+                c = int(db.q1((miss_sql or "SELECT count(*) FROM miss_%s p JOIN {t} t ON t.k = p.k" % name)
+                              .format(t=table))[0])
             except psycopg.Error as e:
                 fail(var, "absent-key lookup", e)
                 continue

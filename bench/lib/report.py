@@ -101,9 +101,13 @@ def verdict(v, limit):
 
 # ---------------------------------------------------------------------------- plots
 
-def bar_plot(out, fname, title, ylabel, datasets, series, logy=False):
-    """series: list of (label, [values per dataset])"""
+def bar_plot(out, fname, title, ylabel, datasets, series, logy=False, hlines=()):
+    """series: list of (label, [values per dataset]); a string value is written in place of
+    its (empty) bar, e.g. "unsupported"; hlines: [(y, label)] drawn as dashed lines."""
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for y, label in hlines:
+        ax.axhline(y, ls="--", lw=0.8, color="gray")
+        ax.annotate(label, (len(datasets) - 0.5, y), ha="right", va="bottom", fontsize=7, color="gray")
     w = 0.8 / max(1, len(series))
     for i, (label, vals) in enumerate(series):
         xs = [j + (i - (len(series) - 1) / 2) * w for j in range(len(datasets))]
@@ -113,6 +117,9 @@ def bar_plot(out, fname, title, ylabel, datasets, series, logy=False):
             if isinstance(v, (int, float)):
                 ax.annotate(("%.3g" % v), (b.get_x() + b.get_width() / 2, b.get_height()),
                             ha="center", va="bottom", fontsize=7)
+            elif isinstance(v, str):
+                ax.annotate(v, (b.get_x() + b.get_width() / 2, 0), ha="center", va="bottom", fontsize=7,
+                            rotation=90)
     ax.set_xticks(range(len(datasets)))
     ax.set_xticklabels(datasets)
     ax.set_ylabel(ylabel)
@@ -261,6 +268,21 @@ def correctness(meta, rows):
     return L
 
 
+def metric_table(by, dss, title, unit, key, fmt, extra=None):
+    """One markdown table of a measure: btree, learned and their ratio per dataset; extra =
+    (column title, fn(btree row, learned row) -> cell) adds a column."""
+    T = ["### %s" % title, "", "| dataset | btree %s | learned %s | learned / btree |%s" % (
+        unit, unit, (" " + extra[0] + " |") if extra else ""),
+         "|---|---|---|---|" + ("---|" if extra else "")]
+    for ds in dss:
+        bt, le = by[ds].get("btree", {}), by[ds].get("learned", {})
+        T.append("| %s | %s | %s | %s |%s" % (ds, f(bt.get(key), fmt), f(le.get(key), fmt),
+                                              f(ratio(le.get(key), bt.get(key)), "%.3f"),
+                                              (" " + extra[1](bt, le) + " |") if extra else ""))
+    T.append("")
+    return T
+
+
 def write_main(out, rows, meta):
     L = header(meta, "learned_idx benchmark: learned vs btree")
     by = {}
@@ -303,41 +325,29 @@ def write_main(out, rows, meta):
     L.append("")
     L += correctness(meta, rows)
 
-    def metric_table(title, unit, key, fmt, extra=None):
-        T = ["### %s" % title, "", "| dataset | btree %s | learned %s | learned / btree |%s" % (
-            unit, unit, (" " + extra[0] + " |") if extra else ""),
-             "|---|---|---|---|" + ("---|" if extra else "")]
-        for ds in dss:
-            bt, le = by[ds].get("btree", {}), by[ds].get("learned", {})
-            T.append("| %s | %s | %s | %s |%s" % (ds, f(bt.get(key), fmt), f(le.get(key), fmt),
-                                                  f(ratio(le.get(key), bt.get(key)), "%.3f"),
-                                                  (" " + extra[1](bt, le) + " |") if extra else ""))
-        T.append("")
-        return T
-
     L.append("## Results per metric")
     L.append("")
     for r in rows:
         if r.get("index_bytes") is not None:
             r["index_mb"] = r["index_bytes"] / 1048576
-    L += metric_table("Index size (pg_relation_size)", "MiB", "index_mb", "%.2f",
+    L += metric_table(by, dss, "Index size (pg_relation_size)", "MiB", "index_mb", "%.2f",
                       ("bytes (btree / learned)", lambda b, l: "%s / %s" % (f(b.get("index_bytes"), "%d"),
                                                                             f(l.get("index_bytes"), "%d"))))
-    L += metric_table("CREATE INDEX time (median)", "s", "build_s", "%.3f",
+    L += metric_table(by, dss, "CREATE INDEX time (median)", "s", "build_s", "%.3f",
                       ("all builds s (btree ; learned)", lambda b, l: "%s ; %s" % (b.get("build_s_all", ""),
                                                                                   l.get("build_s_all", ""))))
-    L += metric_table("Point lookup, µs per lookup (median of %d runs)" % meta["reps"], "µs", "lookup_us", "%.3f",
+    L += metric_table(by, dss, "Point lookup, µs per lookup (median of %d runs)" % meta["reps"], "µs", "lookup_us", "%.3f",
                       ("loop overhead µs / runs s (btree ; learned)",
                        lambda b, l: "%s / %s ; %s" % (f(b.get("loop_overhead_us"), "%.3f"), b.get("lookup_s_all", ""),
                                                       l.get("lookup_s_all", ""))))
-    L += metric_table("Index buffers per lookup (pg_statio)", "bufs", "lookup_bufs_idx", "%.3f",
+    L += metric_table(by, dss, "Index buffers per lookup (pg_statio)", "bufs", "lookup_bufs_idx", "%.3f",
                       ("node bufs incl. heap (btree / learned)",
                        lambda b, l: "%s / %s" % (f(b.get("lookup_bufs_node"), "%.3f"),
                                                  f(l.get("lookup_bufs_node"), "%.3f"))))
-    L += metric_table("100-row range scan, µs per scan", "µs", "range_us", "%.2f",
+    L += metric_table(by, dss, "100-row range scan, µs per scan", "µs", "range_us", "%.2f",
                       ("index bufs/scan (btree / learned)",
                        lambda b, l: "%s / %s" % (f(b.get("range_bufs_idx"), "%.2f"), f(l.get("range_bufs_idx"), "%.2f"))))
-    L += metric_table("Inner bytes: btree internal pages vs learned directory pages", "bytes", "inner_bytes", "%d",
+    L += metric_table(by, dss, "Inner bytes: btree internal pages vs learned directory pages", "bytes", "inner_bytes", "%d",
                       ("learned model_bytes / zonemap_bytes", lambda b, l: "%s / %s" % (
                           f(l.get("model_bytes"), "%d"), f(l.get("li_zonemap_bytes"), "%d"))))
 
@@ -445,7 +455,11 @@ def write_sweep(out, rows, meta):
 
 def write_report(out, copy_to=""):
     rows, meta = load(out)
-    L = write_sweep(out, rows, meta) if meta["mode"] == "sweep-eps" else write_main(out, rows, meta)
+    if meta["mode"] == "keys":
+        import report_keys
+        L = report_keys.write_keys(out, rows, meta)
+    else:
+        L = write_sweep(out, rows, meta) if meta["mode"] == "sweep-eps" else write_main(out, rows, meta)
     text = "\n".join(L) + "\n"
     with open(os.path.join(out, "report.md"), "w") as fh:
         fh.write(text)
