@@ -276,10 +276,73 @@ LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n)
 }
 
 /*
- * Write n entries (or NULL TIDs) as a run of full pages on freshly
- * allocated contiguous blocks.  Outside a build the run is WAL-logged here
- * (full images: nothing can see these pages before the metapage flip).
- * Returns the first block.
+ * Write a run of npages pages of the given type on freshly allocated
+ * contiguous blocks: fill writes each page's contents (after
+ * LearnedInitPage) and sets its pd_lower and nitems.  Outside a build the
+ * run is WAL-logged here (full images: nothing can see these pages before
+ * the metapage flip).  Returns the first block.  Every leaf-run writer
+ * (plain, compressed, variable-width) goes through here.
+ */
+BlockNumber
+LearnedWriteRun(Relation index, uint32 npages, uint16 type, uint32 generation,
+				bool building, LearnedFillPage fill, void *arg)
+{
+	BlockNumber first = LearnedAllocRun(index, npages, building);
+	uint32		pg;
+
+	for (pg = 0; pg < npages; pg++)
+	{
+		Buffer		buf = ReadBuffer(index, first + pg);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		LearnedInitPage(page, type, generation);
+		fill(page, pg, arg);
+		MarkBufferDirty(buf);
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (!building && RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, first, first + npages, true);
+	return first;
+}
+
+typedef struct PlainRun
+{
+	const LearnedKeyInfo *ki;
+	const LearnedLeafLayout *layout;
+	const LearnedEntry *entries;
+	const ItemPointerData *tids;
+	Size		n;
+} PlainRun;
+
+static void
+fill_plain_page(Page page, uint32 pg, void *arg)
+{
+	PlainRun   *r = (PlainRun *) arg;
+	Size		done = (Size) pg * r->layout->capacity;
+	int			cnt = (int) Min((Size) r->layout->capacity, r->n - done);
+	int			i;
+
+	((PageHeader) page)->pd_lower = r->layout->end_off;
+	for (i = 0; i < cnt; i++)
+	{
+		if (r->entries)
+		{
+			LearnedKeyStore(r->ki, LearnedLeafKeyPtr(page, r->layout, i),
+							r->entries[done + i].key);
+			*LearnedLeafTid(page, r->layout, i) = r->entries[done + i].tid;
+		}
+		else
+			*LearnedLeafTid(page, r->layout, i) = r->tids[done + i];
+	}
+	LearnedPageGetOpaque(page)->nitems = cnt;
+}
+
+/*
+ * Write n entries (or NULL TIDs) as a run of full pages of the plain
+ * layout (LearnedWriteRun).
  */
 BlockNumber
 LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
@@ -288,42 +351,15 @@ LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
 					const ItemPointerData *tids, Size n, uint32 generation,
 					bool building)
 {
-	uint32		npages = (uint32) ((n + layout->capacity - 1) / layout->capacity);
-	BlockNumber first = LearnedAllocRun(index, npages, building);
-	Size		done = 0;
-	uint32		pg;
+	PlainRun	r;
 
-	for (pg = 0; pg < npages; pg++)
-	{
-		Buffer		buf = ReadBuffer(index, first + pg);
-		Page		page;
-		int			cnt = (int) Min((Size) layout->capacity, n - done);
-		int			i;
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buf);
-		LearnedInitPage(page, type, generation);
-		((PageHeader) page)->pd_lower = layout->end_off;
-		for (i = 0; i < cnt; i++)
-		{
-			if (entries)
-			{
-				LearnedKeyStore(ki, LearnedLeafKeyPtr(page, layout, i),
-								entries[done + i].key);
-				*LearnedLeafTid(page, layout, i) = entries[done + i].tid;
-			}
-			else
-				*LearnedLeafTid(page, layout, i) = tids[done + i];
-		}
-		LearnedPageGetOpaque(page)->nitems = cnt;
-		MarkBufferDirty(buf);
-		UnlockReleaseBuffer(buf);
-		done += cnt;
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (!building && RelationNeedsWAL(index))
-		log_newpage_range(index, MAIN_FORKNUM, first, first + npages, true);
-	return first;
+	r.ki = ki;
+	r.layout = layout;
+	r.entries = entries;
+	r.tids = tids;
+	r.n = n;
+	return LearnedWriteRun(index, (uint32) ((n + layout->capacity - 1) / layout->capacity),
+						   type, generation, building, fill_plain_page, &r);
 }
 
 /*

@@ -1203,40 +1203,52 @@ LearnedKeyForm(LearnedKeyInfo *ki, Relation index, const Datum *values,
 	return PointerGetDatum(dst);
 }
 
+/*
+ * The string key columns' image sources: *xfrm if one comes from a libc
+ * strxfrm, *collated if one depends on a collation library at all (text,
+ * bpchar, name not under "C").
+ */
+static void
+string_columns(LearnedKeyInfo *ki, bool *xfrm, bool *collated)
+{
+	int			i;
+
+	*xfrm = *collated = false;
+	for (i = 0; i < ki->nkeys; i++)
+	{
+		LearnedColumn *c = &ki->cols[i];
+		StrMap	   *sm;
+
+		if (c->type != TEXTOID && c->type != BPCHAROID && c->type != NAMEOID)
+			continue;
+		sm = strmap_get(c);
+		*xfrm |= sm->use_xfrm;
+		*collated |= !sm->c_order;
+	}
+}
+
 /* false if some key column's image comes from a libc strxfrm (build.c) */
 bool
 LearnedKeyImagesTrusted(LearnedKeyInfo *ki)
 {
-	int			i;
+	bool		xfrm;
+	bool		collated;
 
-	for (i = 0; i < ki->nkeys; i++)
-	{
-		LearnedColumn *c = &ki->cols[i];
-
-		if ((c->type == TEXTOID || c->type == BPCHAROID || c->type == NAMEOID) &&
-			strmap_get(c)->use_xfrm)
-			return false;
-	}
-	return true;
+	string_columns(ki, &xfrm, &collated);
+	return !xfrm;
 }
 
 /*
- * true if some key column's image depends on a collation library (text,
- * bpchar, name not under "C"): merge.c then places pending keys by the
- * comparator, not by the directory's stored images.
+ * true if some key column's image depends on a collation library: merge.c
+ * then places pending keys by the comparator, not by the directory's
+ * stored images.
  */
 bool
 LearnedKeyImagesCollated(LearnedKeyInfo *ki)
 {
-	int			i;
+	bool		xfrm;
+	bool		collated;
 
-	for (i = 0; i < ki->nkeys; i++)
-	{
-		LearnedColumn *c = &ki->cols[i];
-
-		if ((c->type == TEXTOID || c->type == BPCHAROID || c->type == NAMEOID) &&
-			!strmap_get(c)->c_order)
-			return true;
-	}
-	return false;
+	string_columns(ki, &xfrm, &collated);
+	return collated;
 }

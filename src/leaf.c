@@ -21,7 +21,6 @@
 #include "catalog/pg_type_d.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
-#include "access/xloginsert.h"
 #include "miscadmin.h"
 
 #include "learned.h"
@@ -402,35 +401,27 @@ LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
  * contiguous blocks, like LearnedWriteLeafRun: its pages are copies of the
  * plan's encoded areas.  Frees the plan's pages.
  */
+static void
+fill_compressed_page(Page page, uint32 pg, void *arg)
+{
+	LearnedCompressedPlan *plan = (LearnedCompressedPlan *) arg;
+	Size		done = (Size) pg * plan->P;
+
+	memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET,
+		   plan->pages + (Size) pg * LEARNED_LEAF_SPACE, plan->used[pg]);
+	((PageHeader) page)->pd_lower = LEARNED_LEAF_DATA_OFFSET + plan->used[pg];
+	LearnedPageGetOpaque(page)->nitems = (uint16) Min((Size) plan->P, plan->n - done);
+	LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_COMPRESSED;
+}
+
 BlockNumber
 LearnedWriteCompressedRun(Relation index, LearnedCompressedPlan *plan,
 						  uint32 generation, bool building)
 {
-	BlockNumber first = LearnedAllocRun(index, plan->npages, building);
-	Size		done = 0;
-	uint32		pg;
+	BlockNumber first = LearnedWriteRun(index, plan->npages, LEARNED_PAGE_LEAF,
+										generation, building,
+										fill_compressed_page, plan);
 
-	for (pg = 0; pg < plan->npages; pg++)
-	{
-		Buffer		buf = ReadBuffer(index, first + pg);
-		Page		page;
-		uint32		cnt = (uint32) Min((Size) plan->P, plan->n - done);
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buf);
-		LearnedInitPage(page, LEARNED_PAGE_LEAF, generation);
-		memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET,
-			   plan->pages + (Size) pg * LEARNED_LEAF_SPACE, plan->used[pg]);
-		((PageHeader) page)->pd_lower = LEARNED_LEAF_DATA_OFFSET + plan->used[pg];
-		LearnedPageGetOpaque(page)->nitems = (uint16) cnt;
-		LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_COMPRESSED;
-		MarkBufferDirty(buf);
-		UnlockReleaseBuffer(buf);
-		done += cnt;
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (!building && RelationNeedsWAL(index))
-		log_newpage_range(index, MAIN_FORKNUM, first, first + plan->npages, true);
 	pfree(plan->pages);
 	plan->pages = NULL;
 	return first;
@@ -625,90 +616,95 @@ LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
  * last may hold fewer), on freshly allocated contiguous blocks, like
  * LearnedWriteLeafRun.
  */
+typedef struct VarRun
+{
+	const LearnedKeyInfo *ki;
+	const LearnedEntry *entries;
+	Size		n;
+	int			P;
+} VarRun;
+
+static void
+fill_var_page(Page page, uint32 pgno, void *arg)
+{
+	VarRun	   *r = (VarRun *) arg;
+	const LearnedKeyInfo *ki = r->ki;
+	const LearnedEntry *entries = r->entries;
+	Size		done = (Size) pgno * r->P;
+	int			cnt = (int) Min((Size) r->P, r->n - done);
+	int			pos = LearnedVwKeysOff(cnt);
+	Size		plen = vw_chunk_prefix(ki, entries + done, cnt);
+	int			i;
+
+	if (plen > 0)
+	{
+		/* the prefix once, then each key's suffix as a varlena */
+		uint16		pl = (uint16) plen;
+		Size		flen;
+
+		memcpy((char *) page + pos, &pl, sizeof(pl));
+		memcpy((char *) page + pos + sizeof(pl), vw_data(ki, entries[done].key, &flen), plen);
+		pos += sizeof(pl) + plen;
+		LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_PREFIX;
+	}
+	for (i = 0; i < cnt; i++)
+	{
+		const LearnedEntry *e = &entries[done + i];
+		Size		sz;
+		uint16		off;
+
+		if (plen > 0)
+		{
+			Size		len = 0;
+			const char *d = vw_data(ki, e->key, &len);
+			Size		slen = len - plen;
+
+			if (slen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
+				sz = slen + VARHDRSZ_SHORT;
+			else
+			{
+				pos = TYPEALIGN(ALIGNOF_INT, pos);
+				sz = slen + VARHDRSZ;
+			}
+			if (pos + sz > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
+				elog(ERROR, "learned index: variable-width page overflow");
+			if (sz == slen + VARHDRSZ_SHORT)
+				SET_VARSIZE_SHORT((char *) page + pos, sz);
+			else
+				SET_VARSIZE((char *) page + pos, sz);
+			memcpy(VARDATA_ANY((char *) page + pos), d + plen, slen);
+		}
+		else
+		{
+			sz = LearnedKeySize(ki, e->key);
+			pos = TYPEALIGN(LearnedKeyAlign(ki, e->key), pos);
+			if (pos + sz > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
+				elog(ERROR, "learned index: variable-width page overflow");
+			memcpy((char *) page + pos, DatumGetPointer(e->key), sz);
+		}
+		off = (uint16) pos;
+		memcpy((char *) page + LearnedVwTidsOff(cnt) + i * sizeof(ItemPointerData),
+			   &e->tid, sizeof(ItemPointerData));
+		memcpy((char *) page + LearnedVwOffsOff(cnt) + i * sizeof(uint16),
+			   &off, sizeof(off));
+		pos += sz;
+	}
+	((PageHeader) page)->pd_lower = pos;
+	LearnedPageGetOpaque(page)->nitems = (uint16) cnt;
+	LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_VARWIDTH;
+}
+
 BlockNumber
 LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
 				   const LearnedEntry *entries, Size n, int P,
 				   uint32 generation, bool building)
 {
-	uint32		npages = (uint32) ((n + P - 1) / P);
-	BlockNumber first = LearnedAllocRun(index, npages, building);
-	Size		done = 0;
-	uint32		pg;
+	VarRun		r;
 
-	for (pg = 0; pg < npages; pg++)
-	{
-		Buffer		buf = ReadBuffer(index, first + pg);
-		Page		page;
-		int			cnt = (int) Min((Size) P, n - done);
-		int			pos = LearnedVwKeysOff(cnt);
-		Size		plen = vw_chunk_prefix(ki, entries + done, cnt);
-		int			i;
-
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buf);
-		LearnedInitPage(page, LEARNED_PAGE_LEAF, generation);
-		if (plen > 0)
-		{
-			/* the prefix once, then each key's suffix as a varlena */
-			uint16		pl = (uint16) plen;
-			Size		flen;
-
-			memcpy((char *) page + pos, &pl, sizeof(pl));
-			memcpy((char *) page + pos + sizeof(pl), vw_data(ki, entries[done].key, &flen), plen);
-			pos += sizeof(pl) + plen;
-			LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_PREFIX;
-		}
-		for (i = 0; i < cnt; i++)
-		{
-			const LearnedEntry *e = &entries[done + i];
-			Size		sz;
-			uint16		off;
-
-			if (plen > 0)
-			{
-				Size		len = 0;
-				const char *d = vw_data(ki, e->key, &len);
-				Size		slen = len - plen;
-
-				if (slen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
-					sz = slen + VARHDRSZ_SHORT;
-				else
-				{
-					pos = TYPEALIGN(ALIGNOF_INT, pos);
-					sz = slen + VARHDRSZ;
-				}
-				if (pos + sz > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
-					elog(ERROR, "learned index: variable-width page overflow");
-				if (sz == slen + VARHDRSZ_SHORT)
-					SET_VARSIZE_SHORT((char *) page + pos, sz);
-				else
-					SET_VARSIZE((char *) page + pos, sz);
-				memcpy(VARDATA_ANY((char *) page + pos), d + plen, slen);
-			}
-			else
-			{
-				sz = LearnedKeySize(ki, e->key);
-				pos = TYPEALIGN(LearnedKeyAlign(ki, e->key), pos);
-				if (pos + sz > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
-					elog(ERROR, "learned index: variable-width page overflow");
-				memcpy((char *) page + pos, DatumGetPointer(e->key), sz);
-			}
-			off = (uint16) pos;
-			memcpy((char *) page + LearnedVwTidsOff(cnt) + i * sizeof(ItemPointerData),
-				   &e->tid, sizeof(ItemPointerData));
-			memcpy((char *) page + LearnedVwOffsOff(cnt) + i * sizeof(uint16),
-				   &off, sizeof(off));
-			pos += sz;
-		}
-		((PageHeader) page)->pd_lower = pos;
-		LearnedPageGetOpaque(page)->nitems = (uint16) cnt;
-		LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_VARWIDTH;
-		MarkBufferDirty(buf);
-		UnlockReleaseBuffer(buf);
-		done += cnt;
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (!building && RelationNeedsWAL(index))
-		log_newpage_range(index, MAIN_FORKNUM, first, first + npages, true);
-	return first;
+	r.ki = ki;
+	r.entries = entries;
+	r.n = n;
+	r.P = P;
+	return LearnedWriteRun(index, (uint32) ((n + P - 1) / P), LEARNED_PAGE_LEAF,
+						   generation, building, fill_var_page, &r);
 }

@@ -777,6 +777,10 @@ extern BlockNumber LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
 									  const LearnedEntry *entries, Size n, int P,
 									  uint32 generation, bool building);
 
+typedef void (*LearnedFillPage) (Page page, uint32 pg, void *arg);
+extern BlockNumber LearnedWriteRun(Relation index, uint32 npages, uint16 type,
+								   uint32 generation, bool building,
+								   LearnedFillPage fill, void *arg);
 extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
 extern void LearnedCheckOrder(const LearnedKeyInfo *ki, const LearnedEntry *entries, Size n);
 extern bool LearnedStringMapPlan(LearnedKeyInfo *ki, const LearnedEntry *entries, Size n);

@@ -662,31 +662,25 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			 */
 			while (q < pr.nkeys)
 			{
-				if (by_cmp)
+				if (!by_cmp)
 				{
-					if (!have_next_key)
-					{
-						next_key = segment_first_key(index, &ki, &dir->segments[s + 1]);
-						have_next_key = true;
-					}
-					if (LearnedKeyCmp(&ki, pr.keys[q].key, next_key) >= 0)
+					if (pr.keys[q].mkey > next_first ||
+						(pr.keys[q].mkey == next_first && LearnedKeyMapExact(&ki)))
 						break;
-					q++;
-					continue;
+					if (pr.keys[q].mkey < next_first)
+					{
+						q++;
+						continue;
+					}
 				}
-				if (pr.keys[q].mkey > next_first ||
-					(pr.keys[q].mkey == next_first && LearnedKeyMapExact(&ki)))
+				/* the next segment's first key decides */
+				if (!have_next_key)
+				{
+					next_key = segment_first_key(index, &ki, &dir->segments[s + 1]);
+					have_next_key = true;
+				}
+				if (LearnedKeyCmp(&ki, pr.keys[q].key, next_key) >= 0)
 					break;
-				if (pr.keys[q].mkey == next_first)
-				{
-					if (!have_next_key)
-					{
-						next_key = segment_first_key(index, &ki, &dir->segments[s + 1]);
-						have_next_key = true;
-					}
-					if (LearnedKeyCmp(&ki, pr.keys[q].key, next_key) >= 0)
-						break;
-				}
 				q++;
 			}
 		}
