@@ -528,6 +528,9 @@ vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, Size *ple
 	return need;
 }
 
+/* a string segment may end where its keys' shared prefix shrinks after this */
+#define VW_SEG_MIN_PAGES	4
+
 /* does a chunk of c entries fit a page? */
 static inline bool
 vw_fits(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
@@ -560,6 +563,7 @@ LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 					Size n, Size *cnt)
 {
 	int			P = (int) Min(n, (Size) LEARNED_VW_MAX_ITEMS);
+	int			seg_lcp = -1;
 	Size		pos;
 
 	for (;;)
@@ -587,9 +591,47 @@ LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 		Size		lo,
 					hi;
 
+		/*
+		 * One string column: past VW_SEG_MIN_PAGES pages, end the segment
+		 * where its keys stop sharing the sort-key prefix its pages so far
+		 * share, so that the segment-local image (the 8 sort-key bytes after
+		 * that prefix, keymap.c) keeps telling its keys apart: URLs then get
+		 * a segment per site section instead of one image for a section.
+		 */
+		if (LearnedKeyLocalImages(ki) && pos >= (Size) VW_SEG_MIN_PAGES * P)
+		{
+			LearnedKeyInfo *k = (LearnedKeyInfo *) ki;
+
+			if (seg_lcp < 0)
+				seg_lcp = LearnedStringSkip(k, entries[0].key, entries[pos - 1].key);
+			if (LearnedStringSkip(k, entries[0].key, entries[pos + c - 1].key) < seg_lcp)
+			{
+				/* the first key that does not share it (they are sorted) */
+				lo = pos;
+				hi = pos + c - 1;
+				while (lo < hi)
+				{
+					Size		mid = (lo + hi) / 2;
+
+					if (LearnedStringSkip(k, entries[0].key, entries[mid].key) < seg_lcp)
+						hi = mid;
+					else
+						lo = mid + 1;
+				}
+				/* that part of the chunk fits: it is part of a chunk that fits or not */
+				c = lo - pos;
+				if (c == 0 || vw_fits(ki, entries + pos, c))
+				{
+					pos += c;
+					break;
+				}
+			}
+		}
 		if (vw_fits(ki, entries + pos, c))
 		{
 			pos += c;
+			if (c < (Size) P)
+				break;			/* cut short above: the segment ends here */
 			continue;
 		}
 		/* the longest part of this chunk that fits (need grows with it) */
