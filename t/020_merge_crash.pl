@@ -82,7 +82,7 @@ sub fail_with
 	if ($fp =~ /:panic$/)
 	{
 		isnt($ret, 0, "$name: the statement failed");
-		dyn_wait_ready($node);
+		dyn_wait_ready($node, $offset);
 		ok($node->log_contains(qr/PANIC:  learned_idx fault injected at "$point"/, $offset),
 			"$name: the server log shows the PANIC");
 	}

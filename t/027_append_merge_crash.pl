@@ -106,7 +106,7 @@ foreach my $c (@cycles)
 	isnt($ret, 0, "$name: the merge failed");
 	if ($fp =~ /:panic$/)
 	{
-		dyn_wait_ready($node);
+		dyn_wait_ready($node, $offset);
 		ok($node->log_contains(qr/PANIC:  learned_idx fault injected at "$point"/, $offset),
 			"$name: the server log shows the PANIC");
 	}

@@ -189,9 +189,24 @@ GROUP BY 1 ORDER BY 1});
 
 # After a PANIC (restart_after_crash = on), wait until the server accepts
 # queries again.
+# Wait until the server accepts queries again after a crash.  With the log
+# offset taken before the crash, first wait for the end of crash recovery in
+# the log: between the PANIC and the postmaster's restart a "SELECT 1" can
+# still succeed, and the next statement would then meet recovery.
 sub dyn_wait_ready
 {
-	my ($node) = @_;
+	my ($node, $offset) = @_;
+	if (defined $offset)
+	{
+		my $i;
+		for ($i = 0; $i < 1200; $i++)
+		{
+			last if $node->log_contains(
+				qr/database system is ready to accept connections/, $offset);
+			usleep(100_000);
+		}
+		BAIL_OUT('crash recovery did not finish') if $i == 1200;
+	}
 	for (my $i = 0; $i < 1200; $i++)
 	{
 		my ($ret, $out, $err) = $node->psql('postgres', 'SELECT 1');
