@@ -9,8 +9,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_type_d.h"
-
 #include <sys/time.h>
 
 #include "access/tableam.h"
@@ -655,9 +653,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.unique = indexInfo->ii_Unique;
 	bs.tmpcxt = AllocSetContextCreate(buildCxt, "learned build key",
 									  ALLOCSET_SMALL_SIZES);
-	bs.string_map = !LearnedKeyIsComposite(&bs.ki) &&
-		(bs.ki.keytype == TEXTOID || bs.ki.keytype == BPCHAROID ||
-		 bs.ki.keytype == NAMEOID || bs.ki.keytype == BYTEAOID);
+	bs.string_map = LearnedKeyLocalImages(&bs.ki);
 
 	/* block 0 is the metapage; written last, once everything else exists */
 	metabuf = LearnedNewBuffer(index, MAIN_FORKNUM);

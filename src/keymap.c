@@ -390,7 +390,7 @@ key_column_null(const LearnedKeyInfo *ki, const char *p, int col)
 	return (((const uint8 *) p)[col >> 3] >> (col & 7)) & 1;
 }
 
-static Size var_column_offset(const LearnedKeyInfo *ki, const char *p, int col);
+static Size var_walk(const LearnedKeyInfo *ki, const char *p, int stopcol, int *align);
 
 /* a key at p (leaf slot or pending record) */
 Datum
@@ -465,7 +465,7 @@ LearnedKeyColumn(const LearnedKeyInfo *ki, Datum key, int col, bool *isnull)
 	if (*isnull)
 		return (Datum) 0;
 	if (ki->cols[col].varlena)
-		return PointerGetDatum(p + var_column_offset(ki, p, col));
+		return PointerGetDatum(p + var_walk(ki, p, col, NULL));
 	return learned_fetch_key(p + ki->cols[col].offset, ki->cols[col].width,
 							 ki->cols[col].type);
 }
@@ -969,50 +969,47 @@ learned_map_value(LearnedColumn *c, Datum value, Oid valtype)
  * The key's start is aligned as LearnedKeyAlign says, wherever it is kept.
  */
 
-/* offset of varlena column col in stored key p (its bytes are present) */
+/*
+ * Walk the varlena part of a composite stored key p: returns the offset of
+ * varlena column stopcol (-1: the end of the key), skipping the padding
+ * before 4-byte headers; *align (if given) gets the alignment the key's
+ * start needs for the columns walked.
+ */
 static Size
-var_column_offset(const LearnedKeyInfo *ki, const char *p, int col)
+var_walk(const LearnedKeyInfo *ki, const char *p, int stopcol, int *align)
 {
 	Size		off = ki->fixedlen;
 	int			i;
 
+	if (align)
+		*align = ki->fixedalign;
 	for (i = 0; i < ki->natts; i++)
 	{
-		const LearnedColumn *c = &ki->cols[i];
-
-		if (!c->varlena || key_column_null(ki, p, i))
+		if (!ki->cols[i].varlena || key_column_null(ki, p, i))
 			continue;
 		if (p[off] == 0)
 			off = INTALIGN(off);	/* padding before a 4-byte header */
-		if (i == col)
+		if (i == stopcol)
 			return off;
+		if (align && !VARATT_IS_1B(p + off))
+			*align = Max(*align, ALIGNOF_INT);
 		off += VARSIZE_ANY(p + off);
 	}
-	elog(ERROR, "learned: column %d is not a stored varlena", col);
-	return 0;
+	if (stopcol >= 0)
+		elog(ERROR, "learned: column %d is not a stored varlena", stopcol);
+	return off;
 }
 
 Size
 LearnedKeySize(const LearnedKeyInfo *ki, Datum key)
 {
 	const char *p = DatumGetPointer(key);
-	Size		off;
-	int			i;
 
 	if (!LearnedKeyIsVarwidth(ki))
 		return ki->keylen;
 	if (!LearnedKeyIsComposite(ki))
 		return VARSIZE_ANY(p);
-	off = ki->fixedlen;
-	for (i = 0; i < ki->natts; i++)
-	{
-		if (!ki->cols[i].varlena || key_column_null(ki, p, i))
-			continue;
-		if (p[off] == 0)
-			off = INTALIGN(off);
-		off += VARSIZE_ANY(p + off);
-	}
-	return off;
+	return var_walk(ki, p, -1, NULL);
 }
 
 /*
@@ -1066,26 +1063,13 @@ int
 LearnedKeyAlign(const LearnedKeyInfo *ki, Datum key)
 {
 	const char *p = DatumGetPointer(key);
-	Size		off;
 	int			align;
-	int			i;
 
 	if (!LearnedKeyIsVarwidth(ki))
 		return ki->byref ? ki->fixedalign : 1;
 	if (!LearnedKeyIsComposite(ki))
 		return VARATT_IS_1B(p) ? 1 : ALIGNOF_INT;
-	align = ki->fixedalign;
-	off = ki->fixedlen;
-	for (i = 0; i < ki->natts; i++)
-	{
-		if (!ki->cols[i].varlena || key_column_null(ki, p, i))
-			continue;
-		if (p[off] == 0)
-			off = INTALIGN(off);
-		if (!VARATT_IS_1B(p + off))
-			align = Max(align, ALIGNOF_INT);
-		off += VARSIZE_ANY(p + off);
-	}
+	(void) var_walk(ki, p, -1, &align);
 	return align;
 }
 

@@ -8,7 +8,6 @@
 #include "access/genam.h"
 #include "access/xlog.h"
 #include "catalog/pg_index.h"
-#include "catalog/pg_type_d.h"
 #include "storage/lmgr.h"
 #include "miscadmin.h"
 #include "utils/hsearch.h"
@@ -281,9 +280,7 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 	ki->map.natts = (uint16) nkeys;
 	LearnedLeafLayoutInit(&ki->layout, ki->keylen);
 	/* one column whose value is its bytes: pages store a common prefix once */
-	ki->layout.prefix_ok = natts > 1 || (varwidth &&
-										 (ki->keytype == TEXTOID || ki->keytype == BPCHAROID ||
-										  ki->keytype == BYTEAOID));
+	ki->layout.prefix_ok = natts > 1 || (varwidth && LearnedKeyLocalImages(ki));
 }
 
 void
@@ -305,8 +302,7 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
 	int			keylen;
 
 	/* a single non-string column's image needs no map: save the read */
-	if (!LearnedKeyIsComposite(ki) && ki->keytype != TEXTOID &&
-		ki->keytype != BPCHAROID && ki->keytype != NAMEOID && ki->keytype != BYTEAOID)
+	if (!LearnedKeyIsComposite(ki) && !LearnedKeyLocalImages(ki))
 		return;
 	buf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);

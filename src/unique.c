@@ -92,12 +92,13 @@ unique_lock_tag(Relation index, const Datum *values, const bool *isnull,
 		if (!isnull[i])
 		{
 			/* strings need their collation (keymap.c keeps state in it) */
-			LearnedColumn *c = palloc0(sizeof(LearnedColumn));
+			LearnedColumn c;
 
-			c->type = index->rd_opcintype[i];
-			c->collation = index->rd_indcollation[i];
-			c->cxt = CurrentMemoryContext;
-			m = learned_map_value(c, values[i], c->type);
+			memset(&c, 0, sizeof(c));
+			c.type = index->rd_opcintype[i];
+			c.collation = index->rd_indcollation[i];
+			c.cxt = CurrentMemoryContext;
+			m = learned_map_value(&c, values[i], c.type);
 		}
 
 		h = DatumGetUInt64(hash_any_extended((const unsigned char *) &m,

@@ -11,6 +11,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use LearnedCheck;
 
 my $node = PostgreSQL::Test::Cluster->new('format');
 $node->init;
@@ -24,18 +25,8 @@ CREATE INDEX f_model ON f USING learned (k) WITH (mode = model);
 CHECKPOINT;
 });
 
-my $datadir = $node->data_dir;
 my $bs = $node->safe_psql('postgres', q{SELECT current_setting('block_size')});
 
-sub patch
-{
-	my ($file, $offset, $bytes) = @_;
-	open(my $fh, '+<', $file) or die "open $file: $!";
-	binmode $fh;
-	seek($fh, $offset, 0) or die;
-	print $fh $bytes;
-	close $fh;
-}
 
 sub query
 {
@@ -59,16 +50,11 @@ sub dirblk
 		"SELECT total_pages - directory_pages FROM learned_index_info('$i')");
 }
 
-sub relpath
-{
-	my ($i) = @_;
-	return "$datadir/" . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$i')");
-}
 
 # 1. format version 1 in the metapage (magic at 24, version at 28)
-my $p = relpath('f_model');
+my $p = relfile_path($node, 'f_model');
 $node->stop;
-patch($p, 28, pack('L', 1));
+relfile_patch($p, 28, pack('L', 1));
 $node->start;
 my ($ret, $err) = query('f_model');
 isnt($ret, 0, 'a format-1 index is refused');
@@ -79,9 +65,9 @@ $node->safe_psql('postgres', 'REINDEX INDEX f_model; CHECKPOINT');
 is($ret, 0, 'REINDEX repairs it');
 
 # format 2 (no page capacity in the directory, no compressed leaf pages)
-$p = relpath('f_model');
+$p = relfile_path($node, 'f_model');
 $node->stop;
-patch($p, 28, pack('L', 2));
+relfile_patch($p, 28, pack('L', 2));
 $node->start;
 ($ret, $err) = query('f_model');
 isnt($ret, 0, 'a format-2 index is refused');
@@ -96,10 +82,10 @@ $node->safe_psql('postgres', 'CREATE INDEX f_zone ON f USING learned (k) WITH (m
 # 2. a damaged LeCo run header in the directory: the first run starts after
 #    the 24-byte directory header, i.e. 24 + 24 bytes into the page; its
 #    partition count is at +8
-$p = relpath('f_zone');
+$p = relfile_path($node, 'f_zone');
 my $blk = dirblk('f_zone');
 $node->stop;
-patch($p, $blk * $bs + 24 + 24 + 8, pack('L', 0x7fffffff));
+relfile_patch($p, $blk * $bs + 24 + 24 + 8, pack('L', 0x7fffffff));
 $node->start;
 ($ret, $err) = query('f_zone');
 isnt($ret, 0, 'a damaged directory is refused');
@@ -110,10 +96,10 @@ $node->safe_psql('postgres', 'REINDEX INDEX f_zone; CHECKPOINT');
 
 # 3. a residual width past 64 bits in the first partition header: after the
 #    run header (32), base and slope (16), start and bitoff (8), sh (1)
-$p = relpath('f_zone');
+$p = relfile_path($node, 'f_zone');
 $blk = dirblk('f_zone');
 $node->stop;
-patch($p, $blk * $bs + 24 + 24 + 32 + 16 + 8 + 1, pack('C', 99));
+relfile_patch($p, $blk * $bs + 24 + 24 + 32 + 16 + 8 + 1, pack('C', 99));
 $node->start;
 ($ret, $err) = query('f_zone');
 isnt($ret, 0, 'a bad residual width is refused');

@@ -17,6 +17,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use LearnedCheck;
 
 my $node = PostgreSQL::Test::Cluster->new('cleaf');
 $node->init;
@@ -30,17 +31,12 @@ CREATE INDEX f_c ON f USING learned (k) WITH (compression = on);
 CHECKPOINT;
 });
 
-my $datadir = $node->data_dir;
 my $bs = $node->safe_psql('postgres', q{SELECT current_setting('block_size')});
 my $expect = $node->safe_psql('postgres', q{SELECT count(*) FROM f WHERE k BETWEEN 1000 AND 2000});
 
 is($node->safe_psql('postgres', q{SELECT compressed_pages = leaf_pages AND leaf_pages > 0
 	FROM learned_index_info('f_c')}), 't', 'every leaf page is compressed');
 
-sub relpath
-{
-	return "$datadir/" . $node->safe_psql('postgres', "SELECT pg_relation_filepath('f_c')");
-}
 
 # the first leaf page holds the smallest keys (the query below reads it)
 sub leafblk
@@ -49,26 +45,7 @@ sub leafblk
 		"SELECT start_block FROM learned_index_segments('f_c') WHERE segment = 0");
 }
 
-sub read_u32
-{
-	my ($file, $offset) = @_;
-	open(my $fh, '<', $file) or die "open $file: $!";
-	binmode $fh;
-	seek($fh, $offset, 0) or die;
-	read($fh, my $buf, 4) == 4 or die;
-	close $fh;
-	return unpack('L', $buf);
-}
 
-sub patch
-{
-	my ($file, $offset, $bytes) = @_;
-	open(my $fh, '+<', $file) or die "open $file: $!";
-	binmode $fh;
-	seek($fh, $offset, 0) or die;
-	print $fh $bytes;
-	close $fh;
-}
 
 sub query
 {
@@ -97,14 +74,14 @@ my @cases = (
 foreach my $c (@cases)
 {
 	my ($name, $where, $bytes) = @$c;
-	my $file = relpath();
+	my $file = relfile_path($node, 'f_c');
 	my $blk = leafblk();
 	$node->stop;
 	my %h = (
-		key_off => read_u32($file, $blk * $bs + 24 + 8),
-		blk_off => read_u32($file, $blk * $bs + 24 + 12),
-		off_off => read_u32($file, $blk * $bs + 24 + 16));
-	patch($file, $blk * $bs + $where->(\%h), $bytes);
+		key_off => unpack('L', relfile_read($file, $blk * $bs + 24 + 8, 4)),
+		blk_off => unpack('L', relfile_read($file, $blk * $bs + 24 + 12, 4)),
+		off_off => unpack('L', relfile_read($file, $blk * $bs + 24 + 16, 4)));
+	relfile_patch($file, $blk * $bs + $where->(\%h), $bytes);
 	$node->start;
 	($ret, $out, $err) = query();
 	isnt($ret, 0, "$name: the scan is refused");

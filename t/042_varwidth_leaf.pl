@@ -18,6 +18,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use LearnedCheck;
 
 my $node = PostgreSQL::Test::Cluster->new('vwleaf');
 $node->init;
@@ -32,18 +33,12 @@ CREATE INDEX t_ak ON t USING learned (a, k);
 CHECKPOINT;
 });
 
-my $datadir = $node->data_dir;
 my $bs = $node->safe_psql('postgres', q{SELECT current_setting('block_size')});
 
 my %queries = (
 	t_k => q{SELECT count(*) FROM t WHERE k <= 'https://example.org/page/3'},
 	t_ak => q{SELECT count(*) FROM t WHERE a = 0 AND k <= 'https://example.org/page/3'});
 
-sub relpath
-{
-	my ($idx) = @_;
-	return "$datadir/" . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
-}
 
 # the first leaf page holds the smallest keys (the queries read it)
 sub leafblk
@@ -53,26 +48,7 @@ sub leafblk
 		"SELECT start_block FROM learned_index_segments('$idx') WHERE segment = 0");
 }
 
-sub read_u16
-{
-	my ($file, $offset) = @_;
-	open(my $fh, '<', $file) or die "open $file: $!";
-	binmode $fh;
-	seek($fh, $offset, 0) or die;
-	read($fh, my $buf, 2) == 2 or die;
-	close $fh;
-	return unpack('S', $buf);
-}
 
-sub patch
-{
-	my ($file, $offset, $bytes) = @_;
-	open(my $fh, '+<', $file) or die "open $file: $!";
-	binmode $fh;
-	seek($fh, $offset, 0) or die;
-	print $fh $bytes;
-	close $fh;
-}
 
 sub query
 {
@@ -108,11 +84,11 @@ foreach my $idx ('t_k', 't_ak')
 	foreach my $c (@cases)
 	{
 		my ($name, $where, $bytes) = @$c;
-		my $file = relpath($idx);
+		my $file = relfile_path($node, $idx);
 		my $blk = leafblk($idx);
 		$node->stop;
-		my $n = read_u16($file, $blk * $bs + $bs - 16 + 2);
-		patch($file, $blk * $bs + $where->($n), $bytes);
+		my $n = unpack('S', relfile_read($file, $blk * $bs + $bs - 16 + 2, 2));
+		relfile_patch($file, $blk * $bs + $where->($n), $bytes);
 		$node->start;
 		($ret, $out, $err) = query($idx);
 		isnt($ret, 0, "$idx, $name: the scan is refused");

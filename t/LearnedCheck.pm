@@ -11,7 +11,8 @@ use Exporter 'import';
 use Test::More;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(index_queries index_vs_seq all_rows_found uses_learned_index crash_restart);
+our @EXPORT = qw(index_queries index_vs_seq all_rows_found uses_learned_index crash_restart
+				 relfile_path relfile_read relfile_patch);
 
 # Settings that force each kind of scan.
 my %MODES = (
@@ -118,6 +119,39 @@ sub crash_restart
 		usleep(500_000);
 	}
 	BAIL_OUT('the server did not restart after kill -9');
+}
+
+# The relation file of an index (segment 0), for tests that damage pages of
+# a stopped server by hand.
+sub relfile_path
+{
+	my ($node, $index) = @_;
+	return $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$index')");
+}
+
+# $len bytes of $file at $offset
+sub relfile_read
+{
+	my ($file, $offset, $len) = @_;
+	open(my $fh, '<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $offset, 0) or die;
+	read($fh, my $buf, $len) == $len or die;
+	close $fh;
+	return $buf;
+}
+
+# overwrite $file at $offset with $bytes
+sub relfile_patch
+{
+	my ($file, $offset, $bytes) = @_;
+	open(my $fh, '+<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $offset, 0) or die;
+	print $fh $bytes;
+	close $fh;
+	return;
 }
 
 1;
