@@ -120,7 +120,8 @@ typedef struct Batch
 #define BATCH_KEY_BYTES(ki) \
 	(LearnedKeyIsVarwidth(ki) ? \
 	 (Size) LEARNED_LEAF_SPACE + (Size) MAXIMUM_ALIGNOF * LEARNED_VW_MAX_ITEMS : \
-	 (Size) (ki)->layout.capacity * (ki)->keylen)
+	 (Size) (LearnedKeyPackable(ki) ? LEARNED_VW_MAX_ITEMS : (ki)->layout.capacity) * \
+	 (ki)->keylen)
 
 #define PHASE_KEYS	0
 #define PHASE_NULLS 1
@@ -260,7 +261,8 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 		(index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
 	/* a batch holds one page of keys or of NULL TIDs (the denser one) */
 	LearnedLeafLayoutInit(&nl, 0);
-	cap = Max(LearnedKeyIsVarwidth(&so->ki) ? LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
+	cap = Max((LearnedKeyIsVarwidth(&so->ki) || LearnedKeyPackable(&so->ki)) ?
+			  LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
 			  nl.capacity);
 	so->pos.batch.buf = InvalidBuffer;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
@@ -918,7 +920,7 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
 	opaque = LearnedPageGetOpaque(page);
 	if (opaque->generation != seg->generation || opaque->nitems != expect ||
-		((opaque->flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
+		!LearnedLeafFormatMatches(opaque->flags, seg, so->ki.keylen))
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		ReleaseBuffer(buf);
