@@ -640,7 +640,8 @@ vw_fits(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
  * most it can take: its size and alignment padding, or its suffix after the
  * page's common prefix.
  *
- * P is the largest for which the first chunks (up to 8 pages) fit.  The
+ * P is the largest for which the first chunks (up to 8 pages; the very
+ * first one only if no other is full) fit.  The
  * segment then grows page by page while each next chunk of P entries fits,
  * up to LEARNED_SEGMENT_MAX_PAGES pages; at the first chunk that does not,
  * it ends with the longest part of that chunk that fits (a last page may
@@ -664,7 +665,13 @@ LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 		Size		worst = 0;
 		Size		done;
 
-		for (done = 0; done < r; done += P)
+		/*
+		 * The first chunk counts only if no other full one does: an odd first
+		 * page (the empty string, an all-zero uuid before v7 ones) would
+		 * otherwise set P for the whole segment.  If it does not fit, the
+		 * segment ends inside it below, and the next one plans afresh.
+		 */
+		for (done = (r >= 2 * (Size) P ? (Size) P : 0); done < r; done += P)
 			worst = Max(worst, vw_chunk_need(ki, entries + done, Min((Size) P, r - done)));
 		if (worst <= LEARNED_LEAF_SPACE)
 			break;
