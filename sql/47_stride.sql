@@ -36,14 +36,14 @@ SELECT count(*) FILTER (WHERE s.items_per_page > i.items_per_page) AS packed,
        count(*) AS segments
 FROM learned_index_segments('su_l') s, learned_index_info('su_l') i
 WHERE s.first_key IS NOT NULL;
-SELECT lcheck('SELECT u, v FROM su WHERE u = ''01930000-0000-7000-8000-000000000001''', 'is,ios,bis');
+SELECT lcheck('SELECT u, v FROM su WHERE u = ''01930000-0000-7000-8000-000000000001''', 'is,bis');
 SELECT lcheck('SELECT count(*) FROM su WHERE u = ''01930000-0000-7000-8000-000000000001''', 'is,ios,bis');
 SELECT lcheck('SELECT u FROM su WHERE u > ''019b76dc-0000-0000-0000-000000000000'' ORDER BY u LIMIT 20', 'is,ios');
 SELECT lcheck('SELECT u FROM su WHERE u < ''019b76dc-0000-0000-0000-000000000000'' ORDER BY u DESC LIMIT 20', 'is,ios');
-SELECT lcheck('SELECT u, v FROM su WHERE u BETWEEN ''019b76dc-b000-0000-0000-000000000000'' AND ''019b76dd-0000-0000-0000-000000000000''', 'is,ios,bis');
+SELECT lcheck('SELECT u, v FROM su WHERE u BETWEEN ''019b76dc-b000-0000-0000-000000000000'' AND ''019b76dd-0000-0000-0000-000000000000''', 'is,bis');
 SELECT lcheck('SELECT u FROM su WHERE u IS NULL OR u <= ''00000000-0000-0000-0000-000000000000''', 'is,ios,bis');
 SELECT lcheck('SELECT u FROM su WHERE u >= ''ffffffff-ffff-ffff-ffff-ffffffffffff'' ORDER BY u DESC', 'is,ios');
-SELECT lcheck('SELECT u, v FROM su WHERE u = ANY(ARRAY(SELECT u FROM su WHERE v % 997 = 0))', 'is,ios,bis');
+SELECT lcheck('SELECT u, v FROM su WHERE u = ANY(ARRAY(SELECT u FROM su WHERE v % 997 = 0))', 'is,bis');
 -- every key, both directions
 SELECT lcheck('SELECT u, v FROM su ORDER BY u, v', 'is');
 SELECT lcheck('SELECT u FROM su ORDER BY u DESC NULLS LAST', 'is,ios');
@@ -55,7 +55,7 @@ SELECT lcheck('SELECT v FROM su WHERE u = ''019b76dc-0003-7000-8000-000000000000
 INSERT INTO su SELECT (lpad(to_hex(1767225600000 + i * 3 + 1), 12, '0') || '7' ||
         substr(md5(i::text), 1, 3) || '9' || substr(md5(i::text), 4, 15))::uuid, i
     FROM generate_series(1, 3000) i;
-SELECT lcheck('SELECT u, v FROM su WHERE u BETWEEN ''019b76dc-b000-0000-0000-000000000000'' AND ''019b76dd-0000-0000-0000-000000000000''', 'is,ios,bis');
+SELECT lcheck('SELECT u, v FROM su WHERE u BETWEEN ''019b76dc-b000-0000-0000-000000000000'' AND ''019b76dd-0000-0000-0000-000000000000''', 'is,bis');
 SELECT learned_index_merge('su_l');
 DELETE FROM su WHERE v % 5 = 0;
 VACUUM su;
@@ -76,7 +76,7 @@ SELECT learned_index_check('su4_l', true);
 SELECT bool_and(s.items_per_page > i.items_per_page) AS all_packed
 FROM learned_index_segments('su4_l') s, learned_index_info('su4_l') i
 WHERE s.first_key IS NOT NULL;
-SELECT lcheck('SELECT u, v FROM su4 WHERE u < ''10000000-0000-0000-0000-000000000000'' ORDER BY u', 'is,ios');
+SELECT lcheck('SELECT u, v FROM su4 WHERE u < ''10000000-0000-0000-0000-000000000000'' ORDER BY u', 'is');
 SELECT lcheck('SELECT v FROM su4 WHERE u = ANY(ARRAY(SELECT u FROM su4 WHERE v % 101 = 0))', 'is,bis');
 
 -- interval and name: packed only where it pays; answers either way
@@ -107,9 +107,9 @@ CREATE INDEX st_l ON st USING learned (s);
 VACUUM ANALYZE st;
 SELECT learned_index_check('st_l', true);
 SELECT segment, items_per_page, entries FROM learned_index_segments('st_l') ORDER BY segment;
-SELECT lcheck('SELECT s, v FROM st WHERE s = ANY(ARRAY(SELECT s FROM st WHERE v % 211 = 0))', 'is,ios,bis');
+SELECT lcheck('SELECT s, v FROM st WHERE s = ANY(ARRAY(SELECT s FROM st WHERE v % 211 = 0))', 'is,bis');
 SELECT lcheck('SELECT s FROM st WHERE s > ''f'' ORDER BY s', 'is,ios');
 SELECT lcheck('SELECT s FROM st WHERE s < ''1'' ORDER BY s DESC', 'is,ios');
-SELECT lcheck('SELECT s, v FROM st WHERE s BETWEEN ''y0'' AND ''y1'' OR s >= ''z'' ORDER BY s, v', 'is,ios');
+SELECT lcheck('SELECT s, v FROM st WHERE s BETWEEN ''y0'' AND ''y1'' OR s >= ''z'' ORDER BY s, v', 'is');
 
 DROP TABLE su, su4, sin, st;
