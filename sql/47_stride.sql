@@ -26,7 +26,8 @@ INSERT INTO su SELECT NULL, -i FROM generate_series(1, 50) i;
 INSERT INTO su SELECT '01930000-0000-7000-8000-000000000001', 100000 + i FROM generate_series(1, 1500) i;
 INSERT INTO su VALUES ('00000000-0000-0000-0000-000000000000', -1000),
     ('ffffffff-ffff-ffff-ffff-ffffffffffff', -1001);
-CREATE INDEX su_l ON su USING learned (u);
+-- merge_ratio = 1: no background merge races learned_index_merge below
+CREATE INDEX su_l ON su USING learned (u) WITH (merge_ratio = 1);
 VACUUM ANALYZE su;
 SELECT learned_index_check('su_l', true);
 -- packed segments hold more entries a page than the plain capacity; the

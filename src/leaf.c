@@ -250,43 +250,87 @@ rebuild_key(const LearnedLeafView *v, const LearnedKeyInfo *ki, const char *data
  * The key at slot of a variable-width page: its offset and its bytes are
  * checked to lie inside the page's key area before anyone reads them.
  */
-Datum
-LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
+/*
+ * The stored bytes of the key at slot of a variable-width page after the
+ * page's prefix (v->plen bytes at v->prefix): a suffix, or with no prefix
+ * the whole key (*whole: a pointer to it, for LearnedLeafVarKey).  Its
+ * offset and its bytes are checked to lie inside the page's key area
+ * before anyone reads them.
+ */
+static inline void
+var_suffix(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
+		   const char **data, Size *slen, const char **whole)
 {
 	const char *page = (const char *) v->page;
 	int			lower = ((PageHeader) v->page)->pd_lower;
-	const char *data;
-	Size		slen;
+	const char *p;
+	uint16		off;
 
+	*whole = NULL;
 	if (v->stride)
 	{
 		/* LearnedLeafOpen checked that every suffix lies inside the page */
-		data = v->suffixes + (Size) slot * v->width;
-		slen = v->width;
+		*data = v->suffixes + (Size) slot * v->width;
+		*slen = v->width;
+		return;
 	}
-	else
+	memcpy(&off, page + LearnedVwOffsOff(v->nitems) + slot * sizeof(uint16), sizeof(off));
+	p = page + off;
+	if (v->plen == 0)
 	{
-		uint16		off;
-
-		memcpy(&off, page + LearnedVwOffsOff(v->nitems) + slot * sizeof(uint16), sizeof(off));
-		if (v->plen == 0)
-		{
-			if (off < LearnedVwKeysOff(v->nitems) || off >= lower ||
-				LearnedKeySizeBounded(ki, page + off, lower - off) < 0)
-				LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
-			return PointerGetDatum(page + off);
-		}
-		/* the suffix: a plain varlena inside the key area, after the prefix */
-		data = page + off;
-		if (off < LearnedVwKeysOff(v->nitems) + 2 + v->plen || off >= lower ||
-			(!VARATT_IS_1B(data) && (off != INTALIGN(off) || off + VARHDRSZ > lower)) ||
-			VARATT_IS_EXTERNAL(data) || VARATT_IS_COMPRESSED(data) ||
-			VARSIZE_ANY(data) > (Size) (lower - off))
+		if (off < LearnedVwKeysOff(v->nitems) || off >= lower ||
+			LearnedKeySizeBounded(ki, p, lower - off) < 0)
 			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
-		slen = VARSIZE_ANY_EXHDR(data);
-		data = VARDATA_ANY(data);
+		*whole = p;
+		return;
 	}
+	/* the suffix: a plain varlena inside the key area, after the prefix */
+	if (off < LearnedVwKeysOff(v->nitems) + 2 + v->plen || off >= lower ||
+		(!VARATT_IS_1B(p) && (off != INTALIGN(off) || off + VARHDRSZ > lower)) ||
+		VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p) ||
+		VARSIZE_ANY(p) > (Size) (lower - off))
+		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
+	*slen = VARSIZE_ANY_EXHDR(p);
+	*data = VARDATA_ANY(p);
+}
+
+/* the key at slot of a variable-width page */
+Datum
+LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
+{
+	const char *data;
+	const char *whole;
+	Size		slen;
+
+	var_suffix(v, ki, slot, &data, &slen, &whole);
+	if (whole)
+		return PointerGetDatum(whole);
 	return rebuild_key(v, ki, data, slen);
+}
+
+/*
+ * One varlena column (text, bytea), or a packed fixed-width one: the data
+ * bytes of the key at slot that follow the page's prefix (v->plen bytes at
+ * v->prefix), without building the key, for comparisons in byte order.
+ * False if the key is stored inline-compressed (the caller compares it
+ * the usual way).
+ */
+bool
+LearnedLeafVarData(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
+				   const char **data, Size *len)
+{
+	const char *whole;
+
+	Assert(!LearnedKeyIsComposite(ki) && v->varwidth);
+	var_suffix(v, ki, slot, data, len, &whole);
+	if (whole)
+	{
+		if (VARATT_IS_COMPRESSED(whole))
+			return false;
+		*data = VARDATA_ANY(whole);
+		*len = VARSIZE_ANY_EXHDR(whole);
+	}
+	return true;
 }
 
 /* the out-of-line half of LearnedLeafViewKey */

@@ -661,6 +661,8 @@ extern ItemPointerData LearnedLeafCompressedTid(const LearnedLeafView *v, int sl
 extern bool LearnedLeafCheckSlot(const LearnedLeafView *v, const LearnedKeyInfo *ki,
 								 int slot);
 extern Datum LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot);
+extern bool LearnedLeafVarData(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
+							   const char **data, Size *len);
 
 /*
  * Does a leaf page's format (its opaque flags) match its segment's:
