@@ -113,4 +113,41 @@ SELECT lcheck('SELECT s FROM st WHERE s > ''f'' ORDER BY s', 'is,ios');
 SELECT lcheck('SELECT s FROM st WHERE s < ''1'' ORDER BY s DESC', 'is,ios');
 SELECT lcheck('SELECT s, v FROM st WHERE s BETWEEN ''y0'' AND ''y1'' OR s >= ''z'' ORDER BY s, v', 'is');
 
-DROP TABLE su, su4, sin, st;
+-- Scans compare keys as bytes where the type does (text under "C", bytea,
+-- packed uuid): the bound against a page's prefix first, then against the
+-- suffixes.  Bounds that stop inside the prefix, equal it, run past it, are
+-- empty, or sort before and after every key; strict and non-strict sides;
+-- compressed keys and bounds (compared the usual way); a join's outer
+-- values as bounds.
+CREATE TABLE sb (s text COLLATE "C", b bytea, v int);
+INSERT INTO sb SELECT 'https://example.org/' || (i % 50) || '/item/' || lpad(i::text, 6, '0'),
+    decode(lpad(to_hex(i % 300), 4, '0') || '00' || md5(i::text), 'hex'), i
+FROM generate_series(1, 12000) i;
+INSERT INTO sb VALUES ('', '\x', -1), ('https://example.org/', '\x00', -2),
+    (repeat('https://example.org/long/', 400), decode(repeat('ab', 3000), 'hex'), -3), (NULL, NULL, -4);
+CREATE INDEX sb_s ON sb USING learned (s);
+CREATE INDEX sb_b ON sb USING learned (b);
+VACUUM ANALYZE sb;
+SELECT learned_index_check(x, true) FROM unnest(ARRAY['sb_s', 'sb_b']::regclass[]) x;
+CREATE TABLE sb_probe (s text COLLATE "C", b bytea);
+INSERT INTO sb_probe SELECT s, b FROM sb WHERE v % 97 = 0 OR v < 0;
+INSERT INTO sb_probe VALUES ('https://example.org/1', '\x0001'), ('https://exa', '\x01'),
+    ('https://example.org/1/item/', '\x012b'), ('z', '\xff'), ('', '\x');
+ANALYZE sb_probe;
+SELECT x AS bound, lcheck(format('SELECT s FROM sb WHERE s %s %L ORDER BY s', op, x), 'is,ios')
+FROM unnest(ARRAY['', 'h', 'https://exa', 'https://example.org/', 'https://example.org/1',
+                  'https://example.org/1/item/', 'https://example.org/1/item/000051',
+                  'https://example.org/1/item/0000510', 'https://example.org/49/item/011999z', 'z']) x,
+     unnest(ARRAY['<', '<=', '=', '>=', '>']) op
+WHERE lcheck(format('SELECT s FROM sb WHERE s %s %L ORDER BY s', op, x), 'is,ios') !~ 'is:ok ios:ok'
+   OR x = 'https://example.org/1' AND op = '>=';
+SELECT lcheck('SELECT s FROM sb WHERE s > ''https://example.org/2'' ORDER BY s DESC LIMIT 30', 'is,ios');
+SELECT lcheck('SELECT s FROM sb WHERE s = repeat(''https://example.org/long/'', 400)', 'is,ios,bis');
+SELECT lcheck('SELECT b FROM sb WHERE b >= ''\x0001'' AND b < ''\x0002'' ORDER BY b', 'is,ios');
+SELECT lcheck('SELECT b FROM sb WHERE b <= ''\x00'' ORDER BY b DESC', 'is,ios');
+SELECT lcheck('SELECT b FROM sb WHERE b = decode(repeat(''ab'', 3000), ''hex'')', 'is,bis');
+SELECT lcheck('SELECT count(*) FROM sb_probe p JOIN sb ON sb.s = p.s', 'is');
+SELECT lcheck('SELECT count(*) FROM sb_probe p JOIN sb ON sb.b = p.b', 'is');
+SELECT lcheck('SELECT count(*) FROM su4 p JOIN su4 q ON q.u = p.u WHERE p.v % 7 = 0', 'is');
+
+DROP TABLE su, su4, sin, st, sb, sb_probe;
