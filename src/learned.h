@@ -459,6 +459,7 @@ typedef struct LearnedDirectory
 	 */
 	Datum	   *seg_keys;
 	uint8	   *seg_prefix;		/* [nsegments][LEARNED_STR_PREFIX_MAX] */
+	int			seg_max_skip;	/* the largest str_skip of a segment */
 } LearnedDirectory;
 
 /* one key column of a composite key */
@@ -533,6 +534,11 @@ extern void LearnedStringPrefix(LearnedKeyInfo *ki, Datum key, int skip, uint8 *
 extern uint64 LearnedStringImageAt(LearnedKeyInfo *ki, Datum value, Oid valtype, int skip,
 								   const uint8 *prefix);
 extern bool LearnedKeyImagesCollated(LearnedKeyInfo *ki);
+/* bytes LearnedStringSortKey may write */
+#define LEARNED_SORTKEY_BYTES	(LEARNED_STR_PREFIX_MAX + 16)
+extern void LearnedStringSortKey(LearnedKeyInfo *ki, Datum value, Oid valtype, int skip,
+								 uint8 *out);
+extern uint64 LearnedStringImageOf(const uint8 *kb, int skip, const uint8 *prefix);
 extern Datum LearnedKeyForm(LearnedKeyInfo *ki, Relation index, const Datum *values,
 							const bool *isnull, ItemPointer tid);
 extern void LearnedKeyPack(const LearnedKeyInfo *ki, const Datum *values,

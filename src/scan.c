@@ -867,7 +867,9 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 		}
 	}
 
-	if (!LearnedKeyIsComposite(&so->ki))
+	if (LearnedKeyLocalImages(&so->ki))
+		b->hint = 0;			/* find_boundary computes the images it needs */
+	else if (!LearnedKeyIsComposite(&so->ki))
 		b->hint = b->isnull[0] ? 0 :
 			learned_map_value(&so->ki.cols[0], b->values[0], b->types[0]);
 	else
@@ -1102,6 +1104,9 @@ load_segment_keys(IndexScanDesc scan)
 			LearnedStringPrefix(&so->ki, keys[s], dir->segments[s].str_skip,
 								prefix + (Size) s * LEARNED_STR_PREFIX_MAX);
 	}
+	dir->seg_max_skip = 0;
+	for (s = 0; s < dir->nsegments; s++)
+		dir->seg_max_skip = Max(dir->seg_max_skip, (int) dir->segments[s].str_skip);
 	dir->seg_prefix = prefix;
 	dir->seg_keys = keys;
 }
@@ -1145,9 +1150,56 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		 */
 		uint32		lo = 0,
 					hi = dir->nsegments;
+		uint32		a,
+					c;
 		const uint8 *prefix;
+		LearnedColumn *col = &so->ki.cols[0];
+		uint8		kb[LEARNED_SORTKEY_BYTES];
+		uint64		global;
 
 		load_segment_keys(scan);
+
+		/*
+		 * The bound's sort-key prefix once (a collation library call), as
+		 * far as its index-wide image and any segment's local image need.
+		 */
+		LearnedStringSortKey(&so->ki, b->values[0], b->types[0],
+							 Max(col->str_skip, dir->seg_max_skip), kb);
+		global = LearnedStringImageOf(kb, col->str_skip, col->str_prefix);
+
+		/*
+		 * The segments' first images narrow the search first: images are
+		 * monotone, so a segment whose first image is below the bound's
+		 * starts below the bound, and one whose first image is above it
+		 * starts above it.  Only segments of an equal image need the
+		 * comparator (with a collation library that changed its sort keys
+		 * since they were written, this only picks a worse start, which
+		 * the walk below corrects).
+		 */
+		a = 0;
+		c = dir->nsegments;
+		while (a < c)
+		{
+			uint32		mid = (a + c) / 2;
+
+			if (dir->segments[mid].first_key < global)
+				a = mid + 1;
+			else
+				c = mid;
+		}
+		c = a;
+		hi = dir->nsegments;
+		while (c < hi)
+		{
+			uint32		mid = (c + hi) / 2;
+
+			if (dir->segments[mid].first_key <= global)
+				c = mid + 1;
+			else
+				hi = mid;
+		}
+		lo = a > 0 ? a - 1 : 0;
+		hi = Max(c, lo + 1);
 		while (hi - lo > 1)
 		{
 			uint32		mid = (lo + hi) / 2;
@@ -1158,8 +1210,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 				hi = mid;
 		}
 		prefix = dir->seg_prefix + (Size) lo * LEARNED_STR_PREFIX_MAX;
-		hint = LearnedStringImageAt(&so->ki, b->values[0], b->types[0],
-									dir->segments[lo].str_skip, prefix);
+		hint = LearnedStringImageOf(kb, dir->segments[lo].str_skip, prefix);
 		if (b->strict && hint < PG_UINT64_MAX)
 			hint++;
 		LearnedDirWindowSeg(dir, lo, hint, true, &wlo, &whi);
