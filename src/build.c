@@ -474,12 +474,29 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		Size		cnt = Min(per, n - done);
 		int			P = plainP;
 		bool		comp = false;
+		bool		packed = false;
 		LearnedCompressedPlan plan;
 		LearnedSegment *seg;
 		LearnedEntry *local;
 
 		if (LearnedKeyIsVarwidth(ki))
 			P = LearnedPlanVarwidth(ki, entries + done, n - done, &cnt);
+		else if (LearnedKeyPackable(ki))
+		{
+			Size		pcnt;
+			int			pP = LearnedPlanVarwidth(ki, entries + done, n - done, &pcnt);
+
+			/*
+			 * Packed on stride pages if that holds more entries a page
+			 * (the keys share a prefix: uuid v7's timestamp), else plain.
+			 */
+			if (pP > plainP)
+			{
+				P = pP;
+				cnt = pcnt;
+				packed = true;
+			}
+		}
 		else if (compress &&
 			LearnedPlanCompressed(ki, entries + done, n - done, plainP, &plan))
 		{
@@ -504,7 +521,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		memset(seg, 0, sizeof(LearnedSegment));
 		if (comp)
 			seg->start_blk = LearnedWriteCompressedRun(index, &plan, generation, building);
-		else if (LearnedKeyIsVarwidth(ki))
+		else if (LearnedKeyIsVarwidth(ki) || packed)
 			seg->start_blk = LearnedWriteVarRun(index, ki, entries + done, cnt, P,
 												generation, building);
 		else
@@ -513,6 +530,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 												 generation, building);
 		seg->items_per_page = (uint32) P;
 		seg->compressed = comp;
+		seg->packed = packed;
 		seg->npages = (uint32) ((cnt + P - 1) / P);
 		seg->nitems = (uint32) cnt;
 		seg->first_piece = (uint32) set->npieces;

@@ -9,7 +9,8 @@
  *
  *   segment columns (nsegments values each):
  *     start_blk, first_key (mapped), nitems, npieces, generation,
- *     kind | zone_stride << 8 | items_per_page << 24 | compressed << 40
+ *     kind | zone_stride << 8 | items_per_page << 24 | compressed << 40 |
+ *     str_skip << 41 | packed << 48
  *     (items_per_page: the page capacity P of the segment, the metapage's
  *     for plain pages, the one chosen when it was written for compressed
  *     ones, leaf.c; one column for all four keeps the directory's fixed
@@ -124,7 +125,7 @@ encode_directory(const LearnedSegmentSet *set, Size *len)
 		c[4][s] = seg->generation;
 		c[5][s] = (uint64) seg->kind | ((uint64) seg->zone_stride << 8) |
 			((uint64) seg->items_per_page << 24) | ((uint64) seg->compressed << 40) |
-			((uint64) seg->str_skip << 41);
+			((uint64) seg->str_skip << 41) | ((uint64) seg->packed << 48);
 	}
 	for (k = 0; k < 6; k++)
 		append_run(&buf, c[k], NULL, ns);
@@ -313,11 +314,17 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		uint32		P = (uint32) ((kind >> 24) & 0xFFFF);
 		bool		compressed = ((kind >> 40) & 1) != 0;
 		uint32		str_skip = (uint32) ((kind >> 41) & 0x7F);
+		bool		packed = ((kind >> 48) & 1) != 0;
 
-		/* plain pages have the metapage's capacity, compressed ones a sane one */
-		if ((kind >> 48) != 0 || str_skip > LEARNED_STR_PREFIX_MAX || P == 0 ||
+		/*
+		 * Plain pages have the metapage's capacity; compressed, packed and
+		 * variable-width ones a sane one.  Only a fixed-width index's
+		 * segments can be packed (on stride pages).
+		 */
+		if ((kind >> 49) != 0 || str_skip > LEARNED_STR_PREFIX_MAX || P == 0 ||
+			(packed && (compressed || dir->keylen == LEARNED_VARWIDTH)) ||
 			(compressed ? P > LCP_MAX_ITEMS :
-			 dir->keylen == LEARNED_VARWIDTH ? P > LEARNED_VW_MAX_ITEMS :
+			 (dir->keylen == LEARNED_VARWIDTH || packed) ? P > LEARNED_VW_MAX_ITEMS :
 			 P != (uint32) dir->items_per_page))
 			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad segment descriptor");
 		if (nitems == 0 || nitems > (uint64) LEARNED_SEGMENT_MAX_PAGES * P * 2 ||
@@ -326,6 +333,7 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		seg->start_blk = (BlockNumber) blk;
 		seg->items_per_page = P;
 		seg->compressed = compressed;
+		seg->packed = packed;
 		seg->str_skip = (uint8) str_skip;
 		seg->nitems = (uint32) nitems;
 		seg->npages = (uint32) ((nitems + P - 1) / P);

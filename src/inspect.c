@@ -480,7 +480,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 				check_fail(index, "a leaf page does not match its segment",
 						   psprintf("block %u: %u items, generation %u; expected %d, %u",
 									b, op->nitems, op->generation, expect, seg->generation));
-			if (((op->flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
+			if (!LearnedLeafFormatMatches(op->flags, seg, ki.keylen))
 				check_fail(index, "a leaf page's format does not match its segment",
 						   psprintf("block %u", b));
 			/* a compressed page: header, runs, counts and widths */

@@ -781,10 +781,21 @@ string_image_at(LearnedColumn *c, Datum value, Oid valtype, int skip,
 				const uint8 *prefix)
 {
 	uint8		kb[SORTKEY_WANT + 8];
+
+	value_sortkey(c, value, valtype, skip, kb);
+	return LearnedStringImageOf(kb, skip, prefix);
+}
+
+/*
+ * The image that skips skip bytes of a sort-key prefix kb (at least skip +
+ * 8 bytes of it), given the prefix the image skips.
+ */
+uint64
+LearnedStringImageOf(const uint8 *kb, int skip, const uint8 *prefix)
+{
 	uint64		m;
 	int			r;
 
-	value_sortkey(c, value, valtype, skip, kb);
 	if (skip == 0)
 		return bytes_image((const char *) kb, 8);
 	r = memcmp(kb, prefix, skip);
@@ -839,6 +850,18 @@ LearnedStringPrefix(LearnedKeyInfo *ki, Datum key, int skip, uint8 *out)
 
 	value_sortkey(&ki->cols[0], key, ki->keytype, skip, kb);
 	memcpy(out, kb, skip);
+}
+
+/*
+ * One string column: the sort-key prefix of a value as far as images that
+ * skip up to skip bytes need (LEARNED_SORTKEY_BYTES at most), computed once
+ * for several images (LearnedStringImageOf): a scan's global and
+ * segment-local images of its bound.
+ */
+void
+LearnedStringSortKey(LearnedKeyInfo *ki, Datum value, Oid valtype, int skip, uint8 *out)
+{
+	value_sortkey(&ki->cols[0], value, valtype, skip, out);
 }
 
 uint64

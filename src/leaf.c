@@ -114,6 +114,38 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 	v->varwidth = (opaque->flags & LEARNED_LEAF_VARWIDTH) != 0;
 	v->index = index;
 	v->blkno = blkno;
+	v->stride = false;
+	if (v->varwidth && (opaque->flags & LEARNED_LEAF_STRIDE))
+	{
+		PageHeader	ph = (PageHeader) page;
+		int			n = opaque->nitems;
+		uint16		head[2];
+
+		/*
+		 * A stride page: of a variable-width index, or a packed segment of a
+		 * fixed-width by-reference key, whose prefix and suffix then make up
+		 * exactly its size.
+		 */
+		if (v->compressed || (layout->keylen >= 0 && !layout->prefix_ok) ||
+			opaque->type != LEARNED_PAGE_LEAF || n > LEARNED_VW_MAX_ITEMS ||
+			ph->pd_lower < LearnedStPrefixOff(n) ||
+			ph->pd_lower > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
+			LearnedReportCorrupt(index, blkno, "bad stride leaf page header");
+		memcpy(head, (char *) page + LearnedStHeadOff(n), sizeof(head));
+		if ((head[0] > 0) != ((opaque->flags & LEARNED_LEAF_PREFIX) != 0) ||
+			(head[0] > 0 && !layout->prefix_ok) ||
+			(layout->keylen > 0 && head[0] + head[1] != layout->keylen) ||
+			(Size) head[0] + head[1] > LEARNED_MAX_ENTRY_SIZE ||
+			LearnedStPrefixOff(n) + head[0] + (Size) n * head[1] != (Size) ph->pd_lower)
+			LearnedReportCorrupt(index, blkno, "bad stride leaf page header");
+		v->nitems = n;
+		v->stride = true;
+		v->plen = head[0];
+		v->width = head[1];
+		v->prefix = (char *) page + LearnedStPrefixOff(n);
+		v->suffixes = v->prefix + head[0];
+		return;
+	}
 	if (v->varwidth || (layout->keylen < 0 && opaque->type == LEARNED_PAGE_LEAF))
 	{
 		PageHeader	ph = (PageHeader) page;
@@ -166,74 +198,139 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 #define VW_RING 4
 
 /*
- * The key at slot of a variable-width page: its offset and its bytes are
- * checked to lie inside the page's key area before anyone reads them.
+ * A key of a page with a prefix (or of a stride page): the prefix then the
+ * suffix's slen bytes at data, rebuilt in the next buffer of a small ring
+ * as the index stores it (a single varlena column gets the header the
+ * whole value was stored with, short if its data fits one).  The Datum
+ * stays valid for the next VW_RING - 1 rebuilds: every caller uses a key
+ * before it reads the next one, or copies it.
  */
-Datum
-LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
+static Datum
+rebuild_key(const LearnedLeafView *v, const LearnedKeyInfo *ki, const char *data, Size slen)
 {
-	const char *page = (const char *) v->page;
-	int			lower = ((PageHeader) v->page)->pd_lower;
-	uint16		off;
+	static char ring[VW_RING][MAXALIGN(LEARNED_MAX_ENTRY_SIZE) + 8] pg_attribute_aligned(MAXIMUM_ALIGNOF);
+	static int	next = 0;
+	Size		len = v->plen + slen;
+	char	   *dst;
 
-	memcpy(&off, page + LearnedVwOffsOff(v->nitems) + slot * sizeof(uint16), sizeof(off));
-	if (v->plen == 0)
+	if (len + VARHDRSZ > sizeof(ring[0]))
+		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
+	dst = ring[next];
+	next = (next + 1) % VW_RING;
+	if (LearnedKeyPackable(ki))
 	{
-		if (off < LearnedVwKeysOff(v->nitems) || off >= lower ||
-			LearnedKeySizeBounded(ki, page + off, lower - off) < 0)
+		/* prefix and suffix are the key's bytes (LearnedLeafOpen: its size) */
+		memcpy(dst, v->prefix, v->plen);
+		memcpy(dst + v->plen, data, slen);
+	}
+	else if (LearnedKeyIsComposite(ki))
+	{
+		/* a composite key's bytes, checked once whole */
+		memcpy(dst, v->prefix, v->plen);
+		memcpy(dst + v->plen, data, slen);
+		if (LearnedKeySizeBounded(ki, dst, len) != (int64) len)
 			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
-		return PointerGetDatum(page + off);
+	}
+	else if (len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
+	{
+		SET_VARSIZE_SHORT(dst, len + VARHDRSZ_SHORT);
+		memcpy(dst + VARHDRSZ_SHORT, v->prefix, v->plen);
+		memcpy(dst + VARHDRSZ_SHORT + v->plen, data, slen);
 	}
 	else
 	{
-		/*
-		 * The key is the page's prefix then this suffix: rebuild it (a
-		 * single column with the header the whole value was stored with,
-		 * short if its data fits one), in the next buffer of a small ring.
-		 * The Datum stays valid for the next VW_RING - 1 rebuilds: every
-		 * caller uses a key before it reads the next one, or copies it.
-		 */
-		static char ring[VW_RING][MAXALIGN(LEARNED_MAX_ENTRY_SIZE) + 8] pg_attribute_aligned(MAXIMUM_ALIGNOF);
-		static int	next = 0;
-		const char *sfx = page + off;
-		Size		slen;
-		Size		len;
-		char	   *dst;
-
-		/* the suffix: a plain varlena inside the key area, after the prefix */
-		if (off < LearnedVwKeysOff(v->nitems) + 2 + v->plen || off >= lower ||
-			(!VARATT_IS_1B(sfx) && (off != INTALIGN(off) || off + VARHDRSZ > lower)) ||
-			VARATT_IS_EXTERNAL(sfx) || VARATT_IS_COMPRESSED(sfx) ||
-			VARSIZE_ANY(sfx) > (Size) (lower - off))
-			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
-		slen = VARSIZE_ANY_EXHDR(sfx);
-		len = v->plen + slen;
-		if (len + VARHDRSZ > sizeof(ring[0]))
-			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
-		dst = ring[next];
-		next = (next + 1) % VW_RING;
-		if (LearnedKeyIsComposite(ki))
-		{
-			/* a composite key's bytes, checked once whole */
-			memcpy(dst, v->prefix, v->plen);
-			memcpy(dst + v->plen, VARDATA_ANY(sfx), slen);
-			if (LearnedKeySizeBounded(ki, dst, len) != (int64) len)
-				LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
-		}
-		else if (len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
-		{
-			SET_VARSIZE_SHORT(dst, len + VARHDRSZ_SHORT);
-			memcpy(dst + VARHDRSZ_SHORT, v->prefix, v->plen);
-			memcpy(dst + VARHDRSZ_SHORT + v->plen, VARDATA_ANY(sfx), slen);
-		}
-		else
-		{
-			SET_VARSIZE(dst, len + VARHDRSZ);
-			memcpy(dst + VARHDRSZ, v->prefix, v->plen);
-			memcpy(dst + VARHDRSZ + v->plen, VARDATA_ANY(sfx), slen);
-		}
-		return PointerGetDatum(dst);
+		SET_VARSIZE(dst, len + VARHDRSZ);
+		memcpy(dst + VARHDRSZ, v->prefix, v->plen);
+		memcpy(dst + VARHDRSZ + v->plen, data, slen);
 	}
+	return PointerGetDatum(dst);
+}
+
+/*
+ * The key at slot of a variable-width page: its offset and its bytes are
+ * checked to lie inside the page's key area before anyone reads them.
+ */
+/*
+ * The stored bytes of the key at slot of a variable-width page after the
+ * page's prefix (v->plen bytes at v->prefix): a suffix, or with no prefix
+ * the whole key (*whole: a pointer to it, for LearnedLeafVarKey).  Its
+ * offset and its bytes are checked to lie inside the page's key area
+ * before anyone reads them.
+ */
+static inline void
+var_suffix(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
+		   const char **data, Size *slen, const char **whole)
+{
+	const char *page = (const char *) v->page;
+	int			lower = ((PageHeader) v->page)->pd_lower;
+	const char *p;
+	uint16		off;
+
+	*whole = NULL;
+	if (v->stride)
+	{
+		/* LearnedLeafOpen checked that every suffix lies inside the page */
+		*data = v->suffixes + (Size) slot * v->width;
+		*slen = v->width;
+		return;
+	}
+	memcpy(&off, page + LearnedVwOffsOff(v->nitems) + slot * sizeof(uint16), sizeof(off));
+	p = page + off;
+	if (v->plen == 0)
+	{
+		if (off < LearnedVwKeysOff(v->nitems) || off >= lower ||
+			LearnedKeySizeBounded(ki, p, lower - off) < 0)
+			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
+		*whole = p;
+		return;
+	}
+	/* the suffix: a plain varlena inside the key area, after the prefix */
+	if (off < LearnedVwKeysOff(v->nitems) + 2 + v->plen || off >= lower ||
+		(!VARATT_IS_1B(p) && (off != INTALIGN(off) || off + VARHDRSZ > lower)) ||
+		VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p) ||
+		VARSIZE_ANY(p) > (Size) (lower - off))
+		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
+	*slen = VARSIZE_ANY_EXHDR(p);
+	*data = VARDATA_ANY(p);
+}
+
+/* the key at slot of a variable-width page */
+Datum
+LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
+{
+	const char *data;
+	const char *whole;
+	Size		slen;
+
+	var_suffix(v, ki, slot, &data, &slen, &whole);
+	if (whole)
+		return PointerGetDatum(whole);
+	return rebuild_key(v, ki, data, slen);
+}
+
+/*
+ * One varlena column (text, bytea), or a packed fixed-width one: the data
+ * bytes of the key at slot that follow the page's prefix (v->plen bytes at
+ * v->prefix), without building the key, for comparisons in byte order.
+ * False if the key is stored inline-compressed (the caller compares it
+ * the usual way).
+ */
+bool
+LearnedLeafVarData(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
+				   const char **data, Size *len)
+{
+	const char *whole;
+
+	Assert(!LearnedKeyIsComposite(ki) && v->varwidth);
+	var_suffix(v, ki, slot, data, len, &whole);
+	if (whole)
+	{
+		if (VARATT_IS_COMPRESSED(whole))
+			return false;
+		*data = VARDATA_ANY(whole);
+		*len = VARSIZE_ANY_EXHDR(whole);
+	}
+	return true;
 }
 
 /* the out-of-line half of LearnedLeafViewKey */
@@ -438,14 +535,19 @@ vw_overhead(Size m)
 
 /*
  * The bytes of a stored key a page prefix is taken from: a single column's
- * data (NULL if it is compressed: no prefix then), a composite key's whole
- * stored bytes.
+ * data (NULL if it is compressed: no prefix then), a composite key's or a
+ * fixed-width one's whole stored bytes.
  */
 static inline const char *
 vw_data(const LearnedKeyInfo *ki, Datum key, Size *len)
 {
 	const char *p = DatumGetPointer(key);
 
+	if (LearnedKeyPackable(ki))
+	{
+		*len = ki->keylen;
+		return p;
+	}
 	if (LearnedKeyIsComposite(ki))
 	{
 		*len = LearnedKeySize(ki, key);
@@ -458,38 +560,70 @@ vw_data(const LearnedKeyInfo *ki, Datum key, Size *len)
 }
 
 /*
- * The common prefix of the data of c keys, if the index stores page
- * prefixes and it is worth one (at least 2 bytes, no compressed key), else
- * 0.  The common prefix of a set is the shortest common prefix of its
- * first element with each other one (the order need not be bytewise).
+ * The common prefix of the data of c keys (0 if the index stores no page
+ * prefixes or a key is compressed); *stride gets whether the c keys can
+ * share a stride page: their data all have one size, none compressed.  The
+ * common prefix of a set is the shortest common prefix of its first
+ * element with each other one (the order need not be bytewise).
  */
 static Size
-vw_chunk_prefix(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
+vw_chunk_lcp(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, bool *stride)
 {
 	const char *first;
 	Size		flen;
 	Size		lcp;
 	Size		i;
 
-	if (!vw_prefix_ok(ki) || c < 2)
+	*stride = false;
+	if (c == 0)
 		return 0;
 	first = vw_data(ki, e[0].key, &flen);
 	if (first == NULL)
 		return 0;
-	lcp = Min(flen, (Size) LEARNED_MAX_ENTRY_SIZE);
-	for (i = 1; i < c && lcp > 0; i++)
+	*stride = true;
+	lcp = vw_prefix_ok(ki) ? Min(flen, (Size) LEARNED_MAX_ENTRY_SIZE) : 0;
+	for (i = 1; i < c; i++)
 	{
 		Size		len;
 		const char *d = vw_data(ki, e[i].key, &len);
 		Size		k = 0;
 
 		if (d == NULL)
+		{
+			*stride = false;
 			return 0;
+		}
+		if (len != flen)
+			*stride = false;
 		lcp = Min(lcp, len);
 		while (k < lcp && d[k] == first[k])
 			k++;
 		lcp = k;
+		if (lcp == 0 && !*stride)
+			return 0;
 	}
+	return lcp;
+}
+
+/*
+ * How c keys are laid out on a page: stride (*width: each suffix's bytes)
+ * or offsets; returns the prefix length (offsets: 0 unless at least 2).
+ */
+static Size
+vw_chunk_prefix(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c,
+				bool *stride, Size *width)
+{
+	Size		lcp = vw_chunk_lcp(ki, e, c, stride);
+
+	if (*stride)
+	{
+		Size		len = 0;
+
+		(void) vw_data(ki, e[0].key, &len);
+		*width = len - lcp;
+		return lcp;
+	}
+	*width = 0;
 	return lcp >= 2 ? lcp : 0;
 }
 
@@ -502,14 +636,19 @@ vw_suffix_cost(Size slen)
 	return slen + VARHDRSZ + (ALIGNOF_INT - 1);
 }
 
-/* the most page bytes c entries take; *plen gets the prefix they would share */
+/* the most page bytes c entries take */
 static Size
-vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, Size *plen)
+vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
 {
-	Size		lcp = vw_chunk_prefix(ki, e, c);
-	Size		need = vw_overhead(c);
+	bool		stride;
+	Size		width;
+	Size		lcp = vw_chunk_prefix(ki, e, c, &stride, &width);
+	Size		need;
 	Size		i;
 
+	if (stride)
+		return LearnedStPrefixOff(c) - LEARNED_LEAF_DATA_OFFSET + lcp + c * width;
+	need = vw_overhead(c);
 	if (lcp > 0)
 	{
 		need += sizeof(uint16) + lcp;
@@ -524,7 +663,6 @@ vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, Size *ple
 	else
 		for (i = 0; i < c; i++)
 			need += LearnedKeySize(ki, e[i].key) + (LearnedKeyAlign(ki, e[i].key) - 1);
-	*plen = lcp;
 	return need;
 }
 
@@ -535,9 +673,7 @@ vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, Size *ple
 static inline bool
 vw_fits(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
 {
-	Size		plen;
-
-	return vw_chunk_need(ki, e, c, &plen) <= LEARNED_LEAF_SPACE;
+	return vw_chunk_need(ki, e, c) <= LEARNED_LEAF_SPACE;
 }
 
 /*
@@ -548,7 +684,8 @@ vw_fits(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
  * most it can take: its size and alignment padding, or its suffix after the
  * page's common prefix.
  *
- * P is the largest for which the first chunks (up to 8 pages) fit.  The
+ * P is the largest for which the first chunks (up to 8 pages; the very
+ * first one only if no other is full) fit.  The
  * segment then grows page by page while each next chunk of P entries fits,
  * up to LEARNED_SEGMENT_MAX_PAGES pages; at the first chunk that does not,
  * it ends with the longest part of that chunk that fits (a last page may
@@ -572,12 +709,14 @@ LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 		Size		worst = 0;
 		Size		done;
 
-		for (done = 0; done < r; done += P)
-		{
-			Size		plen;
-
-			worst = Max(worst, vw_chunk_need(ki, entries + done, Min((Size) P, r - done), &plen));
-		}
+		/*
+		 * The first chunk counts only if no other full one does: an odd first
+		 * page (the empty string, an all-zero uuid before v7 ones) would
+		 * otherwise set P for the whole segment.  If it does not fit, the
+		 * segment ends inside it below, and the next one plans afresh.
+		 */
+		for (done = (r >= 2 * (Size) P ? (Size) P : 0); done < r; done += P)
+			worst = Max(worst, vw_chunk_need(ki, entries + done, Min((Size) P, r - done)));
 		if (worst <= LEARNED_LEAF_SPACE)
 			break;
 		if (P == 1)
@@ -675,14 +814,46 @@ fill_var_page(Page page, uint32 pgno, void *arg)
 	Size		done = (Size) pgno * r->P;
 	int			cnt = (int) Min((Size) r->P, r->n - done);
 	int			pos = LearnedVwKeysOff(cnt);
-	Size		plen = vw_chunk_prefix(ki, entries + done, cnt);
+	bool		stride;
+	Size		width;
+	Size		plen = vw_chunk_prefix(ki, entries + done, cnt, &stride, &width);
+	Size		flen;
 	int			i;
 
+	if (stride)
+	{
+		/* plen, width, the prefix, then each key's suffix (no offsets) */
+		uint16		head[2];
+
+		head[0] = (uint16) plen;
+		head[1] = (uint16) width;
+		pos = LearnedStPrefixOff(cnt);
+		if (pos + plen + (Size) cnt * width > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
+			elog(ERROR, "learned index: stride page overflow");
+		memcpy((char *) page + LearnedStHeadOff(cnt), head, sizeof(head));
+		memcpy((char *) page + pos, vw_data(ki, entries[done].key, &flen), plen);
+		pos += plen;
+		for (i = 0; i < cnt; i++)
+		{
+			const LearnedEntry *e = &entries[done + i];
+
+			memcpy((char *) page + pos, vw_data(ki, e->key, &flen) + plen, width);
+			memcpy((char *) page + LearnedVwTidsOff(cnt) + i * sizeof(ItemPointerData),
+				   &e->tid, sizeof(ItemPointerData));
+			pos += width;
+		}
+		if (plen > 0)
+			LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_PREFIX;
+		((PageHeader) page)->pd_lower = pos;
+		LearnedPageGetOpaque(page)->nitems = (uint16) cnt;
+		LearnedPageGetOpaque(page)->flags |= LEARNED_LEAF_VARWIDTH | LEARNED_LEAF_STRIDE;
+		return;
+	}
+	Assert(!LearnedKeyPackable(ki));
 	if (plen > 0)
 	{
 		/* the prefix once, then each key's suffix as a varlena */
 		uint16		pl = (uint16) plen;
-		Size		flen;
 
 		memcpy((char *) page + pos, &pl, sizeof(pl));
 		memcpy((char *) page + pos + sizeof(pl), vw_data(ki, entries[done].key, &flen), plen);

@@ -38,8 +38,11 @@
  * 4: variable-width leaf pages (offsets array, page prefix) and pending
  *    records, for string, numeric and every composite key; the key map's
  *    string prefix; a segment's string skip in the directory's kind column.
+ * 5: stride pages (LEARNED_LEAF_STRIDE: equal-size keys after the page
+ *    prefix, no offsets), also for the packed segments of a fixed-width
+ *    by-reference key such as uuid (the kind column's bit 48).
  */
-#define LEARNED_VERSION			4
+#define LEARNED_VERSION			5
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -129,6 +132,11 @@ typedef struct LearnedPageOpaqueData
 #define LEARNED_LEAF_VARWIDTH	0x0002
 /* ... whose keys are stored after the page's common prefix (leaf.c) */
 #define LEARNED_LEAF_PREFIX		0x0004
+/*
+ * ... whose keys all have the same size: no offsets, every key's suffix
+ * after the page prefix (maybe empty) has the same width (leaf.c)
+ */
+#define LEARNED_LEAF_STRIDE		0x0008
 
 /*
  * keylen of an index whose stored keys vary in size (a text, bytea or
@@ -273,6 +281,7 @@ typedef struct LearnedSegment
 	uint64		rank_base;		/* derived: entries in earlier segments */
 	uint8		str_skip;		/* one string column: its pieces' and zones' keys
 								 * are segment-local images (keymap.c) */
+	bool		packed;			/* fixed-width key on stride pages (leaf.c) */
 } LearnedSegment;
 
 /*
@@ -450,6 +459,7 @@ typedef struct LearnedDirectory
 	 */
 	Datum	   *seg_keys;
 	uint8	   *seg_prefix;		/* [nsegments][LEARNED_STR_PREFIX_MAX] */
+	int			seg_max_skip;	/* the largest str_skip of a segment */
 } LearnedDirectory;
 
 /* one key column of a composite key */
@@ -499,6 +509,12 @@ typedef struct LearnedKeyInfo
 
 #define LearnedKeyIsComposite(ki)	((ki)->natts > 1)
 #define LearnedKeyIsVarwidth(ki)	((ki)->keylen < 0)
+/*
+ * One fixed-width by-reference column (uuid, interval, name): its segments
+ * may be packed on stride pages, which store a page's common prefix once
+ * (leaf.c), when that holds more entries a page than plain pages do.
+ */
+#define LearnedKeyPackable(ki)	((ki)->keylen > 0 && (ki)->byref)
 /* the image orders keys exactly: equal images are equal keys */
 #define LearnedKeyMapExact(ki)	((ki)->natts == 1 && (ki)->cols[0].exact)
 
@@ -518,6 +534,11 @@ extern void LearnedStringPrefix(LearnedKeyInfo *ki, Datum key, int skip, uint8 *
 extern uint64 LearnedStringImageAt(LearnedKeyInfo *ki, Datum value, Oid valtype, int skip,
 								   const uint8 *prefix);
 extern bool LearnedKeyImagesCollated(LearnedKeyInfo *ki);
+/* bytes LearnedStringSortKey may write */
+#define LEARNED_SORTKEY_BYTES	(LEARNED_STR_PREFIX_MAX + 16)
+extern void LearnedStringSortKey(LearnedKeyInfo *ki, Datum value, Oid valtype, int skip,
+								 uint8 *out);
+extern uint64 LearnedStringImageOf(const uint8 *kb, int skip, const uint8 *prefix);
 extern Datum LearnedKeyForm(LearnedKeyInfo *ki, Relation index, const Datum *values,
 							const bool *isnull, ItemPointer tid);
 extern void LearnedKeyPack(const LearnedKeyInfo *ki, const Datum *values,
@@ -605,11 +626,18 @@ LearnedLeafSetDead(Page page, const LearnedLeafLayout *l, int slot)
  *   | header | dead bitmap (n bits, to 8 bytes) | tids[n] | offsets[n] (uint16) | keys | hole | special |
  * Key i starts at offsets[i] (from the page start), aligned as its header
  * needs (LearnedKeyAlign); the keys are in slot order; pd_lower ends the last.
+ *
+ * A stride page (LEARNED_LEAF_VARWIDTH | LEARNED_LEAF_STRIDE) has no
+ * offsets: after the TIDs come plen and width (uint16 each), the prefix
+ * (plen bytes), then n suffixes of width bytes each, unaligned.  Key i is
+ * the prefix then suffix i (a single varlena column gets its header back).
  */
 #define LearnedVwBitmapBytes(n)	((((n) + 63) / 64) * 8)
 #define LearnedVwTidsOff(n)		(LEARNED_LEAF_DATA_OFFSET + LearnedVwBitmapBytes(n))
 #define LearnedVwOffsOff(n)		(LearnedVwTidsOff(n) + (n) * (int) sizeof(ItemPointerData))
 #define LearnedVwKeysOff(n)		(LearnedVwOffsOff(n) + (n) * (int) sizeof(uint16))
+#define LearnedStHeadOff(n)		LearnedVwOffsOff(n)
+#define LearnedStPrefixOff(n)	(LearnedStHeadOff(n) + 2 * (int) sizeof(uint16))
 
 /* an opened leaf page (keys or NULLs) of any format */
 typedef struct LearnedLeafView
@@ -624,6 +652,9 @@ typedef struct LearnedLeafView
 	BlockNumber blkno;
 	int			plen;			/* LEARNED_LEAF_PREFIX: the common prefix */
 	const char *prefix;
+	bool		stride;			/* LEARNED_LEAF_STRIDE: */
+	int			width;			/* each suffix's bytes */
+	const char *suffixes;		/* suffix 0 */
 } LearnedLeafView;
 
 extern int	LearnedCompressKeyKind(const LearnedKeyInfo *ki);
@@ -636,6 +667,21 @@ extern ItemPointerData LearnedLeafCompressedTid(const LearnedLeafView *v, int sl
 extern bool LearnedLeafCheckSlot(const LearnedLeafView *v, const LearnedKeyInfo *ki,
 								 int slot);
 extern Datum LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot);
+extern bool LearnedLeafVarData(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
+							   const char **data, Size *len);
+
+/*
+ * Does a leaf page's format (its opaque flags) match its segment's:
+ * compressed pages in compressed segments, and in a fixed-width index,
+ * variable-width (stride) pages in packed segments only?
+ */
+static inline bool
+LearnedLeafFormatMatches(uint16 flags, const LearnedSegment *seg, int keylen)
+{
+	if (((flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
+		return false;
+	return keylen < 0 || ((flags & LEARNED_LEAF_VARWIDTH) != 0) == seg->packed;
+}
 
 /* key of slot (slot < v->nitems): a Datum as LearnedKeyFetch gives it */
 static inline Datum

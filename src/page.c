@@ -279,8 +279,12 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 	memset(&ki->map, 0, sizeof(ki->map));
 	ki->map.natts = (uint16) nkeys;
 	LearnedLeafLayoutInit(&ki->layout, ki->keylen);
-	/* one column whose value is its bytes: pages store a common prefix once */
-	ki->layout.prefix_ok = natts > 1 || (varwidth && LearnedKeyLocalImages(ki));
+	/*
+	 * One column whose value is its bytes, or a fixed-width one by
+	 * reference (packed segments): pages store a common prefix once.
+	 */
+	ki->layout.prefix_ok = natts > 1 || (varwidth && LearnedKeyLocalImages(ki)) ||
+		LearnedKeyPackable(ki);
 }
 
 void

@@ -35,6 +35,7 @@
 #include "utils/array.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -87,6 +88,10 @@ typedef struct Bound
 	bool		isnull[INDEX_MAX_KEYS];
 	Oid			types[INDEX_MAX_KEYS];
 	FmgrInfo   *cmps[INDEX_MAX_KEYS];
+	/* keys compare as bytes (so->bytewise) and so does the bound: its data */
+	bool		bytes;
+	const char *bdata;
+	Size		blen;
 } Bound;
 
 typedef struct BatchItem
@@ -120,7 +125,8 @@ typedef struct Batch
 #define BATCH_KEY_BYTES(ki) \
 	(LearnedKeyIsVarwidth(ki) ? \
 	 (Size) LEARNED_LEAF_SPACE + (Size) MAXIMUM_ALIGNOF * LEARNED_VW_MAX_ITEMS : \
-	 (Size) (ki)->layout.capacity * (ki)->keylen)
+	 (Size) (LearnedKeyPackable(ki) ? LEARNED_VW_MAX_ITEMS : (ki)->layout.capacity) * \
+	 (ki)->keylen)
 
 #define PHASE_KEYS	0
 #define PHASE_NULLS 1
@@ -140,6 +146,10 @@ typedef struct LearnedScanOpaqueData
 	MemoryContext rescanCxt;	/* reset at each rescan */
 	MemoryContext tupCxt;		/* reset per returned index tuple */
 	LearnedKeyInfo ki;
+	bool		bytewise;		/* one text ("C"), bytea or uuid column: keys
+								 * compare as their bytes (memcmp, then
+								 * length), as bttextcmp, byteacmp and
+								 * uuid_cmp do */
 	bool		desc;			/* single index column is DESC */
 	bool		nulls_first;	/* single index column is NULLS FIRST */
 
@@ -258,9 +268,16 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 		(index->rd_indoption[0] & INDOPTION_DESC) != 0;
 	so->nulls_first = !LearnedKeyIsComposite(&so->ki) &&
 		(index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
+	so->bytewise = !LearnedKeyIsComposite(&so->ki) && !so->ki.cols[0].desc &&
+		((LearnedKeyIsVarwidth(&so->ki) &&
+		  (so->ki.keytype == BYTEAOID ||
+		   (so->ki.keytype == TEXTOID && OidIsValid(so->ki.collation) &&
+			lc_collate_is_c(so->ki.collation)))) ||
+		 (LearnedKeyPackable(&so->ki) && so->ki.keytype == UUIDOID));
 	/* a batch holds one page of keys or of NULL TIDs (the denser one) */
 	LearnedLeafLayoutInit(&nl, 0);
-	cap = Max(LearnedKeyIsVarwidth(&so->ki) ? LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
+	cap = Max((LearnedKeyIsVarwidth(&so->ki) || LearnedKeyPackable(&so->ki)) ?
+			  LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
 			  nl.capacity);
 	so->pos.batch.buf = InvalidBuffer;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
@@ -826,7 +843,33 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 	else
 		b->strict = (last != BTLessStrategyNumber);
 
-	if (!LearnedKeyIsComposite(&so->ki))
+	/*
+	 * Keys that compare as bytes, and a bound of their type that is not
+	 * toasted (a join's outer value may be): find_boundary compares the
+	 * page's bytes with it directly, without building each key.
+	 */
+	b->bytes = false;
+	if (so->bytewise && b->nkeys == 1 && !b->isnull[0] && b->types[0] == so->ki.keytype)
+	{
+		const char *v = DatumGetPointer(b->values[0]);
+
+		if (so->ki.keylen > 0)
+		{
+			b->bytes = true;
+			b->bdata = v;
+			b->blen = so->ki.keylen;
+		}
+		else if (!VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v))
+		{
+			b->bytes = true;
+			b->bdata = VARDATA_ANY(v);
+			b->blen = VARSIZE_ANY_EXHDR(v);
+		}
+	}
+
+	if (LearnedKeyLocalImages(&so->ki))
+		b->hint = 0;			/* find_boundary computes the images it needs */
+	else if (!LearnedKeyIsComposite(&so->ki))
 		b->hint = b->isnull[0] ? 0 :
 			learned_map_value(&so->ki.cols[0], b->values[0], b->types[0]);
 	else
@@ -918,7 +961,7 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
 	opaque = LearnedPageGetOpaque(page);
 	if (opaque->generation != seg->generation || opaque->nitems != expect ||
-		((opaque->flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
+		!LearnedLeafFormatMatches(opaque->flags, seg, so->ki.keylen))
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		ReleaseBuffer(buf);
@@ -948,6 +991,73 @@ past_bound(LearnedScanOpaque so, Datum key, const Bound *b)
 	return b->strict ? r > 0 : r >= 0;
 }
 
+/* bytes a vs bytes b, as memcmp then length (bttextcmp under "C", byteacmp) */
+static inline int32
+bytes_cmp(const char *a, Size alen, const char *b, Size blen)
+{
+	int			r = memcmp(a, b, Min(alen, blen));
+
+	if (r != 0)
+		return r;
+	return (alen > blen) - (alen < blen);
+}
+
+/*
+ * The key at slot of the page last read vs a bound that compares as bytes
+ * (b->bytes), without building the key: the page's prefix decides alone
+ * unless the bound starts with it, then the slot's suffix does.  False if
+ * the key is stored compressed, or on a plain page (compare it the usual
+ * way then).
+ */
+static inline bool
+slot_cmp_bytes(LearnedScanOpaque so, int slot, const Bound *b, int32 *r)
+{
+	const LearnedLeafView *v = &so->view;
+	Size		plen = v->plen;
+	const char *d;
+	Size		len;
+
+	if (!v->varwidth)
+		return false;			/* a plain page of a uuid index */
+	if (plen > 0)
+	{
+		int			c = memcmp(v->prefix, b->bdata, Min(plen, b->blen));
+
+		if (c != 0 || b->blen < plen)
+		{
+			/* every key of the page is on this side of the bound */
+			*r = c != 0 ? c : 1;
+			return true;
+		}
+	}
+	if (!LearnedLeafVarData(v, &so->ki, slot, &d, &len))
+		return false;
+	*r = bytes_cmp(d, len, b->bdata + plen, b->blen - plen);
+	return true;
+}
+
+/* the boundary predicate for the key at slot of the page last read */
+static inline bool
+slot_past_bound(LearnedScanOpaque so, Page page, int slot, const Bound *b)
+{
+	int32		r;
+
+	if (b->bytes && slot_cmp_bytes(so, slot, b, &r))
+		return b->strict ? r > 0 : r >= 0;
+	return past_bound(so, leaf_key(so, page, slot), b);
+}
+
+/* a segment's cached first key vs the bound, in index order */
+static inline int32
+seg_key_cmp(LearnedScanOpaque so, Datum key, const Bound *b)
+{
+	const char *p = DatumGetPointer(key);
+
+	if (b->bytes && !VARATT_IS_COMPRESSED(p))
+		return bytes_cmp(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p), b->bdata, b->blen);
+	return bound_cmp(so, key, b);
+}
+
 /* does the last (first) item of a vpage satisfy the boundary predicate? */
 static bool
 vpage_edge_past(IndexScanDesc scan, uint32 vpage, bool last, const Bound *b)
@@ -957,7 +1067,7 @@ vpage_edge_past(IndexScanDesc scan, uint32 vpage, bool last, const Bound *b)
 	Buffer		buf = read_vpage(scan, vpage, &n);
 	bool		res;
 
-	res = past_bound(so, leaf_key(so, BufferGetPage(buf), last ? n - 1 : 0), b);
+	res = slot_past_bound(so, BufferGetPage(buf), last ? n - 1 : 0, b);
 	UnlockReleaseBuffer(buf);
 	return res;
 }
@@ -994,6 +1104,9 @@ load_segment_keys(IndexScanDesc scan)
 			LearnedStringPrefix(&so->ki, keys[s], dir->segments[s].str_skip,
 								prefix + (Size) s * LEARNED_STR_PREFIX_MAX);
 	}
+	dir->seg_max_skip = 0;
+	for (s = 0; s < dir->nsegments; s++)
+		dir->seg_max_skip = Max(dir->seg_max_skip, (int) dir->segments[s].str_skip);
 	dir->seg_prefix = prefix;
 	dir->seg_keys = keys;
 }
@@ -1037,21 +1150,67 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		 */
 		uint32		lo = 0,
 					hi = dir->nsegments;
+		uint32		a,
+					c;
 		const uint8 *prefix;
+		LearnedColumn *col = &so->ki.cols[0];
+		uint8		kb[LEARNED_SORTKEY_BYTES];
+		uint64		global;
 
 		load_segment_keys(scan);
+
+		/*
+		 * The bound's sort-key prefix once (a collation library call), as
+		 * far as its index-wide image and any segment's local image need.
+		 */
+		LearnedStringSortKey(&so->ki, b->values[0], b->types[0],
+							 Max(col->str_skip, dir->seg_max_skip), kb);
+		global = LearnedStringImageOf(kb, col->str_skip, col->str_prefix);
+
+		/*
+		 * The segments' first images narrow the search first: images are
+		 * monotone, so a segment whose first image is below the bound's
+		 * starts below the bound, and one whose first image is above it
+		 * starts above it.  Only segments of an equal image need the
+		 * comparator (with a collation library that changed its sort keys
+		 * since they were written, this only picks a worse start, which
+		 * the walk below corrects).
+		 */
+		a = 0;
+		c = dir->nsegments;
+		while (a < c)
+		{
+			uint32		mid = (a + c) / 2;
+
+			if (dir->segments[mid].first_key < global)
+				a = mid + 1;
+			else
+				c = mid;
+		}
+		c = a;
+		hi = dir->nsegments;
+		while (c < hi)
+		{
+			uint32		mid = (c + hi) / 2;
+
+			if (dir->segments[mid].first_key <= global)
+				c = mid + 1;
+			else
+				hi = mid;
+		}
+		lo = a > 0 ? a - 1 : 0;
+		hi = Max(c, lo + 1);
 		while (hi - lo > 1)
 		{
 			uint32		mid = (lo + hi) / 2;
 
-			if (bound_cmp(so, dir->seg_keys[mid], b) <= 0)
+			if (seg_key_cmp(so, dir->seg_keys[mid], b) <= 0)
 				lo = mid;
 			else
 				hi = mid;
 		}
 		prefix = dir->seg_prefix + (Size) lo * LEARNED_STR_PREFIX_MAX;
-		hint = LearnedStringImageAt(&so->ki, b->values[0], b->types[0],
-									dir->segments[lo].str_skip, prefix);
+		hint = LearnedStringImageOf(kb, dir->segments[lo].str_skip, prefix);
 		if (b->strict && hint < PG_UINT64_MAX)
 			hint++;
 		LearnedDirWindowSeg(dir, lo, hint, true, &wlo, &whi);
@@ -1080,8 +1239,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 
 	vp = wlo;
 	buf = read_vpage(scan, vp, &n);
-	if (vp > 0 &&
-		past_bound(so, leaf_key(so, BufferGetPage(buf), 0), b))
+	if (vp > 0 && slot_past_bound(so, BufferGetPage(buf), 0, b))
 	{
 		/*
 		 * The window starts too far right: gallop left to a page whose last
@@ -1122,7 +1280,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 	}
 
 	/* walk right through the window, then gallop right */
-	while (!past_bound(so, leaf_key(so, BufferGetPage(buf), n - 1), b))
+	while (!slot_past_bound(so, BufferGetPage(buf), n - 1, b))
 	{
 		UnlockReleaseBuffer(buf);
 		buf = InvalidBuffer;
@@ -1179,7 +1337,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		{
 			int			mid = (lo + hi) / 2;
 
-			if (past_bound(so, leaf_key(so, page, mid), b))
+			if (slot_past_bound(so, page, mid, b))
 				hi = mid;
 			else
 				lo = mid + 1;

@@ -1,5 +1,6 @@
-# Variable-width keys through WAL: text (under "C" and ICU), numeric and a
-# composite (text, numeric) key, built, filled into the pending list,
+# Variable-width keys through WAL: text (under "C" and ICU), numeric, a
+# composite (text, numeric) key and a uuid (v7-like: packed segments on
+# stride pages), built, filled into the pending list,
 # merged, vacuumed, on a primary streaming to a standby that replays with
 # wal_consistency_checking (each generic WAL record is checked against a
 # full-page image), then through a crash of the primary (immediate stop,
@@ -46,7 +47,10 @@ my @queries = (
 	"SELECT count(*), sum(hashint4(id)) FROM t WHERE u IN ('ré2', 'RÉ2', 'a0') AND n IN (1.5, 2, 'NaN')",
 	"SELECT u, trim_scale(n) FROM t WHERE u >= 'Ré' ORDER BY u, n DESC LIMIT 300",
 	"SELECT u, trim_scale(n) FROM t WHERE u < 'b' ORDER BY u DESC, n LIMIT 300",
-	"SELECT count(*), sum(hashint4(id)) FROM t WHERE u IS NULL AND n IS NULL");
+	"SELECT count(*), sum(hashint4(id)) FROM t WHERE u IS NULL AND n IS NULL",
+	"SELECT count(*), sum(hashint4(id)) FROM t WHERE g >= '019b76da-e000-0000-0000-000000000000'",
+	"SELECT g FROM t WHERE g > '019b76da-c000-0000-0000-000000000000' ORDER BY g LIMIT 300",
+	"SELECT count(*), sum(hashint4(id)) FROM t WHERE g IS NULL OR g = ANY (ARRAY(SELECT g FROM t WHERE id % 101 = 0))");
 
 sub answers
 {
@@ -79,7 +83,7 @@ sub step
 # empty strings, NULLs, UTF-8; an ICU column with case variants; numeric
 # with equal values at different scales and NaN.
 my $fill_sql = q{
-INSERT INTO t (k, u, n)
+INSERT INTO t (k, u, n, g)
 SELECT CASE WHEN i % 41 = 0 THEN NULL WHEN i % 43 = 0 THEN ''
             WHEN i % 3 = 0 THEN 'https://example.com/a/long/shared/path/' || (i * 7919) % 5000
             WHEN i % 3 = 1 THEN 'abcdefgh' || (ARRAY['', ' ', 'é', 'A', '0'])[1 + i % 5] || (i % 97)
@@ -87,7 +91,10 @@ SELECT CASE WHEN i % 41 = 0 THEN NULL WHEN i % 43 = 0 THEN ''
        CASE WHEN i % 37 = 0 THEN NULL
             ELSE (ARRAY['a', 'A', 'Ka', 'KA', 'ré', 'RÉ', 'b'])[1 + (i / 7) % 7] || (i % 4) END,
        CASE WHEN i % 31 = 0 THEN NULL WHEN i % 53 = 0 THEN 'NaN'
-            ELSE round((i % 40)::numeric / 2, 1 + i % 2) END
+            ELSE round((i % 40)::numeric / 2, 1 + i % 2) END,
+       CASE WHEN i % 29 = 0 THEN NULL
+            ELSE (lpad(to_hex(1767225600000 + i * 2), 12, '0') || '7' || substr(md5(i::text), 1, 3) ||
+                  '8' || substr(md5(i::text), 4, 15))::uuid END
 FROM generate_series(LO, HI) i;
 };
 sub fill
@@ -99,11 +106,15 @@ sub fill
 
 $primary->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
 $primary->safe_psql('postgres', q{
-CREATE TABLE t (id serial, k text COLLATE "C", u text COLLATE "und-x-icu", n numeric);
+CREATE TABLE t (id serial, k text COLLATE "C", u text COLLATE "und-x-icu", n numeric, g uuid);
 } . fill(1, 20000) . q{
 CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 1);
 CREATE INDEX t_un ON t USING learned (u, n DESC) WITH (merge_ratio = 1);
+CREATE INDEX t_g ON t USING learned (g) WITH (merge_ratio = 1);
 });
+is($primary->safe_psql('postgres', q{SELECT bool_and(s.items_per_page > i.items_per_page)
+	FROM learned_index_segments('t_g') s, learned_index_info('t_g') i WHERE s.first_key IS NOT NULL}),
+	't', 'the uuid index has packed segments');
 step('build');
 
 # pending entries (merge_ratio = 1: no merge until the list outgrows the
@@ -115,7 +126,7 @@ is($primary->safe_psql('postgres',
 	't', 'entries are pending');
 step('pending');
 
-$primary->safe_psql('postgres', "SELECT learned_index_merge('t_k'), learned_index_merge('t_un')");
+$primary->safe_psql('postgres', "SELECT learned_index_merge('t_k'), learned_index_merge('t_un'), learned_index_merge('t_g')");
 is($primary->safe_psql('postgres',
 		"SELECT pending_entries FROM learned_index_info('t_k')"),
 	'0', 'merged');
@@ -129,7 +140,7 @@ step('vacuum');
 # checkpoint: recovery replays them.
 $primary->safe_psql('postgres', 'CHECKPOINT');
 $primary->safe_psql('postgres', fill(30001, 33000));
-$primary->safe_psql('postgres', "SELECT learned_index_merge('t_un')");
+$primary->safe_psql('postgres', "SELECT learned_index_merge('t_un'), learned_index_merge('t_g')");
 $primary->safe_psql('postgres', fill(40001, 41000));
 $primary->wait_for_catchup($standby, 'replay');
 my $before = answers($primary, $seq_mode);
@@ -140,13 +151,13 @@ step('after the crash');
 foreach my $node ($primary, $standby)
 {
 	is($node->safe_psql('postgres',
-			"SELECT learned_index_check('t_k', true) AND learned_index_check('t_un', true)"),
+			"SELECT learned_index_check('t_k', true) AND learned_index_check('t_un', true) AND learned_index_check('t_g', true)"),
 		't', 'learned_index_check after the crash (' . $node->name . ')');
 }
 
 # the recovered primary keeps inserting and merging
 $primary->safe_psql('postgres', fill(50001, 52000)
-	  . "SELECT learned_index_merge('t_k'), learned_index_merge('t_un');");
+	  . "SELECT learned_index_merge('t_k'), learned_index_merge('t_un'), learned_index_merge('t_g');");
 step('after the crash, more inserts and merges');
 
 $standby->stop;
