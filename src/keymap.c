@@ -488,7 +488,24 @@ LearnedKeyCmp(LearnedKeyInfo *ki, Datum a, Datum b)
 	int			i;
 
 	if (!LearnedKeyIsComposite(ki))
+	{
+		/* keys that order as bytes: compare them without fmgr (builds sort) */
+		if (ki->bytewise)
+		{
+			pa = DatumGetPointer(a);
+			pb = DatumGetPointer(b);
+			if (ki->keylen > 0)
+				return LearnedBytesCmp(pa, ki->keylen, pb, ki->keylen);
+			if (!VARATT_IS_EXTENDED(pa) && !VARATT_IS_EXTENDED(pb))
+				return LearnedBytesCmp(VARDATA(pa), VARSIZE(pa) - VARHDRSZ,
+									   VARDATA(pb), VARSIZE(pb) - VARHDRSZ);
+			if (!VARATT_IS_COMPRESSED(pa) && !VARATT_IS_EXTERNAL(pa) &&
+				!VARATT_IS_COMPRESSED(pb) && !VARATT_IS_EXTERNAL(pb))
+				return LearnedBytesCmp(VARDATA_ANY(pa), VARSIZE_ANY_EXHDR(pa),
+									   VARDATA_ANY(pb), VARSIZE_ANY_EXHDR(pb));
+		}
 		return DatumGetInt32(FunctionCall2Coll(&ki->cmp, ki->collation, a, b));
+	}
 	pa = DatumGetPointer(a);
 	pb = DatumGetPointer(b);
 	for (i = 0; i < ki->nkeys; i++)

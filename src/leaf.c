@@ -582,6 +582,39 @@ vw_chunk_lcp(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c, bool *stri
 		return 0;
 	*stride = true;
 	lcp = vw_prefix_ok(ki) ? Min(flen, (Size) LEARNED_MAX_ENTRY_SIZE) : 0;
+	if (ki->bytewise && lcp > 0 && c > 1)
+	{
+		/*
+		 * Keys sorted in byte order: every key between the first and the
+		 * last shares their common prefix, so only the sizes (and that no
+		 * key is compressed) are left to check: each key's header, not its
+		 * bytes.
+		 */
+		Size		len;
+		const char *d = vw_data(ki, e[c - 1].key, &len);
+		Size		k = 0;
+
+		if (d == NULL)
+		{
+			*stride = false;
+			return 0;
+		}
+		lcp = Min(lcp, len);
+		while (k < lcp && d[k] == first[k])
+			k++;
+		lcp = k;
+		for (i = 1; i < c; i++)
+		{
+			if (vw_data(ki, e[i].key, &len) == NULL)
+			{
+				*stride = false;
+				return 0;
+			}
+			if (len != flen)
+				*stride = false;
+		}
+		return lcp;
+	}
 	for (i = 1; i < c; i++)
 	{
 		Size		len;

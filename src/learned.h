@@ -504,6 +504,9 @@ typedef struct LearnedKeyInfo
 	int			nullbytes;		/* composite: NULL bitmap bytes */
 	LearnedColumn *cols;		/* [natts] */
 	bool		byref;			/* keys are pointers to stored bytes */
+	bool		bytewise;		/* one text ("C"), bytea or uuid column: keys
+								 * order as their bytes (memcmp, then length),
+								 * as bttextcmp, byteacmp and uuid_cmp do */
 	LearnedKeyMapData map;		/* loaded from the metapage, or planned */
 } LearnedKeyInfo;
 
@@ -517,6 +520,17 @@ typedef struct LearnedKeyInfo
 #define LearnedKeyPackable(ki)	((ki)->keylen > 0 && (ki)->byref)
 /* the image orders keys exactly: equal images are equal keys */
 #define LearnedKeyMapExact(ki)	((ki)->natts == 1 && (ki)->cols[0].exact)
+
+/* bytes a vs bytes b, as memcmp then length (keys of a bytewise index) */
+static inline int32
+LearnedBytesCmp(const char *a, Size alen, const char *b, Size blen)
+{
+	int			r = memcmp(a, b, Min(alen, blen));
+
+	if (r != 0)
+		return r;
+	return (alen > blen) - (alen < blen);
+}
 
 extern Datum LearnedKeyFetch(const LearnedKeyInfo *ki, const char *p);
 extern void LearnedKeyStore(const LearnedKeyInfo *ki, char *dst, Datum key);

@@ -8,10 +8,12 @@
 #include "access/genam.h"
 #include "access/xlog.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_type_d.h"
 #include "storage/lmgr.h"
 #include "miscadmin.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/pg_locale.h"
 #include "utils/rel.h"
 
 #include "learned.h"
@@ -285,6 +287,11 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 	 */
 	ki->layout.prefix_ok = natts > 1 || (varwidth && LearnedKeyLocalImages(ki)) ||
 		LearnedKeyPackable(ki);
+	ki->bytewise = natts == 1 &&
+		((varwidth && (ki->keytype == BYTEAOID ||
+					   (ki->keytype == TEXTOID && OidIsValid(ki->collation) &&
+						lc_collate_is_c(ki->collation)))) ||
+		 (LearnedKeyPackable(ki) && ki->keytype == UUIDOID));
 }
 
 void

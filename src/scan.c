@@ -268,12 +268,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 		(index->rd_indoption[0] & INDOPTION_DESC) != 0;
 	so->nulls_first = !LearnedKeyIsComposite(&so->ki) &&
 		(index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
-	so->bytewise = !LearnedKeyIsComposite(&so->ki) && !so->ki.cols[0].desc &&
-		((LearnedKeyIsVarwidth(&so->ki) &&
-		  (so->ki.keytype == BYTEAOID ||
-		   (so->ki.keytype == TEXTOID && OidIsValid(so->ki.collation) &&
-			lc_collate_is_c(so->ki.collation)))) ||
-		 (LearnedKeyPackable(&so->ki) && so->ki.keytype == UUIDOID));
+	so->bytewise = so->ki.bytewise;
 	/* a batch holds one page of keys or of NULL TIDs (the denser one) */
 	LearnedLeafLayoutInit(&nl, 0);
 	cap = Max((LearnedKeyIsVarwidth(&so->ki) || LearnedKeyPackable(&so->ki)) ?
@@ -991,17 +986,6 @@ past_bound(LearnedScanOpaque so, Datum key, const Bound *b)
 	return b->strict ? r > 0 : r >= 0;
 }
 
-/* bytes a vs bytes b, as memcmp then length (bttextcmp under "C", byteacmp) */
-static inline int32
-bytes_cmp(const char *a, Size alen, const char *b, Size blen)
-{
-	int			r = memcmp(a, b, Min(alen, blen));
-
-	if (r != 0)
-		return r;
-	return (alen > blen) - (alen < blen);
-}
-
 /*
  * The key at slot of the page last read vs a bound that compares as bytes
  * (b->bytes), without building the key: the page's prefix decides alone
@@ -1032,7 +1016,7 @@ slot_cmp_bytes(LearnedScanOpaque so, int slot, const Bound *b, int32 *r)
 	}
 	if (!LearnedLeafVarData(v, &so->ki, slot, &d, &len))
 		return false;
-	*r = bytes_cmp(d, len, b->bdata + plen, b->blen - plen);
+	*r = LearnedBytesCmp(d, len, b->bdata + plen, b->blen - plen);
 	return true;
 }
 
@@ -1054,7 +1038,7 @@ seg_key_cmp(LearnedScanOpaque so, Datum key, const Bound *b)
 	const char *p = DatumGetPointer(key);
 
 	if (b->bytes && !VARATT_IS_COMPRESSED(p))
-		return bytes_cmp(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p), b->bdata, b->blen);
+		return LearnedBytesCmp(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p), b->bdata, b->blen);
 	return bound_cmp(so, key, b);
 }
 
