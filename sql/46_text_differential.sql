@@ -10,7 +10,8 @@
 -- existing keys or near misses of them: one character more or less, other
 -- case, a blank appended) on random words (under "C" and ICU), URLs that
 -- share long prefixes, UUID v7 and v4 strings (v7: keys of the same
--- millisecond share their first 12 characters), numeric and a composite
+-- millisecond share their first 12 characters), the uuid type (v7: packed
+-- segments on stride pages, compared as bytes), numeric and a composite
 -- (text, text, numeric) key with mixed directions; ordered both ways or
 -- not, through index, index-only and bitmap scans, each compared with a
 -- sequential scan.  Rounds after the build, with pending entries, after
@@ -44,6 +45,7 @@ INSERT INTO tdd VALUES
   ('urls', '{a}', 'a', 'a DESC'),
   ('uuid7', '{a}', 'a', 'a DESC'),
   ('uuid4', '{a}', 'a', 'a DESC'),
+  ('uuidt', '{a}', 'a', 'a DESC'),
   ('num', '{a}', 'a', 'a DESC'),
   ('multi', '{a,b,c}', 'a, b DESC NULLS FIRST, c', 'a DESC, b NULLS LAST, c DESC');
 
@@ -52,6 +54,7 @@ CREATE TABLE td_words_icu (a text COLLATE "und-x-icu");
 CREATE TABLE td_urls (a text COLLATE "C");
 CREATE TABLE td_uuid7 (a text COLLATE "C");
 CREATE TABLE td_uuid4 (a text COLLATE "und-x-icu");
+CREATE TABLE td_uuidt (a uuid);
 CREATE TABLE td_num (a numeric);
 CREATE TABLE td_multi (a text COLLATE "C", b text COLLATE "und-x-icu", c numeric);
 CREATE FUNCTION td_load(n int, base int) RETURNS void LANGUAGE plpgsql AS $$
@@ -62,6 +65,12 @@ BEGIN
     INSERT INTO td_uuid7 SELECT td_uuid7(1700000000000 + (base + i) / 3) FROM generate_series(1, n) i;
     INSERT INTO td_uuid4 SELECT CASE WHEN random() < 0.02 THEN NULL ELSE md5(random()::text)::uuid::text END
         FROM generate_series(1, n);
+    -- (from the row number alone: the other tables keep their random draws)
+    INSERT INTO td_uuidt SELECT CASE WHEN (base + i) % 53 = 0 THEN NULL
+                                     ELSE (lpad(to_hex(1700000000000 + (base + i) / 3), 12, '0') || '7' ||
+                                           substr(md5((base + i)::text), 1, 3) || '8' ||
+                                           substr(md5((base + i)::text || 'x'), 1, 15))::uuid END
+        FROM generate_series(1, n) i;
     INSERT INTO td_num SELECT CASE WHEN random() < 0.02 THEN NULL WHEN random() < 0.01 THEN 'NaN'
                                    WHEN random() < 0.01 THEN 'Infinity' WHEN random() < 0.01 THEN '-Infinity'
                                    WHEN random() < 0.5 THEN round((random() * 2000 - 1000)::numeric, floor(random() * 4)::int)
@@ -82,12 +91,13 @@ END $$;
 SELECT td_load(4000, 0);
 -- NaN and infinities
 INSERT INTO td_num VALUES ('NaN'), ('Infinity'), ('-Infinity'), (0), (0.000), ('1e1000'), ('-1e1000');
-ANALYZE td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_num, td_multi;
+ANALYZE td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_uuidt, td_num, td_multi;
 CREATE INDEX td_words_c_i ON td_words_c USING learned (a);
 CREATE INDEX td_words_icu_i ON td_words_icu USING learned (a);
 CREATE INDEX td_urls_i ON td_urls USING learned (a) WITH (error_bound = 4);
 CREATE INDEX td_uuid7_i ON td_uuid7 USING learned (a);
 CREATE INDEX td_uuid4_i ON td_uuid4 USING learned (a) WITH (error_bound = 64);
+CREATE INDEX td_uuidt_i ON td_uuidt USING learned (a);
 CREATE INDEX td_num_i ON td_num USING learned (a);
 CREATE INDEX td_multi_i ON td_multi USING learned (a, b DESC NULLS FIRST, c);
 
@@ -107,6 +117,13 @@ BEGIN
     IF typ = 'numeric' THEN
         IF p < 0.2 AND v NOT IN ('NaN', 'Infinity', '-Infinity') THEN
             v := (v::numeric + CASE WHEN random() < 0.5 THEN 0.001 ELSE -1 END)::text;
+        END IF;
+    ELSIF typ = 'uuid' THEN
+        IF p < 0.3 THEN
+            v := left(v, -1 - floor(random() * 20)::int);
+            v := v || substr(repeat('0123456789abcdef', 3), 1 + floor(random() * 16)::int, 36 - length(v));
+            v := overlay(overlay(overlay(overlay(v placing '-' from 9) placing '-' from 14)
+                                 placing '-' from 19) placing '-' from 24);
         END IF;
     ELSIF p < 0.1 THEN
         v := v || (ARRAY['a', ' ', '~', 'é', '0'])[1 + floor(random() * 5)::int];
@@ -197,7 +214,7 @@ BEGIN
 END $$;
 
 -- Round 1: after the build.
-VACUUM td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_num, td_multi;
+VACUUM td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_uuidt, td_num, td_multi;
 SELECT td_round(name, 100) FROM tdd ORDER BY name;
 
 -- Round 2: pending entries (no merge: merge_ratio = 1 waits until the list
@@ -213,6 +230,7 @@ SELECT td_load(1200, 100000);
 INSERT INTO td_words_c VALUES (''), ('~~~'), (' ');
 INSERT INTO td_urls VALUES ('https://example.com/'), ('https://example.com/catalog/v2/products/books/item-'), ('zzz');
 INSERT INTO td_uuid7 VALUES ('00000000-0000-7000-8000-000000000000'), ('ffffffff-ffff-7fff-bfff-ffffffffffff');
+INSERT INTO td_uuidt VALUES ('00000000-0000-7000-8000-000000000000'), ('ffffffff-ffff-7fff-bfff-ffffffffffff');
 SELECT name, pending_entries > 0 AS has_pending FROM tdd, learned_index_info(('td_' || name || '_i')::regclass) ORDER BY name;
 SELECT td_round(name, 100) FROM tdd ORDER BY name;
 
@@ -229,14 +247,15 @@ DELETE FROM td_words_icu WHERE a > 'b';
 DELETE FROM td_urls WHERE a LIKE 'https://example.org/%';
 DELETE FROM td_uuid7 WHERE a < '018bcfe5';
 DELETE FROM td_uuid4 WHERE random() < 0.4;
+DELETE FROM td_uuidt WHERE a < '018bcfe5-8000-0000-0000-000000000000';
 DELETE FROM td_num WHERE a < 0;
 DELETE FROM td_multi WHERE b IS NULL OR c < 30;
-VACUUM td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_num, td_multi;
+VACUUM td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_uuidt, td_num, td_multi;
 SELECT td_load(200, 300000);
-VACUUM td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_num, td_multi;
+VACUUM td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_uuidt, td_num, td_multi;
 SELECT td_round(name, 100) FROM tdd ORDER BY name;
 SELECT name, learned_index_check(('td_' || name || '_i')::regclass, true) FROM tdd ORDER BY name;
 RESET learned_idx.pending_limit;
 
-DROP TABLE td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_num, td_multi, tdd;
+DROP TABLE td_words_c, td_words_icu, td_urls, td_uuid7, td_uuid4, td_uuidt, td_num, td_multi, tdd;
 DROP FUNCTION td_round(text, int), td_value(text, text), td_load(int, int), td_word(), td_url(), td_uuid7(bigint);
