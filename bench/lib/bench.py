@@ -135,6 +135,7 @@ class Bench:
         self.tpcc = None
         self.pgbench_s = None
         self.datasets_meta = {}
+        self.visibility = {}           # {dataset: {table: (all-visible pages, pages)}}
         self.problems = []      # loud correctness / plan problems
         self.machine = {}
         self.raw = os.path.join(args.out, "raw")
@@ -157,7 +158,7 @@ class Bench:
         for t in ("t_" + name, "t_%s_l" % name):
             db.q("CREATE TABLE %s (k int8, v int8) WITH (autovacuum_enabled = false)" % t)
             db.copy_in(t, [keys[order], ranks[order]])
-            db.q("VACUUM (FREEZE, ANALYZE) %s" % t)
+        self.visibility[name] = db.vacuum_frozen("t_" + name, "t_%s_l" % name)
         tload = time.time() - t0
 
         # lookups: P random existing keys (with replacement), random order
@@ -183,7 +184,7 @@ class Bench:
         miss = cand[keys[pos] != cand]
         db.q("CREATE TABLE miss_%s (k int8) WITH (autovacuum_enabled = false)" % name)
         db.copy_in("miss_" + name, [miss])
-        db.q("VACUUM (FREEZE, ANALYZE) probe_%s, range_%s, miss_%s" % (name, name, name))
+        db.vacuum_frozen("probe_" + name, "range_" + name, "miss_" + name)
         db.q("CHECKPOINT")
 
         heap_bytes = db.q1("SELECT pg_relation_size(%s)", ("t_" + name,))[0]
@@ -192,7 +193,12 @@ class Bench:
             "heap_bytes": heap_bytes, "probes": int(a.probes), "ranges": int(a.ranges), "misses": int(len(miss)),
             "description": D.DESCRIPTIONS[name], "distinct": int(len(np.unique(keys))),
             "loadavg": "%.2f %.2f %.2f" % os.getloadavg(),
+            "all_visible": {t: "%d/%d" % v for t, v in self.visibility[name].items()},
         }
+        for t, (vis, pages) in self.visibility[name].items():
+            if vis < pages:
+                self.problem_simple(name, "data", "%s: only %d of %d heap pages all-visible after VACUUM "
+                                    "(index-only scans fetch the heap there)" % (t, vis, pages))
         self.keys = keys
         log("%s: generated in %.1fs, 2 tables loaded in %.1fs (heap %.1f MB each, keys %d..%d)"
             % (name, tgen, tload, heap_bytes / 1e6, keys[0], keys[-1]))

@@ -63,7 +63,7 @@ def load(db, name, n, probes):
                 cp.write(chunk)
     if name == "corr":
         db.q("ALTER TABLE cb_probe ALTER k TYPE int4")
-    db.q("VACUUM (FREEZE, ANALYZE) cb, cb_probe")
+    db.vacuum_frozen("cb", "cb_probe")
     lo = np.searchsorted(keys, keys[pidx], "left")
     hi = np.searchsorted(keys, keys[pidx], "right")
     return int((hi - lo).sum()), int(((lo + hi - 1) * (hi - lo) // 2).sum())

@@ -180,12 +180,12 @@ class Dyn:
             db.q("CREATE SEQUENCE %s" % self.seq(side))
             am = self.a.learned_am if side == "learned" else "btree"
             db.q("CREATE INDEX %s ON %s USING %s (k)" % (self.idx(side), t, am))
-            db.q("VACUUM (FREEZE, ANALYZE) %s" % t)
+            db.vacuum_frozen(t)
         # probe table for the server-side probe loop: P random existing base keys
         db.q("DROP TABLE IF EXISTS d_probe")
         db.q("CREATE TABLE d_probe (k int8) WITH (autovacuum_enabled = false)")
         db.copy_in("d_probe", [10 * rng.integers(1, n + 1, self.a.probes)])
-        db.q("VACUUM (FREEZE, ANALYZE) d_probe")
+        db.vacuum_frozen("d_probe")
 
     def reset(self, side, keys):
         """Same starting state for every run: N base rows, freshly built index."""
@@ -492,7 +492,7 @@ class Dyn:
             db.q("DROP TABLE IF EXISTS d_m")
             db.q("CREATE TABLE d_m WITH (autovacuum_enabled = false) AS SELECT * FROM d_l")
             db.q("CREATE INDEX d_m_idx ON d_m USING learned (k)")
-            db.q("VACUUM (FREEZE, ANALYZE) d_m")
+            db.vacuum_frozen("d_m")
             for rel in ("d_m", "d_m_idx"):
                 db.q("SELECT pg_prewarm(%s)", (rel,))
             sides = ["learned", "ref", "btree"]

@@ -277,8 +277,7 @@ class KeysBench(B.Bench):
              "FROM stage_%s) s ORDER BY %s" % (name, cols, cols, name, heap_order))
         db.q("INSERT INTO t_%s_l SELECT * FROM t_%s" % (name, name))     # same physical order
         db.q("DROP TABLE stage_%s" % name)
-        for t in ("t_" + name, "t_%s_l" % name):
-            db.q("VACUUM (FREEZE, ANALYZE) %s" % t)
+        self.visibility[name] = db.vacuum_frozen("t_" + name, "t_%s_l" % name)
         tload = time.time() - t0
 
         # probes: random ranks with replacement, in random order
@@ -316,7 +315,7 @@ class KeysBench(B.Bench):
         db.q("DELETE FROM miss_%s p WHERE EXISTS (SELECT 1 FROM t_%s t WHERE %s)"
              % (name, name, self.join_cond(name)))
         db.q("DROP TABLE pr_%s, rr_%s" % (name, name))
-        db.q("VACUUM (FREEZE, ANALYZE) probe_%s, range_%s, miss_%s" % (name, name, name))
+        db.vacuum_frozen("probe_" + name, "range_" + name, "miss_" + name)
         db.q("CHECKPOINT")
 
         heap_bytes = db.q1("SELECT pg_relation_size(%s)", ("t_" + name,))[0]
@@ -333,7 +332,12 @@ class KeysBench(B.Bench):
             "columns": self.coldefs(name), "raw_distinct": raw_distinct, "distinct": int(st["distinct"]),
             "min": st["min"], "max": st["max"], "key_bytes": st["key_bytes"],
             "size_target": spec["size_target"], "loadavg": "%.2f %.2f %.2f" % os.getloadavg(),
+            "all_visible": {t: "%d/%d" % v for t, v in self.visibility[name].items()},
         }
+        for t, (vis, pages) in self.visibility[name].items():
+            if vis < pages:
+                self.problem_simple(name, "data", "%s: only %d of %d heap pages all-visible after VACUUM "
+                                    "(index-only scans fetch the heap there)" % (t, vis, pages))
         if name == "tpcc3":
             self.datasets_meta[name]["description"] += " = %d x %d x %d" % (w, d, o)
         if st["distinct"] != n:

@@ -48,6 +48,25 @@ class DB:
     def lsn_text(self):
         return self.q1("SELECT pg_current_wal_insert_lsn()::text")[0]
 
+    def vacuum_frozen(self, *tables):
+        """VACUUM (FREEZE, ANALYZE) the tables so that every page is all-visible, and return
+        {table: (all-visible pages, pages)}.  The benchmark server runs with
+        synchronous_commit = off, and VACUUM cannot mark a page all-visible while the commit of
+        the rows on it is not yet flushed (the last load before it, for example): index-only
+        scans would then fetch every heap row.  So flush WAL first, and repeat while pages are
+        left over."""
+        res = {}
+        for t in tables:
+            for _ in range(3):
+                self.q("CHECKPOINT")
+                self.q("VACUUM (FREEZE, ANALYZE) %s" % t)
+                vis, pages = self.q1("SELECT relallvisible, relpages FROM pg_class WHERE oid = %s::regclass",
+                                     (t,))
+                res[t] = (int(vis), int(pages))
+                if vis >= pages:
+                    break
+        return res
+
     def copy_in(self, table, columns):
         """COPY the numpy columns into table, in binary format."""
         with self.conn.cursor() as cur:

@@ -207,7 +207,7 @@ def method(meta):
     return [
         "## Method",
         "",
-        "* Table `t_<dist>(k int8, v int8)`, v = rank of k, rows in **%s heap order**, `VACUUM (FREEZE, ANALYZE)` "
+        "* Table `t_<dist>(k int8, v int8)`, v = rank of k, rows in **%s heap order**, `VACUUM (FREEZE, ANALYZE)` (after a CHECKPOINT, repeated until every heap page is all-visible, so index-only scans of both sides skip the heap) "
         "after loading (binary COPY from a seeded numpy generator). Keys are distinct except in wiki (~22%% "
         "duplicates); expected counts and sums account for them." % meta["heap_order"],
         "* Two identical tables per dataset, loaded from the same COPY stream: `t_<dist>` carries only the btree, "

@@ -145,7 +145,9 @@ def write_keys(out, rows, meta):
         "alternates every repetition). Keys are distinct (the generators drop repeats: btree deduplication is "
         "not what is measured; the raw generator's distinct fraction is shown). v = the key's rank under the "
         "index order, computed by the server (`row_number() OVER (ORDER BY key columns)`, so in the column's "
-        "collation). Rows in **%s heap order** (by `hashint8(v)` when random), `VACUUM (FREEZE, ANALYZE)`." %
+        "collation). Rows in **%s heap order** (by `hashint8(v)` when random), `VACUUM (FREEZE, ANALYZE)` after a CHECKPOINT, repeated until "
+        "every heap page is all-visible (with synchronous_commit = off, VACUUM cannot mark pages whose rows' commit is not "
+        "flushed yet: before this, the learned side's table often stayed unmarked and its index-only scans fetched every heap row)." %
         meta["heap_order"],
         "* CREATE INDEX time: median of %d builds per index, btree and learned interleaved, CHECKPOINT before each."
         % meta["builds"],
