@@ -5,7 +5,9 @@ LI_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LI_PG_MAJOR=15
 LI_PGBIN=/usr/lib/postgresql/$LI_PG_MAJOR/bin
 LI_PACKAGES=(postgresql-$LI_PG_MAJOR postgresql-server-dev-$LI_PG_MAJOR
-             postgresql-contrib-$LI_PG_MAJOR libipc-run-perl build-essential)
+             postgresql-contrib-$LI_PG_MAJOR libipc-run-perl build-essential locales)
+# a libc locale besides C for the libc-collation test (sql/48_libc_collation.sql)
+LI_TEST_LOCALE=en_US.UTF-8
 export DEBIAN_FRONTEND=noninteractive
 export PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/$LI_PG_MAJOR/bin/pg_config}"
 
@@ -47,8 +49,28 @@ li_install_deps() {
         fi
         rm -f "$log"
     fi
+    li_ensure_locale "$LI_TEST_LOCALE"
     [ -x "$PG_CONFIG" ] || li_die "$PG_CONFIG not found (postgresql-server-dev-$LI_PG_MAJOR missing?)"
     [ -x "$LI_PGBIN/initdb" ] || li_die "$LI_PGBIN/initdb not found (postgresql-$LI_PG_MAJOR missing?)"
+}
+
+# li_ensure_locale NAME: compile the libc locale NAME (e.g. en_US.UTF-8) if
+# the system lacks it (a Debian base image has only C and C.UTF-8); a server
+# sees it without a restart (CREATE COLLATION ... locale = 'en_US.utf8').
+li_ensure_locale() {
+    local want norm
+    want="$1"
+    norm="$(printf '%s' "$want" | tr 'A-Z' 'a-z' | sed 's/utf-8$/utf8/')"
+    if locale -a 2>/dev/null | tr 'A-Z' 'a-z' | grep -qxF "$norm"; then
+        return 0
+    fi
+    if ! li_is_root || ! command -v localedef >/dev/null; then
+        li_warn "locale $want missing and cannot be generated here: sql/48_libc_collation will fail"
+        return 0
+    fi
+    li_log "Generating the libc locale $want"
+    localedef -i "${want%%.*}" -c -f UTF-8 "$want" >/dev/null 2>&1 ||
+        li_warn "localedef $want failed: sql/48_libc_collation will fail"
 }
 
 # The user that runs the server and the tests: PostgreSQL refuses to run as root.
