@@ -745,6 +745,8 @@ typedef struct LearnedPendingCache
 {
 	int			nmain;
 	LearnedPendingEntry *main;
+	uint64	   *main_mkeys;		/* main's mapped keys, packed: a lookup's binary
+								 * search touches 8 bytes a probe, not an entry */
 	int			nrecent;
 	LearnedPendingEntry *recent;
 	int			nnulls;

@@ -171,6 +171,7 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	pc->maxmain = pc->maxrecent = pc->maxnulls = 64;
 	memset(&pc->cache, 0, sizeof(pc->cache));
 	pc->cache.main = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
+	pc->cache.main_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) * pc->maxmain);
 	pc->cache.recent = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxrecent);
 	pc->cache.nulls = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxnulls);
 	pc->valid = true;
@@ -221,6 +222,10 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 		pfree(c->main);
 		c->main = dst;
 		c->nmain = n;
+		pfree(c->main_mkeys);
+		c->main_mkeys = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * pc->maxmain);
+		for (n = 0; n < c->nmain; n++)
+			c->main_mkeys[n] = c->main[n].mkey;
 		c->nrecent = 0;
 	}
 }

@@ -1627,35 +1627,63 @@ nulls_advance(IndexScanDesc scan)
 /* ---------- the pending list ---------- */
 
 /*
- * First index in [0, n) whose key satisfies past_bound(key, bound).  For a
- * single column and a bound of the key's own type, the exact mapping orders
- * like the comparator and the search compares mapped keys (no fmgr call).
+ * Does pending entry i satisfy past_bound(key, bound)?  For a single column
+ * and a bound of the key's own type, the exact mapping orders like the
+ * comparator and the test compares mapped keys (no fmgr call), from the
+ * packed array when the caller has one.
+ */
+static inline bool
+pending_past(LearnedScanOpaque so, const LearnedPendingEntry *arr,
+			 const uint64 *mkeys, int i, const Bound *b, bool exact)
+{
+	if (exact)
+	{
+		uint64		m = mkeys ? mkeys[i] : arr[i].mkey;
+
+		return b->strict ? m > b->hint : m >= b->hint;
+	}
+	return past_bound(so, arr[i].key, b);
+}
+
+/*
+ * First index in [from, n) whose key satisfies past_bound(key, bound); the
+ * caller knows that none before from does.  From 0 a binary search; from
+ * further on (the end of a lookup's run, whose start the caller found) a
+ * gallop, since the answer is usually next to from.
  */
 static int
-pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
-			  const Bound *b)
+pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
+			  const uint64 *mkeys, int n, int from, const Bound *b)
 {
-	int			lo = 0,
+	bool		exact = LearnedKeyMapExact(&so->ki) && b->types[0] == so->ki.keytype;
+	int			lo = from,
 				hi = n;
 
-	if (LearnedKeyMapExact(&so->ki) && b->types[0] == so->ki.keytype)
+	if (from > 0)
 	{
-		while (lo < hi)
-		{
-			int			mid = (lo + hi) / 2;
+		int			step = 1;
 
-			if (b->strict ? arr[mid].mkey > b->hint : arr[mid].mkey >= b->hint)
-				hi = mid;
-			else
-				lo = mid + 1;
+		for (;;)
+		{
+			int			probe;
+
+			if (lo >= n)
+				return n;
+			probe = Min(lo + step - 1, n - 1);
+			if (pending_past(so, arr, mkeys, probe, b, exact))
+			{
+				hi = probe;
+				break;
+			}
+			lo = probe + 1;
+			step *= 2;
 		}
-		return lo;
 	}
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
 
-		if (past_bound(so, arr[mid].key, b))
+		if (pending_past(so, arr, mkeys, mid, b, exact))
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -1684,8 +1712,8 @@ push_pending(LearnedScanOpaque so, const LearnedPendingEntry *e, int *max)
  * O(log n).
  */
 static void
-collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
-					int *max)
+collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
+					const uint64 *mkeys, int n, int *max)
 {
 	int			nintervals = so->driver ? so->driver->nvalues : 1;
 	int			v;
@@ -1698,9 +1726,10 @@ collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr, int n,
 					hi = n;
 
 		if (make_bound(so, v, true, &b))
-			lo = pending_bound(so, arr, n, &b);
+			lo = pending_bound(so, arr, mkeys, n, 0, &b);
+		/* the run ends at or after its start */
 		if (make_bound(so, v, false, &b))
-			hi = pending_bound(so, arr, n, &b);
+			hi = pending_bound(so, arr, mkeys, n, lo, &b);
 		for (i = lo; i < hi; i++)
 			if (key_matches(so, arr[i].key))
 				push_pending(so, &arr[i], max);
@@ -1733,9 +1762,9 @@ load_pending(IndexScanDesc scan)
 		int			max = 0;
 		int			from_main;
 
-		collect_pending_run(so, c->main, c->nmain, &max);
+		collect_pending_run(so, c->main, c->main_mkeys, c->nmain, &max);
 		from_main = so->npending;
-		collect_pending_run(so, c->recent, c->nrecent, &max);
+		collect_pending_run(so, c->recent, NULL, c->nrecent, &max);
 		/* each array's matches are sorted; interleave them if both gave some */
 		if (from_main > 0 && so->npending > from_main)
 			qsort_arg(so->pending_ref, so->npending, sizeof(LearnedPendingEntry),
