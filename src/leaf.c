@@ -98,6 +98,47 @@ LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image)
 }
 
 /*
+ * The image a compressed page would give a scan bound's value of type
+ * typid, if one orders exactly like the comparator: a value of the key's
+ * own type, or any integer against an integer key (an integer's image is
+ * its int64 value's, whatever its width, so an int8 bound beyond an int4
+ * key's range still falls before or after every key).  It only narrows the
+ * search inside a page (lcp_lower_bound); the caller's comparator checks
+ * the answer.
+ */
+bool
+LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typid, uint64 *image)
+{
+	int64		v;
+
+	if (LearnedCompressKeyKind(ki) == LEARNED_CKEY_NONE)
+		return false;
+	if (typid == ki->keytype)
+	{
+		*image = key_image(ki, value);
+		return true;
+	}
+	if (ki->keytype != INT2OID && ki->keytype != INT4OID && ki->keytype != INT8OID)
+		return false;
+	switch (typid)
+	{
+		case INT2OID:
+			v = DatumGetInt16(value);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(value);
+			break;
+		case INT8OID:
+			v = DatumGetInt64(value);
+			break;
+		default:
+			return false;
+	}
+	*image = leco_i64_to_u64(v);
+	return true;
+}
+
+/*
  * Open a leaf page (keys or NULLs) for reading: a plain page needs nothing,
  * a compressed one is validated (header, runs, counts, residual widths);
  * damage is reported as corruption.  The caller holds a lock on the page.

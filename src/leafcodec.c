@@ -167,6 +167,18 @@ lcp_decode(const LcpView *v, uint64_t *keys, uint64_t *blocks, uint64_t *offsets
 		leco_decode_all(v->offsets, offsets);
 }
 
+void
+lcp_decode_range(const LcpView *v, uint32_t from, uint32_t count,
+				 uint64_t *keys, uint64_t *blocks, uint64_t *offsets)
+{
+	if (keys)
+		leco_decode_range(v->keys, from, count, keys);
+	if (blocks)
+		leco_decode_range(v->blocks, from, count, blocks);
+	if (offsets)
+		leco_decode_range(v->offsets, from, count, offsets);
+}
+
 uint32_t
 lcp_lower_bound(const LcpView *v, uint64_t x)
 {

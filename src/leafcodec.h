@@ -96,6 +96,13 @@ extern uint16_t lcp_offset(const LcpView *v, uint32_t i);
 extern void lcp_decode(const LcpView *v, uint64_t *keys, uint64_t *blocks,
 					   uint64_t *offsets);
 
+/*
+ * decode entries from .. from + count - 1 (all < n; any output may be NULL):
+ * what a scan returns of a page, without decoding the rest of it
+ */
+extern void lcp_decode_range(const LcpView *v, uint32_t from, uint32_t count,
+							 uint64_t *keys, uint64_t *blocks, uint64_t *offsets);
+
 /* first entry whose key image is >= x (n if none), on the compressed form */
 extern uint32_t lcp_lower_bound(const LcpView *v, uint64_t x);
 

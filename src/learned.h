@@ -628,6 +628,8 @@ typedef struct LearnedLeafView
 
 extern int	LearnedCompressKeyKind(const LearnedKeyInfo *ki);
 extern Datum LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image);
+extern bool LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typid,
+								  uint64 *image);
 extern void LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 							const LearnedLeafLayout *layout, LearnedLeafView *v);
 extern Datum LearnedLeafCompressedKey(const LearnedLeafView *v,

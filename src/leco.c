@@ -193,6 +193,37 @@ leco_decode_all(const uint8_t *run, uint64_t *out)
 }
 
 /*
+ * Decode elements from .. from + count - 1 (all < n) into out[0..count-1]:
+ * one partition look-up, then sequential decodes partition by partition
+ * (a scan returning a slice of a page decodes only that slice).
+ */
+void
+leco_decode_range(const uint8_t *run, uint32_t from, uint32_t count, uint64_t *out)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	const uint8_t *resid = leco_resid(run);
+	uint32_t	p;
+	uint32_t	i = from;
+	uint32_t	end = from + count;
+
+	if (count == 0)
+		return;
+	p = leco_find_part(run, from);
+	while (i < end)
+	{
+		uint32_t	pend = p + 1 < h->npart ? parts[p + 1].start : h->n;
+		uint32_t	k = i - parts[p].start;
+
+		if (pend > end)
+			pend = end;
+		for (; i < pend; i++, k++)
+			*out++ = leco_part_get(&parts[p], resid, k);
+		p++;
+	}
+}
+
+/*
  * First index whose value is >= x (strict = false) or > x (strict = true).
  * Binary search over the partitions' first elements, then inside one
  * partition: log2(npart) + log2(len) random-access decodes, no decompression.

@@ -121,6 +121,10 @@ extern uint64_t leco_get(const uint8_t *run, uint32_t i);
 /* decode everything into out[n] */
 extern void leco_decode_all(const uint8_t *run, uint64_t *out);
 
+/* decode elements from .. from + count - 1 (all < n) into out[count] */
+extern void leco_decode_range(const uint8_t *run, uint32_t from, uint32_t count,
+							  uint64_t *out);
+
 /*
  * For a non-decreasing run: first index with value >= x (n if none), and
  * first index with value > x.

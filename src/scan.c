@@ -102,6 +102,7 @@ typedef struct Batch
 	uint32		vpage;			/* vpage, or null page number */
 	uint64		seq;			/* identifies the batch for mark/restore */
 	bool		last;			/* no more items in this direction/interval */
+	int			resume;			/* compressed page: next slot to read, or -1 */
 	int			nitems;
 	int			next;			/* next item to return */
 	BatchItem  *items;
@@ -182,6 +183,15 @@ typedef struct LearnedScanOpaqueData
 
 	/* the leaf page last read by read_vpage (plain or compressed) */
 	LearnedLeafView view;
+
+	/*
+	 * Compressed pages are read a slice at a time (fill_batch): the next
+	 * slice's size, and the decoded columns of the current one.
+	 */
+	int			slice;
+	uint64	   *slice_keys;
+	uint64	   *slice_blocks;
+	uint64	   *slice_offsets;
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
@@ -263,6 +273,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	cap = Max(LearnedKeyIsVarwidth(&so->ki) ? LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
 			  nl.capacity);
 	so->pos.batch.buf = InvalidBuffer;
+	so->pos.batch.resume = -1;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
 	so->spare_items = palloc(sizeof(BatchItem) * cap);
 	/* compressed pages hold more: fill_batch grows both arrays then */
@@ -289,6 +300,7 @@ release_batch(Batch *b)
 	if (BufferIsValid(b->buf))
 		ReleaseBuffer(b->buf);
 	b->buf = InvalidBuffer;
+	b->resume = -1;
 	b->nitems = 0;
 	b->next = 0;
 }
@@ -892,6 +904,43 @@ vpage_segment(LearnedDirectory *dir, uint32 vpage, uint32 *segno)
 }
 
 /*
+ * Check that the share-locked leaf page in buf is what the directory says
+ * vpage is, and open it (so->view).  Returns its item count.  On damage
+ * the page is unlocked, and released if release is set, before the error.
+ */
+static int
+open_vpage(IndexScanDesc scan, uint32 vpage, Buffer buf, bool release)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	uint32		segno;
+	LearnedSegment *seg = vpage_segment(dir, vpage, &segno);
+	uint32		pg = vpage - dir->seg_first_vpage[segno];
+	BlockNumber blkno = seg->start_blk + pg;
+	int			expect;
+	Page		page = BufferGetPage(buf);
+	LearnedPageOpaque opaque;
+
+	expect = (pg + 1 < seg->npages) ? (int) seg->items_per_page :
+		(int) (seg->nitems - (uint64) pg * seg->items_per_page);
+	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
+	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
+	opaque = LearnedPageGetOpaque(page);
+	if (opaque->generation != seg->generation || opaque->nitems != expect ||
+		((opaque->flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (release)
+			ReleaseBuffer(buf);
+		LearnedReportCorrupt(scan->indexRelation, blkno,
+							 "leaf page does not match its directory");
+	}
+	/* a compressed page is validated once per visit, then read in place */
+	LearnedLeafOpen(scan->indexRelation, page, blkno, &so->ki.layout, &so->view);
+	return expect;
+}
+
+/*
  * Read and share-lock a leaf page by vpage; checks that it is what the
  * directory says it is.  Returns the buffer; *nitems is its item count.
  */
@@ -902,33 +951,24 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	LearnedDirectory *dir = so->dir;
 	uint32		segno;
 	LearnedSegment *seg = vpage_segment(dir, vpage, &segno);
-	uint32		pg = vpage - dir->seg_first_vpage[segno];
-	BlockNumber blkno = seg->start_blk + pg;
-	int			expect;
 	Buffer		buf;
-	Page		page;
-	LearnedPageOpaque opaque;
 
-	expect = (pg + 1 < seg->npages) ? (int) seg->items_per_page :
-		(int) (seg->nitems - (uint64) pg * seg->items_per_page);
-	buf = ReadBuffer(scan->indexRelation, blkno);
+	buf = ReadBuffer(scan->indexRelation,
+					 seg->start_blk + (vpage - dir->seg_first_vpage[segno]));
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
-	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
-	opaque = LearnedPageGetOpaque(page);
-	if (opaque->generation != seg->generation || opaque->nitems != expect ||
-		((opaque->flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
-	{
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		ReleaseBuffer(buf);
-		LearnedReportCorrupt(scan->indexRelation, blkno,
-							 "leaf page does not match its directory");
-	}
-	/* a compressed page is validated once per visit, then read in place */
-	LearnedLeafOpen(scan->indexRelation, page, blkno, &so->ki.layout, &so->view);
-	*nitems = expect;
+	*nitems = open_vpage(scan, vpage, buf, true);
 	return buf;
+}
+
+/*
+ * The same for a page a batch kept pinned (the next slice of a compressed
+ * page): re-lock it and open it again.
+ */
+static void
+reopen_vpage(IndexScanDesc scan, uint32 vpage, Buffer buf, int *nitems)
+{
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	*nitems = open_vpage(scan, vpage, buf, false);
 }
 
 /* key of a slot of the page last read by read_vpage (page is that page) */
@@ -1174,7 +1214,24 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		Page		page = BufferGetPage(buf);
 		int			lo = 0,
 					hi = n - 1;
+		uint64		x;
 
+		/*
+		 * A compressed page: the lower bound of the bound's image, searched
+		 * on the compressed key run (it decodes only the keys it probes and
+		 * calls no comparator).  The comparator confirms it on the two keys
+		 * around it; if it does not, the binary search below decides.
+		 */
+		if (so->view.compressed && b->nkeys == 1 && !b->isnull[0] &&
+			LearnedLeafBoundImage(&so->ki, b->values[0], b->types[0], &x) &&
+			!(b->strict && x == PG_UINT64_MAX))
+		{
+			int			s = (int) lcp_lower_bound(&so->view.lcp, b->strict ? x + 1 : x);
+
+			if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
+				(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
+				lo = hi = s;
+		}
 		while (lo < hi)
 		{
 			int			mid = (lo + hi) / 2;
@@ -1232,11 +1289,22 @@ batch_key_space(Batch *b, Size need)
 											  ((uintptr_t) DatumGetPointer(b->items[i].key) - old));
 }
 
+/* slices of a compressed page: the first of a positioning, the largest */
+#define SLICE_FIRST		32
+#define SLICE_MAX		1024
+
 /*
  * Fill the batch from a locked page, starting at slot, in the scan's
  * direction, with the items that match; stop at the first item past the end
  * of the current interval.  The caller unlocks the page; the batch keeps
  * the pin.
+ *
+ * A compressed page holds thousands of entries: it is read a slice at a
+ * time (SLICE_FIRST entries after positioning, twice as many each next
+ * slice, up to SLICE_MAX), decoded in one sequential pass, and b->resume
+ * says where the next slice starts (static_advance re-locks the page, which
+ * the batch kept pinned, so VACUUM cannot have changed it).  So a LIMIT 10
+ * or a point lookup decodes a few dozen entries, not the rest of the page.
  */
 static void
 fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
@@ -1246,6 +1314,8 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	Page		page = BufferGetPage(buf);
 	int			step = so->forward ? 1 : -1;
 	int			i;
+	int			end = so->forward ? nitems : -1;
+	int			from = 0;
 	ScanArray  *drv = so->driver;
 
 	Assert(so->view.page == page);
@@ -1257,9 +1327,32 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	b->keys_used = 0;
 	b->next = 0;
 	b->last = false;
-	for (i = slot; i >= 0 && i < nitems; i += step)
+	b->resume = -1;
+	if (so->view.compressed && slot >= 0 && slot < nitems)
 	{
-		Datum		key = leaf_key(so, page, i);
+		int			c = Min(Max(so->slice, SLICE_FIRST),
+						so->forward ? nitems - slot : slot + 1);
+
+		if (so->slice_keys == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(so->scanCxt);
+
+			so->slice_keys = palloc(sizeof(uint64) * SLICE_MAX);
+			so->slice_blocks = palloc(sizeof(uint64) * SLICE_MAX);
+			so->slice_offsets = palloc(sizeof(uint64) * SLICE_MAX);
+			MemoryContextSwitchTo(old);
+		}
+		from = so->forward ? slot : slot - c + 1;
+		end = so->forward ? slot + c : slot - c;
+		lcp_decode_range(&so->view.lcp, (uint32) from, (uint32) c,
+						 so->slice_keys, so->slice_blocks, so->slice_offsets);
+		so->slice = Min(so->slice * 2, SLICE_MAX);
+	}
+	for (i = slot; i >= 0 && i < nitems && i != end; i += step)
+	{
+		Datum		key = so->view.compressed ?
+			LearnedLeafImageKey(&so->ki, so->slice_keys[i - from]) :
+			leaf_key(so, page, i);
 
 		if (drv)
 		{
@@ -1295,9 +1388,17 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 		else
 			b->items[b->nitems].key = key;
-		b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
+		if (so->view.compressed)
+			ItemPointerSet(&b->items[b->nitems].tid,
+						   (BlockNumber) so->slice_blocks[i - from],
+						   (OffsetNumber) so->slice_offsets[i - from]);
+		else
+			b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
 		b->nitems++;
 	}
+	/* a slice ended before the page or the interval did */
+	if (!b->last && i >= 0 && i < nitems)
+		b->resume = i;
 	if (so->forward ? i >= nitems : i < 0)
 		b->last = b->last || (so->forward ? vpage + 1 >= so->dir->nvpages : vpage == 0);
 }
@@ -1324,6 +1425,7 @@ position_interval(IndexScanDesc scan)
 
 	/* forward: first entry past the bound; backward: the one before it */
 	have = make_bound(so, so->pos.interval, so->forward, &bound);
+	so->slice = SLICE_FIRST;
 
 	if (so->forward)
 	{
@@ -1414,6 +1516,16 @@ static_advance(IndexScanDesc scan)
 			pos->static_done = true;
 			break;
 		}
+		else if (b->resume >= 0)
+		{
+			/* the next slice of a compressed page the batch kept pinned */
+			Buffer		buf = b->buf;
+			int			n;
+
+			reopen_vpage(scan, b->vpage, buf, &n);
+			fill_batch(scan, buf, b->vpage, n, b->resume);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
 		else
 		{
 			uint32		vp = so->forward ? b->vpage + 1 : b->vpage - 1;
@@ -1470,6 +1582,7 @@ nulls_advance(IndexScanDesc scan)
 		b->nitems = 0;
 		b->next = 0;
 		b->last = false;
+		b->resume = -1;
 		for (i = 0; i < n && i < nl.capacity; i++)
 		{
 			if (LearnedLeafIsDead(page, &nl, i))

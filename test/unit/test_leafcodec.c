@@ -205,6 +205,31 @@ check_page(const uint64_t *keys, const uint64_t *blk, const uint64_t *off,
 			ok = 0;
 		}
 	}
+	/* slices: at the ends, across partitions, single entries, everything */
+	for (i = 0; i < 60 && ok; i++)
+	{
+		uint32_t	from = i == 0 ? 0 : (i == 1 ? n - 1 : (uint32_t) (rnd() % n));
+		uint32_t	cnt = i < 2 ? 1 : (i == 2 ? n - from : 1 + (uint32_t) (rnd() % (n - from)));
+		uint32_t	j;
+
+		if (i == 3)
+			from = 0, cnt = n;
+		memset(dk, 0xAB, sizeof(uint64_t) * n);
+		lcp_decode_range(&v, from, cnt, dk, db, i % 3 == 0 ? NULL : dof);
+		for (j = 0; j < cnt && ok; j++)
+			if (dk[j] != keys[from + j] || db[j] != blk[from + j] ||
+				(i % 3 != 0 && dof[j] != off[from + j]))
+			{
+				sprintf(why, "range [%u, +%u) entry %u differs", from, cnt, j);
+				ok = 0;
+			}
+		/* nothing written past the slice */
+		if (ok && cnt < n && dk[cnt] != UINT64_C(0xABABABABABABABAB))
+		{
+			sprintf(why, "range [%u, +%u) wrote past its end", from, cnt);
+			ok = 0;
+		}
+	}
 	for (i = 0; i < 200 && ok; i++)
 	{
 		uint64_t	x = (i % 2) ? keys[rnd() % n] : rnd();
