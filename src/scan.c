@@ -1290,7 +1290,7 @@ batch_key_space(Batch *b, Size need)
 }
 
 /* slices of a compressed page: the first of a positioning, the largest */
-#define SLICE_FIRST		32
+#define SLICE_FIRST		16
 #define SLICE_MAX		1024
 
 /*
@@ -1301,10 +1301,13 @@ batch_key_space(Batch *b, Size need)
  *
  * A compressed page holds thousands of entries: it is read a slice at a
  * time (SLICE_FIRST entries after positioning, twice as many each next
- * slice, up to SLICE_MAX), decoded in one sequential pass, and b->resume
- * says where the next slice starts (static_advance re-locks the page, which
- * the batch kept pinned, so VACUUM cannot have changed it).  So a LIMIT 10
- * or a point lookup decodes a few dozen entries, not the rest of the page.
+ * slice, up to SLICE_MAX), and b->resume says where the next slice starts
+ * (static_advance re-locks the page, which the batch kept pinned, so VACUUM
+ * cannot have changed it).  The first slice decodes by random access only
+ * the keys the loop reads and the TIDs of the items it returns (a point
+ * lookup reads a key or two); larger ones decode in one sequential pass.
+ * So a LIMIT 10 or a point lookup decodes a few entries, not the rest of
+ * the page.
  */
 static void
 fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
@@ -1316,6 +1319,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			i;
 	int			end = so->forward ? nitems : -1;
 	int			from = 0;
+	bool		sliced = false;
 	ScanArray  *drv = so->driver;
 
 	Assert(so->view.page == page);
@@ -1333,24 +1337,28 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		int			c = Min(Max(so->slice, SLICE_FIRST),
 						so->forward ? nitems - slot : slot + 1);
 
-		if (so->slice_keys == NULL)
-		{
-			MemoryContext old = MemoryContextSwitchTo(so->scanCxt);
-
-			so->slice_keys = palloc(sizeof(uint64) * SLICE_MAX);
-			so->slice_blocks = palloc(sizeof(uint64) * SLICE_MAX);
-			so->slice_offsets = palloc(sizeof(uint64) * SLICE_MAX);
-			MemoryContextSwitchTo(old);
-		}
 		from = so->forward ? slot : slot - c + 1;
 		end = so->forward ? slot + c : slot - c;
-		lcp_decode_range(&so->view.lcp, (uint32) from, (uint32) c,
-						 so->slice_keys, so->slice_blocks, so->slice_offsets);
-		so->slice = Min(so->slice * 2, SLICE_MAX);
+		if (c > SLICE_FIRST)
+		{
+			if (so->slice_keys == NULL)
+			{
+				MemoryContext old = MemoryContextSwitchTo(so->scanCxt);
+
+				so->slice_keys = palloc(sizeof(uint64) * SLICE_MAX);
+				so->slice_blocks = palloc(sizeof(uint64) * SLICE_MAX);
+				so->slice_offsets = palloc(sizeof(uint64) * SLICE_MAX);
+				MemoryContextSwitchTo(old);
+			}
+			lcp_decode_range(&so->view.lcp, (uint32) from, (uint32) c,
+							 so->slice_keys, so->slice_blocks, so->slice_offsets);
+			sliced = true;
+		}
+		so->slice = Min(Max(so->slice, SLICE_FIRST) * 2, SLICE_MAX);
 	}
 	for (i = slot; i >= 0 && i < nitems && i != end; i += step)
 	{
-		Datum		key = so->view.compressed ?
+		Datum		key = sliced ?
 			LearnedLeafImageKey(&so->ki, so->slice_keys[i - from]) :
 			leaf_key(so, page, i);
 
@@ -1388,7 +1396,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 		else
 			b->items[b->nitems].key = key;
-		if (so->view.compressed)
+		if (sliced)
 			ItemPointerSet(&b->items[b->nitems].tid,
 						   (BlockNumber) so->slice_blocks[i - from],
 						   (OffsetNumber) so->slice_offsets[i - from]);
