@@ -142,10 +142,18 @@ LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typid, uint64 *
  * Open a leaf page (keys or NULLs) for reading: a plain page needs nothing,
  * a compressed one is validated (header, runs, counts, residual widths);
  * damage is reported as corruption.  The caller holds a lock on the page.
+ *
+ * lazy (scans): a compressed page's key run is checked at open only in
+ * O(1) (its header, its first and last partitions), and each partition
+ * when a read reaches it (lcp_open_lazy): a lookup that reads a few keys
+ * of a page does not pay for checking its whole partition table at every
+ * visit.  Every byte read is still checked before it is trusted, so a page
+ * whose bytes changed (a new buffer load after corruption) is never read
+ * out of bounds; damage is reported when a read reaches it.
  */
-void
-LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
-				const LearnedLeafLayout *layout, LearnedLeafView *v)
+static void
+leaf_open(Relation index, Page page, BlockNumber blkno,
+		  const LearnedLeafLayout *layout, LearnedLeafView *v, bool lazy)
 {
 	LearnedPageOpaque opaque = LearnedPageGetOpaque(page);
 
@@ -155,6 +163,7 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 	v->varwidth = (opaque->flags & LEARNED_LEAF_VARWIDTH) != 0;
 	v->index = index;
 	v->blkno = blkno;
+	v->lazy = false;
 	if (v->varwidth || (layout->keylen < 0 && opaque->type == LEARNED_PAGE_LEAF))
 	{
 		PageHeader	ph = (PageHeader) page;
@@ -197,11 +206,59 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 			ph->pd_lower > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
 			LearnedReportCorrupt(index, blkno, "bad compressed leaf page header");
 		avail = ph->pd_lower - LEARNED_LEAF_DATA_OFFSET;
-		if (!lcp_open((const uint8 *) page + LEARNED_LEAF_DATA_OFFSET, avail,
-					  opaque->nitems, &v->lcp))
+		if (!(lazy ? lcp_open_lazy : lcp_open) ((const uint8 *) page + LEARNED_LEAF_DATA_OFFSET,
+												avail, opaque->nitems, &v->lcp))
 			LearnedReportCorrupt(index, blkno, "bad compressed leaf page");
 		v->nitems = opaque->nitems;
+		v->lazy = lazy;
 	}
+}
+
+void
+LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
+				const LearnedLeafLayout *layout, LearnedLeafView *v)
+{
+	leaf_open(index, page, blkno, layout, v, false);
+}
+
+void
+LearnedLeafOpenLazy(Relation index, Page page, BlockNumber blkno,
+					const LearnedLeafLayout *layout, LearnedLeafView *v)
+{
+	leaf_open(index, page, blkno, layout, v, true);
+}
+
+/*
+ * A compressed page: the first slot whose key image is >= x, searched on
+ * the compressed key run.
+ */
+int
+LearnedLeafLowerBound(const LearnedLeafView *v, uint64 x)
+{
+	uint32		pos;
+
+	Assert(v->compressed);
+	if (!v->lazy)
+		return (int) lcp_lower_bound(&v->lcp, x);
+	if (!lcp_lower_bound_checked(&v->lcp, x, &pos))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
+	return (int) pos;
+}
+
+/*
+ * A compressed page: decode entries from .. from + count - 1 (key images,
+ * block numbers, offsets).
+ */
+void
+LearnedLeafDecodeRange(const LearnedLeafView *v, int from, int count,
+					   uint64 *keys, uint64 *blocks, uint64 *offsets)
+{
+	Assert(v->compressed && from >= 0 && count >= 0 && from + count <= v->nitems);
+	if (!v->lazy)
+		lcp_decode_range(&v->lcp, (uint32) from, (uint32) count, keys, blocks, offsets);
+	else if (!lcp_decode_range_checked(&v->lcp, (uint32) from, (uint32) count,
+									   keys, blocks, offsets))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
 }
 
 #define VW_RING 4
@@ -281,7 +338,13 @@ LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 Datum
 LearnedLeafCompressedKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 {
-	return LearnedLeafImageKey(ki, lcp_key(&v->lcp, (uint32) slot));
+	uint64		image;
+
+	if (!v->lazy)
+		return LearnedLeafImageKey(ki, lcp_key(&v->lcp, (uint32) slot));
+	if (!lcp_key_checked(&v->lcp, (uint32) slot, &image))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
+	return LearnedLeafImageKey(ki, image);
 }
 
 ItemPointerData
@@ -304,6 +367,8 @@ LearnedLeafCheckSlot(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slo
 	uint64		image = lcp_key(&v->lcp, (uint32) slot);
 	uint64		blk = leco_get(v->lcp.blocks, (uint32) slot);
 	uint64		off = leco_get(v->lcp.offsets, (uint32) slot);
+
+	Assert(!v->lazy);			/* every partition was checked at open */
 
 	if (key_image(ki, LearnedLeafImageKey(ki, image)) != image)
 		return false;

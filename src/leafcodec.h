@@ -88,6 +88,22 @@ extern int	lcp_encode(const uint64_t *keys, const uint64_t *blocks,
 extern bool lcp_open(const uint8_t *area, size_t avail, uint32_t expect_n,
 					 LcpView *v);
 
+/*
+ * The same, but the key run's partitions and jump table are not checked
+ * (its header, its first and last partitions are): a page visit that
+ * reads a few keys does not pay for checking them all.  Such a view's keys
+ * are read only with the _checked functions, which check the partitions
+ * they touch and return false on damage.  The block and offset runs are
+ * checked as by lcp_open (one partition each), so lcp_block and
+ * lcp_offset serve both.
+ */
+extern bool lcp_open_lazy(const uint8_t *area, size_t avail, uint32_t expect_n,
+						  LcpView *v);
+extern bool lcp_key_checked(const LcpView *v, uint32_t i, uint64_t *key);
+extern bool lcp_decode_range_checked(const LcpView *v, uint32_t from, uint32_t count,
+									 uint64_t *keys, uint64_t *blocks, uint64_t *offsets);
+extern bool lcp_lower_bound_checked(const LcpView *v, uint64_t x, uint32_t *pos);
+
 extern uint64_t lcp_key(const LcpView *v, uint32_t i);
 extern uint32_t lcp_block(const LcpView *v, uint32_t i);
 extern uint16_t lcp_offset(const LcpView *v, uint32_t i);

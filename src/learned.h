@@ -618,6 +618,7 @@ typedef struct LearnedLeafView
 	const LearnedLeafLayout *layout;	/* of the plain format */
 	bool		compressed;
 	bool		varwidth;
+	bool		lazy;			/* compressed, opened by LearnedLeafOpenLazy */
 	int			nitems;
 	LcpView		lcp;			/* compressed: the validated runs */
 	Relation	index;			/* varwidth: to report damage */
@@ -632,6 +633,11 @@ extern bool LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typ
 								  uint64 *image);
 extern void LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 							const LearnedLeafLayout *layout, LearnedLeafView *v);
+extern void LearnedLeafOpenLazy(Relation index, Page page, BlockNumber blkno,
+								const LearnedLeafLayout *layout, LearnedLeafView *v);
+extern int	LearnedLeafLowerBound(const LearnedLeafView *v, uint64 x);
+extern void LearnedLeafDecodeRange(const LearnedLeafView *v, int from, int count,
+								   uint64 *keys, uint64 *blocks, uint64 *offsets);
 extern Datum LearnedLeafCompressedKey(const LearnedLeafView *v,
 									  const LearnedKeyInfo *ki, int slot);
 extern ItemPointerData LearnedLeafCompressedTid(const LearnedLeafView *v, int slot);

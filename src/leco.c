@@ -281,13 +281,37 @@ leco_upper_bound(const uint8_t *run, uint64_t x)
 	return leco_search(run, x, true);
 }
 
-bool
-leco_validate(const uint8_t *run, size_t avail)
+/* the residual bits a run holds (its padding excluded) */
+static inline uint64_t
+leco_resid_bits(const LecoRunHeader *h)
+{
+	return (uint64_t) (h->resid_bytes - LECO_PAD_BYTES) * 8;
+}
+
+/*
+ * Partition p of a run whose header is sane (leco_validate_header): its
+ * start, length, widths and residual bits lie where they must, so every
+ * element of it decodes from inside the run.
+ */
+static inline bool
+leco_part_sane(const uint8_t *run, uint32_t p)
 {
 	const LecoRunHeader *h = leco_header(run);
-	const LecoPart *parts;
-	uint64_t	resid_bits;
-	uint32_t	p;
+	const LecoPart *pp = &leco_parts(run)[p];
+	uint32_t	next = p + 1 < h->npart ? pp[1].start : h->n;
+
+	if ((p == 0 && pp->start != 0) || pp->start >= next ||
+		(h->fixed_len > 0 && pp->start != p * h->fixed_len))
+		return false;
+	if (pp->b > 64 || pp->sh > LECO_MAX_SH || pp->q > 63)
+		return false;
+	return (uint64_t) pp->bitoff + (uint64_t) (next - pp->start) * pp->b <= leco_resid_bits(h);
+}
+
+bool
+leco_validate_header(const uint8_t *run, size_t avail)
+{
+	const LecoRunHeader *h = leco_header(run);
 
 	if (avail < sizeof(LecoRunHeader) || ((uintptr_t) run & 7) != 0)
 		return false;
@@ -306,21 +330,22 @@ leco_validate(const uint8_t *run, size_t avail)
 	if (h->fixed_len > 0 &&
 		(uint64_t) h->npart != ((uint64_t) h->n + h->fixed_len - 1) / h->fixed_len)
 		return false;
-	parts = leco_parts(run);
-	resid_bits = (uint64_t) (h->resid_bytes - LECO_PAD_BYTES) * 8;
-	for (p = 0; p < h->npart; p++)
-	{
-		const LecoPart *pp = &parts[p];
-		uint32_t	next = p + 1 < h->npart ? parts[p + 1].start : h->n;
+	return true;
+}
 
-		if ((p == 0 && pp->start != 0) || pp->start >= next ||
-			(h->fixed_len > 0 && pp->start != p * h->fixed_len))
+bool
+leco_validate(const uint8_t *run, size_t avail)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts;
+	uint32_t	p;
+
+	if (!leco_validate_header(run, avail))
+		return false;
+	parts = leco_parts(run);
+	for (p = 0; p < h->npart; p++)
+		if (!leco_part_sane(run, p))
 			return false;
-		if (pp->b > 64 || pp->sh > LECO_MAX_SH || pp->q > 63)
-			return false;
-		if ((uint64_t) pp->bitoff + (uint64_t) (next - pp->start) * pp->b > resid_bits)
-			return false;
-	}
 	for (p = 0; p < h->njump; p++)
 	{
 		uint32_t	j = leco_jump(run)[p];
@@ -330,6 +355,133 @@ leco_validate(const uint8_t *run, size_t avail)
 			(j + 1 < h->npart && parts[j + 1].start <= first))
 			return false;
 	}
+	return true;
+}
+
+/* ---------- checked access (runs whose header only was validated) ---------- */
+
+bool
+leco_part_ok(const uint8_t *run, uint32_t p)
+{
+	return p < leco_header(run)->npart && leco_part_sane(run, p);
+}
+
+/* leco_find_part on an unchecked partition table: false if it is damaged */
+static bool
+leco_find_part_checked(const uint8_t *run, uint32_t i, uint32_t *pp)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	uint32_t	p;
+
+	if (i >= h->n)
+		return false;
+	if (h->njump > 0)
+	{
+		/* a jump entry out of range is damage; the walk stays in the table */
+		p = leco_jump(run)[i >> h->jump_shift];
+		if (p >= h->npart)
+			return false;
+		while (p + 1 < h->npart && parts[p + 1].start <= i)
+			p++;
+	}
+	else
+		p = leco_find_part(run, i);
+	if (!leco_part_sane(run, p) || parts[p].start > i)
+		return false;
+	*pp = p;
+	return true;
+}
+
+bool
+leco_get_checked(const uint8_t *run, uint32_t i, uint64_t *out)
+{
+	uint32_t	p;
+	const LecoPart *part;
+
+	if (!leco_find_part_checked(run, i, &p))
+		return false;
+	part = &leco_parts(run)[p];
+	*out = leco_part_get(part, leco_resid(run), i - part->start);
+	return true;
+}
+
+bool
+leco_decode_range_checked(const uint8_t *run, uint32_t from, uint32_t count,
+						  uint64_t *out)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	const uint8_t *resid = leco_resid(run);
+	uint32_t	p;
+	uint32_t	i = from;
+	uint32_t	end = from + count;
+
+	if (count == 0)
+		return true;
+	if (end > h->n || end < from || !leco_find_part_checked(run, from, &p))
+		return false;
+	for (;;)
+	{
+		uint32_t	pend = p + 1 < h->npart ? parts[p + 1].start : h->n;
+		uint32_t	k = i - parts[p].start;
+
+		if (pend > end)
+			pend = end;
+		for (; i < pend; i++, k++)
+			*out++ = leco_part_get(&parts[p], resid, k);
+		if (i >= end)
+			return true;
+		/* partitions are checked as the slice reaches them */
+		p++;
+		if (!leco_part_sane(run, p))
+			return false;
+	}
+}
+
+bool
+leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	const uint8_t *resid = leco_resid(run);
+	uint32_t	lo = 0,
+				hi = h->npart;
+	uint32_t	a,
+				b;
+	const LecoPart *p;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (!leco_part_sane(run, mid))
+			return false;
+		if (leco_part_get(&parts[mid], resid, 0) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+	{
+		*out = 0;
+		return true;
+	}
+	if (!leco_part_sane(run, lo - 1))
+		return false;
+	p = &parts[lo - 1];
+	a = 1;
+	b = leco_part_len(run, lo - 1);
+	while (a < b)
+	{
+		uint32_t	mid = a + (b - a) / 2;
+
+		if (leco_part_get(p, resid, mid) < x)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*out = p->start + a;
 	return true;
 }
 

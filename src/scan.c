@@ -935,8 +935,11 @@ open_vpage(IndexScanDesc scan, uint32 vpage, Buffer buf, bool release)
 		LearnedReportCorrupt(scan->indexRelation, blkno,
 							 "leaf page does not match its directory");
 	}
-	/* a compressed page is validated once per visit, then read in place */
-	LearnedLeafOpen(scan->indexRelation, page, blkno, &so->ki.layout, &so->view);
+	/*
+	 * A compressed page's header is checked at every visit, its key run's
+	 * partitions as reads reach them (LearnedLeafOpenLazy)
+	 */
+	LearnedLeafOpenLazy(scan->indexRelation, page, blkno, &so->ki.layout, &so->view);
 	return expect;
 }
 
@@ -1226,7 +1229,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 			LearnedLeafBoundImage(&so->ki, b->values[0], b->types[0], &x) &&
 			!(b->strict && x == PG_UINT64_MAX))
 		{
-			int			s = (int) lcp_lower_bound(&so->view.lcp, b->strict ? x + 1 : x);
+			int			s = LearnedLeafLowerBound(&so->view, b->strict ? x + 1 : x);
 
 			if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
 				(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
@@ -1350,8 +1353,8 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 				so->slice_offsets = palloc(sizeof(uint64) * SLICE_MAX);
 				MemoryContextSwitchTo(old);
 			}
-			lcp_decode_range(&so->view.lcp, (uint32) from, (uint32) c,
-							 so->slice_keys, so->slice_blocks, so->slice_offsets);
+			LearnedLeafDecodeRange(&so->view, from, c,
+								   so->slice_keys, so->slice_blocks, so->slice_offsets);
 			sliced = true;
 		}
 		so->slice = Min(Max(so->slice, SLICE_FIRST) * 2, SLICE_MAX);
