@@ -245,6 +245,18 @@ LearnedLeafLowerBound(const LearnedLeafView *v, uint64 x)
 	return (int) pos;
 }
 
+/* the same inside slots [a, b) (0 <= a <= b <= nitems) */
+int
+LearnedLeafLowerBoundIn(const LearnedLeafView *v, uint64 x, int a, int b)
+{
+	uint32		pos;
+
+	Assert(v->compressed && a >= 0 && a <= b && b <= v->nitems);
+	if (!lcp_lower_bound_in_checked(&v->lcp, x, (uint32) a, (uint32) b, &pos))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
+	return (int) pos;
+}
+
 /*
  * A compressed page: decode entries from .. from + count - 1 (key images,
  * block numbers, offsets).

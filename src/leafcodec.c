@@ -192,6 +192,28 @@ lcp_lower_bound_checked(const LcpView *v, uint64_t x, uint32_t *pos)
 	return leco_lower_bound_checked(v->keys, x, pos);
 }
 
+bool
+lcp_lower_bound_in_checked(const LcpView *v, uint64_t x, uint32_t a, uint32_t b,
+						   uint32_t *pos)
+{
+	if (a > b || b > v->n)
+		return false;
+	while (a < b)
+	{
+		uint32_t	mid = a + (b - a) / 2;
+		uint64_t	k;
+
+		if (!leco_get_checked(v->keys, mid, &k))
+			return false;
+		if (k < x)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*pos = a;
+	return true;
+}
+
 uint64_t
 lcp_key(const LcpView *v, uint32_t i)
 {
@@ -231,6 +253,13 @@ lcp_decode_range(const LcpView *v, uint32_t from, uint32_t count,
 		leco_decode_range(v->blocks, from, count, blocks);
 	if (offsets)
 		leco_decode_range(v->offsets, from, count, offsets);
+}
+
+void
+lcp_prefetch_tid(const LcpView *v, uint32_t i)
+{
+	leco_prefetch(v->blocks, i);
+	leco_prefetch(v->offsets, i);
 }
 
 uint32_t

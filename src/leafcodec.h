@@ -104,6 +104,14 @@ extern bool lcp_decode_range_checked(const LcpView *v, uint32_t from, uint32_t c
 									 uint64_t *keys, uint64_t *blocks, uint64_t *offsets);
 extern bool lcp_lower_bound_checked(const LcpView *v, uint64_t x, uint32_t *pos);
 
+/*
+ * The first entry in [a, b) (a <= b <= n) whose key image is >= x, b if
+ * none, by random access (a short range: the model's window in the page);
+ * false on damage.
+ */
+extern bool lcp_lower_bound_in_checked(const LcpView *v, uint64_t x, uint32_t a,
+									   uint32_t b, uint32_t *pos);
+
 extern uint64_t lcp_key(const LcpView *v, uint32_t i);
 extern uint32_t lcp_block(const LcpView *v, uint32_t i);
 extern uint16_t lcp_offset(const LcpView *v, uint32_t i);
@@ -118,6 +126,9 @@ extern void lcp_decode(const LcpView *v, uint64_t *keys, uint64_t *blocks,
  */
 extern void lcp_decode_range(const LcpView *v, uint32_t from, uint32_t count,
 							 uint64_t *keys, uint64_t *blocks, uint64_t *offsets);
+
+/* prefetch the TID of entry i (i < n): a scan about to return it */
+extern void lcp_prefetch_tid(const LcpView *v, uint32_t i);
 
 /* first entry whose key image is >= x (n if none), on the compressed form */
 extern uint32_t lcp_lower_bound(const LcpView *v, uint64_t x);

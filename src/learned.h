@@ -636,6 +636,7 @@ extern void LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 extern void LearnedLeafOpenLazy(Relation index, Page page, BlockNumber blkno,
 								const LearnedLeafLayout *layout, LearnedLeafView *v);
 extern int	LearnedLeafLowerBound(const LearnedLeafView *v, uint64 x);
+extern int	LearnedLeafLowerBoundIn(const LearnedLeafView *v, uint64 x, int a, int b);
 extern void LearnedLeafDecodeRange(const LearnedLeafView *v, int from, int count,
 								   uint64 *keys, uint64 *blocks, uint64 *offsets);
 extern Datum LearnedLeafCompressedKey(const LearnedLeafView *v,
@@ -812,9 +813,9 @@ extern void LearnedDirGetPiece(const LearnedDirectory *dir, const LearnedSegment
 							   uint32 p, LearnedPiece *out);
 extern uint64 LearnedDirGetZone(const LearnedDirectory *dir, uint32 z);
 extern bool LearnedDirWindow(const LearnedDirectory *dir, uint64 hint,
-							 uint32 *wlo, uint32 *whi);
+							 uint32 *wlo, uint32 *whi, int *slots);
 extern void LearnedDirWindowSeg(const LearnedDirectory *dir, uint32 segno, uint64 hint,
-								bool local, uint32 *wlo, uint32 *whi);
+								bool local, uint32 *wlo, uint32 *whi, int *slots);
 extern void LearnedSegmentSetAddZone(LearnedSegmentSet *set, uint64 lo, uint64 hi);
 extern void LearnedChooseSegmentKind(LearnedSegmentSet *set, LearnedSegment *seg,
 									 const LearnedEntry *entries, int P);

@@ -358,6 +358,20 @@ leco_validate(const uint8_t *run, size_t avail)
 	return true;
 }
 
+/* ask the CPU for the cache line of element i's residual (i < n) */
+void
+leco_prefetch(const uint8_t *run, uint32_t i)
+{
+	const LecoPart *part = &leco_parts(run)[leco_find_part(run, i)];
+
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(leco_resid(run) +
+					   (((uint64_t) part->bitoff + (uint64_t) (i - part->start) * part->b) >> 3));
+#else
+	(void) part;
+#endif
+}
+
 /* ---------- checked access (runs whose header only was validated) ---------- */
 
 bool
@@ -439,6 +453,53 @@ leco_decode_range_checked(const uint8_t *run, uint32_t from, uint32_t count,
 	}
 }
 
+/*
+ * Narrow [*a, *b) of partition p, searched for its first element >= x, by
+ * the line alone: element k lies in [base + pred(k), base + pred(k) +
+ * maxr], maxr = (2^b - 1) << q, so every k whose top is below x is below
+ * the answer and the first k whose bottom is >= x is at or past it.  Only
+ * for a rising line and a base at or below the first element v0 (else the
+ * base wrapped around 2^64 and the bounds do not hold); no residual is
+ * read, so a well-fitted partition is searched in a few cache lines.
+ */
+static void
+leco_narrow(const LecoPart *p, uint64_t v0, uint64_t x, uint32_t *a, uint32_t *b)
+{
+	leco_i128	maxr;
+	uint32_t	lo,
+				hi;
+
+	if (p->slope <= 0 || p->base > v0)
+		return;
+	maxr = p->b == 0 ? 0 : ((((leco_i128) 1 << p->b) - 1) << p->q);
+	/* first k in [a, b) whose top reaches x */
+	lo = *a;
+	hi = *b;
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if ((leco_i128) p->base + leco_pred(p->slope, p->sh, mid) + maxr < (leco_i128) x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*a = lo;
+	/* first k in [a, b) whose bottom reaches x (the answer is at most that) */
+	hi = *b;
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if ((leco_i128) p->base + leco_pred(p->slope, p->sh, mid) < (leco_i128) x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < *b)
+		*b = lo;
+}
+
 bool
 leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out)
 {
@@ -472,6 +533,7 @@ leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out)
 	p = &parts[lo - 1];
 	a = 1;
 	b = leco_part_len(run, lo - 1);
+	leco_narrow(p, leco_part_get(p, resid, 0), x, &a, &b);
 	while (a < b)
 	{
 		uint32_t	mid = a + (b - a) / 2;

@@ -132,6 +132,9 @@ extern uint32_t leco_find_part(const uint8_t *run, uint32_t i);
 /* element i (i < n) */
 extern uint64_t leco_get(const uint8_t *run, uint32_t i);
 
+/* prefetch the residual of element i (i < n; of a validated run) */
+extern void leco_prefetch(const uint8_t *run, uint32_t i);
+
 /* decode everything into out[n] */
 extern void leco_decode_all(const uint8_t *run, uint64_t *out);
 

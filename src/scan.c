@@ -1061,6 +1061,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 	Buffer		buf = InvalidBuffer;
 	int			n = 0;
 	uint64		hint = b->hint;
+	int			slots[2] = {0, INT_MAX};
 
 	*bufp = InvalidBuffer;
 	if (nv == 0)
@@ -1097,13 +1098,13 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 									dir->segments[lo].str_skip, prefix);
 		if (b->strict && hint < PG_UINT64_MAX)
 			hint++;
-		LearnedDirWindowSeg(dir, lo, hint, true, &wlo, &whi);
+		LearnedDirWindowSeg(dir, lo, hint, true, &wlo, &whi, slots);
 	}
 	else
 	{
 		if (b->strict && hint < PG_UINT64_MAX)
 			hint++;
-		(void) LearnedDirWindow(dir, hint, &wlo, &whi);
+		(void) LearnedDirWindow(dir, hint, &wlo, &whi, slots);
 	}
 
 	/* G1: ask for every page of the window before reading any of them */
@@ -1222,18 +1223,36 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		/*
 		 * A compressed page: the lower bound of the bound's image, searched
 		 * on the compressed key run (it decodes only the keys it probes and
-		 * calls no comparator).  The comparator confirms it on the two keys
-		 * around it; if it does not, the binary search below decides.
+		 * calls no comparator), first inside the model's window on this page
+		 * (a few neighbouring keys), then in the whole page.  The comparator
+		 * confirms it on the two keys around it; if it does not, the binary
+		 * search below decides.
 		 */
 		if (so->view.compressed && b->nkeys == 1 && !b->isnull[0] &&
 			LearnedLeafBoundImage(&so->ki, b->values[0], b->types[0], &x) &&
 			!(b->strict && x == PG_UINT64_MAX))
 		{
-			int			s = LearnedLeafLowerBound(&so->view, b->strict ? x + 1 : x);
+			int			a = vp == wlo ? Min(slots[0], n - 1) : 0;
+			int			e = vp == whi ? Min(slots[1], n - 1) : n - 1;
+			int			s = -1;
+			int			pass;
 
-			if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
-				(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
-				lo = hi = s;
+			if (b->strict)
+				x++;
+			for (pass = (a > 0 || e < n - 1) ? 0 : 1; pass < 2; pass++)
+			{
+				s = pass == 0 ? LearnedLeafLowerBoundIn(&so->view, x, a, e + 1) :
+					LearnedLeafLowerBound(&so->view, x);
+				/* the TID fill_batch will read, while the comparator runs */
+				if (s < n)
+					lcp_prefetch_tid(&so->view.lcp, (uint32) s);
+				if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
+					(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
+				{
+					lo = hi = s;
+					break;
+				}
+			}
 		}
 		while (lo < hi)
 		{
