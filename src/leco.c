@@ -500,6 +500,27 @@ leco_narrow(const LecoPart *p, uint64_t v0, uint64_t x, uint32_t *a, uint32_t *b
 		*b = lo;
 }
 
+/*
+ * Ask the CPU for the cache lines of residual bits [from, to) of a checked
+ * partition: a binary search's loads depend on each other, so each one
+ * would otherwise wait for its own miss; fetched together, they overlap.
+ */
+static inline void
+leco_prefetch_bits(const uint8_t *resid, uint64_t from, uint64_t to)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	uint64_t	byte;
+
+	for (byte = from >> 3; byte <= (to + 7) >> 3; byte += 64)
+		__builtin_prefetch(resid + byte);
+	__builtin_prefetch(resid + ((to + 7) >> 3));
+#else
+	(void) resid;
+	(void) from;
+	(void) to;
+#endif
+}
+
 bool
 leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out)
 {
@@ -512,6 +533,19 @@ leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out)
 				b;
 	const LecoPart *p;
 
+	/*
+	 * The partitions' first residuals (a page's key run has a handful of
+	 * partitions), if their offsets are sane; the search checks each one it
+	 * reads.
+	 */
+	if (h->npart <= 16)
+	{
+		uint32_t	q;
+
+		for (q = 0; q < h->npart; q++)
+			if (parts[q].bitoff < leco_resid_bits(h))
+				leco_prefetch_bits(resid, parts[q].bitoff, parts[q].bitoff);
+	}
 	while (lo < hi)
 	{
 		uint32_t	mid = lo + (hi - lo) / 2;
@@ -534,6 +568,9 @@ leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out)
 	a = 1;
 	b = leco_part_len(run, lo - 1);
 	leco_narrow(p, leco_part_get(p, resid, 0), x, &a, &b);
+	if (b - a > 4)
+		leco_prefetch_bits(resid, (uint64_t) p->bitoff + (uint64_t) a * p->b,
+						   (uint64_t) p->bitoff + (uint64_t) b * p->b);
 	while (a < b)
 	{
 		uint32_t	mid = a + (b - a) / 2;

@@ -1042,6 +1042,47 @@ load_segment_keys(IndexScanDesc scan)
 }
 
 /*
+ * The boundary slot on a compressed page (the view): the lower bound of
+ * the bound's image, searched on the compressed key run (it decodes only
+ * the keys it probes and calls no comparator), first inside the model's
+ * window on this page, slots [a, e] (a few neighbouring keys), then in the
+ * whole page.  The comparator confirms it on the keys around it: key s is
+ * past the bound, key s - 1 is not.  Returns s, or -1 if the bound has no
+ * image or the page does not confirm it (then the caller's comparator
+ * search decides).
+ */
+static int
+compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
+					int a, int e)
+{
+	uint64		x;
+	int			pass;
+
+	Assert(so->view.compressed);
+	if (b->nkeys != 1 || b->isnull[0] ||
+		!LearnedLeafBoundImage(&so->ki, b->values[0], b->types[0], &x) ||
+		(b->strict && x == PG_UINT64_MAX))
+		return -1;
+	if (b->strict)
+		x++;
+	a = Min(a, n - 1);
+	e = Min(e, n - 1);
+	for (pass = (a > 0 || e < n - 1) ? 0 : 1; pass < 2; pass++)
+	{
+		int			s = pass == 0 ? LearnedLeafLowerBoundIn(&so->view, x, a, e + 1) :
+			LearnedLeafLowerBound(&so->view, x);
+
+		/* the TID fill_batch will read, while the comparator runs */
+		if (s < n)
+			lcp_prefetch_tid(&so->view.lcp, (uint32) s);
+		if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
+			(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
+			return s;
+	}
+	return -1;
+}
+
+/*
  * Find the first entry e of the static stage with e > v (strict) or e >= v.
  * Returns its vpage and slot, with that page share-locked in *bufp, or
  * vpage == nvpages (and no buffer) when every entry is below the bound.
@@ -1124,6 +1165,24 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 
 	vp = wlo;
 	buf = read_vpage(scan, vp, &n);
+
+	/*
+	 * A compressed page where the search on its key run finds the boundary
+	 * strictly inside it (a key not past the bound before it): no edge
+	 * checks needed, the page holds it.
+	 */
+	if (so->view.compressed)
+	{
+		int			s = compressed_boundary(so, BufferGetPage(buf), b, n, slots[0],
+											vp == whi ? slots[1] : INT_MAX);
+
+		if (s > 0)
+		{
+			*slotp = s;
+			*bufp = buf;
+			return vp;
+		}
+	}
 	if (vp > 0 &&
 		past_bound(so, leaf_key(so, BufferGetPage(buf), 0), b))
 	{
@@ -1218,42 +1277,13 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		Page		page = BufferGetPage(buf);
 		int			lo = 0,
 					hi = n - 1;
-		uint64		x;
+		int			s;
 
-		/*
-		 * A compressed page: the lower bound of the bound's image, searched
-		 * on the compressed key run (it decodes only the keys it probes and
-		 * calls no comparator), first inside the model's window on this page
-		 * (a few neighbouring keys), then in the whole page.  The comparator
-		 * confirms it on the two keys around it; if it does not, the binary
-		 * search below decides.
-		 */
-		if (so->view.compressed && b->nkeys == 1 && !b->isnull[0] &&
-			LearnedLeafBoundImage(&so->ki, b->values[0], b->types[0], &x) &&
-			!(b->strict && x == PG_UINT64_MAX))
-		{
-			int			a = vp == wlo ? Min(slots[0], n - 1) : 0;
-			int			e = vp == whi ? Min(slots[1], n - 1) : n - 1;
-			int			s = -1;
-			int			pass;
-
-			if (b->strict)
-				x++;
-			for (pass = (a > 0 || e < n - 1) ? 0 : 1; pass < 2; pass++)
-			{
-				s = pass == 0 ? LearnedLeafLowerBoundIn(&so->view, x, a, e + 1) :
-					LearnedLeafLowerBound(&so->view, x);
-				/* the TID fill_batch will read, while the comparator runs */
-				if (s < n)
-					lcp_prefetch_tid(&so->view.lcp, (uint32) s);
-				if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
-					(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
-				{
-					lo = hi = s;
-					break;
-				}
-			}
-		}
+		/* a compressed page: on its key run first (the edges are checked) */
+		if (so->view.compressed &&
+			(s = compressed_boundary(so, page, b, n, vp == wlo ? slots[0] : 0,
+									 vp == whi ? slots[1] : INT_MAX)) >= 0)
+			lo = hi = s;
 		while (lo < hi)
 		{
 			int			mid = (lo + hi) / 2;
