@@ -66,9 +66,21 @@ leco_load_bits(const uint8_t *area, uint64_t bit, unsigned b)
 static inline void
 leco_store_bits(uint8_t *area, uint64_t bit, unsigned b, uint64_t val)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * OR the value into the 16 bytes from its first one (the residual area
+	 * has LECO_PAD_BYTES of padding, and is zeroed): the same bits as the
+	 * byte loop below, a word at a time.
+	 */
+	leco_u128	w;
+
+	(void) b;
+	memcpy(&w, area + (bit >> 3), sizeof(w));
+	w |= (leco_u128) val << (bit & 7);
+	memcpy(area + (bit >> 3), &w, sizeof(w));
+#else
 	unsigned	i;
 
-	/* byte at a time: the encoder is not on a hot path */
 	for (i = 0; i < b;)
 	{
 		uint64_t	pos = bit + i;
@@ -80,6 +92,7 @@ leco_store_bits(uint8_t *area, uint64_t bit, unsigned b, uint64_t val)
 		area[pos >> 3] |= (uint8_t) (((val >> i) & ((1u << take) - 1)) << off);
 		i += take;
 	}
+#endif
 }
 
 static inline const LecoPart *
@@ -600,12 +613,21 @@ leco_bits(leco_u128 x)
 {
 	unsigned	n = 0;
 
+	if ((x >> 64) != 0)
+	{
+		n = 64;
+		x >>= 64;
+	}
+#if defined(__GNUC__) || defined(__clang__)
+	return x == 0 ? n : n + 64 - (unsigned) __builtin_clzll((uint64_t) x);
+#else
 	while (x != 0)
 	{
 		n++;
 		x >>= 1;
 	}
 	return n;
+#endif
 }
 
 /*
@@ -642,6 +664,35 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 	leco_u128	umax = 0;
 	leco_i128	step = (leco_i128) 1 << q;
 	uint32_t	k;
+
+	/*
+	 * Exact targets (leco_encode: lo and hi are the same array), no packing:
+	 * the residual is the value minus the line, the line advanced by one
+	 * addition per element (an arithmetic shift of slope * k floors it as
+	 * leco_pred does).  This is the encoder's cost model's inner loop.
+	 */
+	if (lo == hi && q == 0 && u == NULL)
+	{
+		leco_i128	rmax = 0;
+		leco_i128	acc = 0;
+
+		for (k = 0; k < len; k++)
+		{
+			leco_i128	c = (leco_i128) lo[k] - ((leco_i128) anchor + (acc >> sh));
+
+			if (k == 0 || c < rmin)
+				rmin = c;
+			if (k == 0 || c > rmax)
+				rmax = c;
+			acc += slope;
+		}
+		if (base)
+			*base = (uint64_t) ((leco_i128) anchor + rmin);
+		umax = (leco_u128) (rmax - rmin);
+		if (umax > (leco_u128) UINT64_MAX)
+			return 65;
+		return leco_bits(umax);
+	}
 
 	/*
 	 * Exact targets' grid (q = 0) and no packing: every residual is c itself,
@@ -720,13 +771,17 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	unsigned	sh = 0;
 	uint32_t	k;
 
-	for (k = 0; k < len; k++)
-	{
-		uint64_t	w = hi[k] - lo[k];
+	/* exact targets: every interval is a point */
+	if (lo == hi && len > 0)
+		minw = 0;
+	else
+		for (k = 0; k < len; k++)
+		{
+			uint64_t	w = hi[k] - lo[k];
 
-		if (w < minw)
-			minw = w;
-	}
+			if (w < minw)
+				minw = w;
+		}
 	/* the largest power of two not above the narrowest interval's size */
 	if (minw == UINT64_MAX)
 		q = 63;
@@ -736,7 +791,22 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	mfirst = lo[0] + (hi[0] - lo[0]) / 2;
 	mlast = lo[len - 1] + (hi[len - 1] - lo[len - 1]) / 2;
 
-	b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, &base0, NULL);
+	if (lo == hi)
+	{
+		/* the constant model of exact targets: min and max say it all */
+		uint64_t	mn = lo[0],
+					mx = lo[0];
+
+		for (k = 1; k < len; k++)
+		{
+			mn = lo[k] < mn ? lo[k] : mn;
+			mx = lo[k] > mx ? lo[k] : mx;
+		}
+		b0 = leco_bits((leco_u128) (mx - mn));
+		base0 = mn;
+	}
+	else
+		b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, &base0, NULL);
 	if (len > 1 && mlast != mfirst)
 	{
 		bool		neg = mlast < mfirst;
@@ -781,6 +851,7 @@ typedef struct LecoSpan
 	uint32_t	start;
 	uint32_t	len;
 	uint64_t	cost;
+	LecoFit		fit;			/* the model its cost is for */
 } LecoSpan;
 
 static uint8_t *
@@ -816,7 +887,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		spans[i].start = i * blk;
 		spans[i].len = (i + 1 < nspan) ? blk : n - i * blk;
 		spans[i].cost = leco_fit(lo + spans[i].start, hi + spans[i].start,
-								 spans[i].len, &f);
+								 spans[i].len, &spans[i].fit);
 	}
 
 	/* cost-based variable-length: merge neighbours while it saves bits */
@@ -847,6 +918,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 						spans[w].start = s;
 						spans[w].len = len;
 						spans[w].cost = c;
+						spans[w].fit = f;
 						w++;
 						j += 2;
 						merged = true;
@@ -862,8 +934,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 
 	for (i = 0; i < nspan; i++)
 	{
-		(void) leco_fit(lo + spans[i].start, hi + spans[i].start, spans[i].len, &f);
-		bits += (uint64_t) f.b * spans[i].len;
+		bits += (uint64_t) spans[i].fit.b * spans[i].len;
 	}
 	resid_bytes = (bits + 7) / 8 + LECO_PAD_BYTES;
 	resid_bytes = (resid_bytes + 7) & ~(uint64_t) 7;
@@ -925,7 +996,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		uint32_t	len = spans[i].len;
 		uint32_t	k;
 
-		(void) leco_fit(lo + s, hi + s, len, &f);
+		f = spans[i].fit;
 		(void) leco_residuals(lo + s, hi + s, len,
 							  lo[s] + (hi[s] - lo[s]) / 2,
 							  f.slope, f.sh, f.q, NULL, u);
