@@ -440,10 +440,10 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P,
  * write their leaf runs and train their models; append to the arrays.
  *
  * With set->compression and a compressible key (leaf.c), each segment
- * first gets its own page capacity P, the largest for which all its pages
- * fit compressed (LearnedPlanCompressed, which also encodes them); a
- * segment for which that is no better than the plain capacity is written
- * plain.
+ * first gets its own page capacity P, from the previous compressed
+ * segment's and its own first page (LearnedPlanCompressed, which encodes
+ * its pages once and ends it before a page that would not fit); a segment
+ * for which that is no better than the plain capacity is written plain.
  */
 void
 LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
@@ -457,6 +457,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 	Size		nparts = (n + segcap - 1) / segcap;
 	Size		per;
 	Size		done;
+	int			chint = 0;		/* the last compressed segment's P */
 
 	/*
 	 * Split evenly, in whole pages: a segment that just outgrew the cap
@@ -481,11 +482,12 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		if (LearnedKeyIsVarwidth(ki))
 			P = LearnedPlanVarwidth(ki, entries + done, n - done, &cnt);
 		else if (compress &&
-			LearnedPlanCompressed(ki, entries + done, n - done, plainP, &plan))
+				 LearnedPlanCompressed(ki, entries + done, n - done, plainP, chint, &plan))
 		{
 			P = plan.P;
 			comp = true;
 			cnt = plan.n;
+			chint = P;
 		}
 
 		if (set->nsegs >= set->maxsegs)

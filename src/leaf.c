@@ -439,72 +439,115 @@ encode_chunk(const LearnedKeyInfo *ki, const LearnedEntry *entries, uint32 n,
 	return rc;
 }
 
+/* the most entries a first chunk may be re-encoded for, growing or shrinking P */
+#define PLAN_MAX_TRIES	8
+
 /*
- * Plan the next compressed segment of entries[0..n-1]: the largest P (up
- * to LCP_MAX_ITEMS) such that every chunk of P entries of the segment (its
- * first min(n, LEARNED_SEGMENT_MAX_PAGES * P) entries) fits on a page.  A
- * sample (the first chunk the page could hold) gives the first P from the
- * size the encoder reports; each pass over the segment encodes every chunk
- * and, if some chunk does not fit, scales P down by the worst one (1% under
- * the proportional estimate, and strictly smaller) for another pass.  The
- * pass that fits keeps its encoded pages in plan, for
- * LearnedWriteCompressedRun.  Returns false, plan empty, if that P is not
- * above plain_cap: the segment stays plain.
+ * Plan the next compressed segment of entries[0..n-1]: its page capacity P
+ * (up to LCP_MAX_ITEMS) and its pages, each entry encoded about once.
+ *
+ * P starts from hint (the previous segment's P: neighbouring keys compress
+ * alike), or without one from a sample (the first chunk the page could
+ * hold, scaled by the size the encoder reports).  The first chunk of P
+ * entries then settles it: if it does not fit, P shrinks by the size it
+ * needed (1% under the proportional estimate, and strictly smaller); if it
+ * fits with room to spare, P grows once the same way (when that chunk does
+ * not fit, the smaller one is kept).  Every next chunk of P entries is
+ * encoded once: the segment takes chunks while they fit, up to
+ * LEARNED_SEGMENT_MAX_PAGES pages, and ends before the first that does not
+ * (the next segment starts there, with a smaller P), so no pass is redone.
+ * The encoded pages stay in plan, for LearnedWriteCompressedRun.  Returns
+ * false, plan empty, if P is not above plain_cap: the segment stays plain.
  */
 bool
 LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
-					  Size n, int plain_cap, LearnedCompressedPlan *plan)
+					  Size n, int plain_cap, int hint, LearnedCompressedPlan *plan)
 {
 	PageCols	pc;
 	int			P;
-	uint32		cnt = (uint32) Min((Size) LCP_MAX_ITEMS, n);
 	size_t		used;
+	uint8	   *spare;
 	bool		ok = false;
+	bool		grown = false;
+	int			tries;
+	Size		done;
+	Size		range;
+	uint32		pg;
 
 	memset(plan, 0, sizeof(*plan));
+	if (n == 0)
+		return false;
 	page_cols_init(&pc);
-	if (encode_chunk(ki, entries, cnt, &pc, pc.area, &used) == LCP_OK)
-		P = (int) cnt;
+	if (hint > plain_cap)
+		P = (int) Min((Size) Min(hint, LCP_MAX_ITEMS), n);
 	else
-		P = (int) Min((double) cnt * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
-					  (double) (cnt - 1));
-	plan->pages = palloc((Size) LEARNED_SEGMENT_MAX_PAGES * LEARNED_LEAF_SPACE);
-	for (;;)
 	{
-		Size		range;
-		Size		done;
-		uint32		pg = 0;
+		uint32		cnt = (uint32) Min((Size) LCP_MAX_ITEMS, n);
+
+		if (encode_chunk(ki, entries, cnt, &pc, pc.area, &used) == LCP_OK)
+			P = (int) cnt;
+		else
+			P = (int) Min((double) cnt * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
+						  (double) (cnt - 1));
+	}
+	plan->pages = palloc((Size) LEARNED_SEGMENT_MAX_PAGES * LEARNED_LEAF_SPACE);
+	spare = palloc(LEARNED_LEAF_SPACE);
+
+	/* the first chunk: P such that it fits, grown once if it has room */
+	for (tries = 0; tries < PLAN_MAX_TRIES && P > plain_cap; tries++)
+	{
+		uint32		c = (uint32) Min((Size) P, n);
 		int			newP;
 
-		if (P <= plain_cap)
+		if (encode_chunk(ki, entries, c, &pc, (uint8 *) plan->pages, &used) != LCP_OK)
+		{
+			double		scaled = (double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.99;
+
+			P = (int) Max(Min(scaled, (double) (P - 1)), 1.0);
+			continue;
+		}
+		plan->used[0] = used;
+		ok = true;
+		if (grown || (Size) c >= n || P >= LCP_MAX_ITEMS ||
+			used >= (size_t) (LEARNED_LEAF_SPACE * 0.95))
 			break;
+		grown = true;
+		newP = (int) Min((double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
+						 (double) Min((Size) LCP_MAX_ITEMS, n));
+		if (newP <= P)
+			break;
+		/* the larger chunk, kept only if it fits */
+		if (encode_chunk(ki, entries, (uint32) newP, &pc, spare, &used) == LCP_OK)
+		{
+			memcpy(plan->pages, spare, used);
+			plan->used[0] = used;
+			P = newP;
+		}
+		break;
+	}
+	if (ok && P <= plain_cap)
+		ok = false;
+	if (ok)
+	{
+		/* the other chunks, each encoded once, while they fit */
 		range = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * P);
-		newP = P;
-		for (done = 0; done < range; done += P, pg++)
+		done = Min((Size) P, n);
+		for (pg = 1; done < range; pg++)
 		{
 			uint32		c = (uint32) Min((Size) P, range - done);
 			uint8	   *area = (uint8 *) plan->pages + (Size) pg * LEARNED_LEAF_SPACE;
 
-			if (encode_chunk(ki, entries + done, c, &pc, area, &used) == LCP_OK)
-				plan->used[pg] = used;
-			else
-			{
-				double		scaled = (double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.99;
-
-				newP = Min(newP, (int) Max(Min(scaled, (double) (P - 1)), 1.0));
-			}
+			if (encode_chunk(ki, entries + done, c, &pc, area, &used) != LCP_OK)
+				break;
+			plan->used[pg] = used;
+			done += c;
 			CHECK_FOR_INTERRUPTS();
 		}
-		if (newP == P)
-		{
-			plan->P = P;
-			plan->n = range;
-			plan->npages = pg;
-			ok = true;
-			break;
-		}
-		P = newP;
+		plan->P = P;
+		plan->n = done;
+		plan->npages = pg;
 	}
+	pfree(spare);
 	page_cols_free(&pc);
 	if (!ok)
 	{

@@ -777,7 +777,8 @@ typedef struct LearnedCompressedPlan
 } LearnedCompressedPlan;
 
 extern bool LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
-								  Size n, int plain_cap, LearnedCompressedPlan *plan);
+								  Size n, int plain_cap, int hint,
+								  LearnedCompressedPlan *plan);
 extern BlockNumber LearnedWriteCompressedRun(Relation index, LearnedCompressedPlan *plan,
 											 uint32 generation, bool building);
 extern int	LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
