@@ -457,7 +457,6 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 	Size		nparts = (n + segcap - 1) / segcap;
 	Size		per;
 	Size		done;
-	int			chint = 0;		/* the last compressed segment's P */
 
 	/*
 	 * Split evenly, in whole pages: a segment that just outgrew the cap
@@ -482,12 +481,14 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		if (LearnedKeyIsVarwidth(ki))
 			P = LearnedPlanVarwidth(ki, entries + done, n - done, &cnt);
 		else if (compress &&
-				 LearnedPlanCompressed(ki, entries + done, n - done, plainP, chint, &plan))
+				 LearnedPlanCompressed(ki, entries + done, n - done, plainP,
+									   set->last_P, &plan))
 		{
 			P = plan.P;
 			comp = true;
 			cnt = plan.n;
-			chint = P;
+			/* the next segment's first guess (a merge's next call too) */
+			set->last_P = P;
 		}
 
 		if (set->nsegs >= set->maxsegs)

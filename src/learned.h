@@ -764,6 +764,7 @@ typedef struct LearnedSegmentSet
 	int32		err_max;
 	int			mode;			/* LEARNED_MODE_* for new segments */
 	bool		compression;	/* compress new segments' pages if the key allows */
+	int			last_P;			/* the last compressed segment's capacity, or 0 */
 } LearnedSegmentSet;
 
 /* leaf.c, for the writers of compressed segments */

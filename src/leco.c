@@ -666,6 +666,40 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 	uint32_t	k;
 
 	/*
+	 * Exact targets, packing (the encoder's last pass): the residuals are
+	 * those of the pass below, the line advanced by addition.
+	 */
+	if (lo == hi && q == 0 && u != NULL)
+	{
+		leco_i128	acc = 0;
+
+		for (k = 0; k < len; k++)
+		{
+			leco_i128	c = (leco_i128) lo[k] - ((leco_i128) anchor + (acc >> sh));
+
+			if (k == 0 || c < rmin)
+				rmin = c;
+			acc += slope;
+		}
+		acc = 0;
+		for (k = 0; k < len; k++)
+		{
+			leco_i128	c = (leco_i128) lo[k] - ((leco_i128) anchor + (acc >> sh));
+			leco_u128	uk = (leco_u128) (c - rmin);
+
+			if (uk > umax)
+				umax = uk;
+			u[k] = (uint64_t) uk;
+			acc += slope;
+		}
+		if (base)
+			*base = (uint64_t) ((leco_i128) anchor + rmin);
+		if (umax > (leco_u128) UINT64_MAX)
+			return 65;
+		return leco_bits(umax);
+	}
+
+	/*
 	 * Exact targets (leco_encode: lo and hi are the same array), no packing:
 	 * the residual is the value minus the line, the line advanced by one
 	 * addition per element (an arithmetic shift of slope * k floors it as
@@ -755,6 +789,45 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 	return leco_bits(umax);
 }
 
+/*
+ * leco_residuals' width and base for exact targets v[0..len-1] whose range
+ * (max - min) is below 2^61, in 64-bit arithmetic: the values' offsets from
+ * the anchor and the line's (at most the range) are then below 2^61, so
+ * every residual fits an int64.  pred(k) = floor(slope * k / 2^sh) is kept
+ * as k * floor(slope / 2^sh) plus the carries of k * (slope mod 2^sh): the
+ * same floor, with no 128-bit product.
+ */
+static unsigned
+leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slope,
+				  unsigned sh, uint64_t *base)
+{
+	int64_t		sq = slope >> sh;	/* floor: arithmetic shift */
+	uint64_t	sr = (uint64_t) (slope - (int64_t) ((uint64_t) sq << sh));
+	uint64_t	one = (uint64_t) 1 << sh;
+	int64_t		pq = 0;
+	uint64_t	pr = 0;
+	int64_t		rmin = 0,
+				rmax = 0;
+	uint32_t	k;
+
+	for (k = 0; k < len; k++)
+	{
+		int64_t		c = (int64_t) (v[k] - anchor) - pq;
+
+		rmin = (k == 0 || c < rmin) ? c : rmin;
+		rmax = (k == 0 || c > rmax) ? c : rmax;
+		pq += sq;
+		pr += sr;
+		if (pr >= one)
+		{
+			pr -= one;
+			pq++;
+		}
+	}
+	*base = anchor + (uint64_t) rmin;
+	return leco_bits((leco_u128) (uint64_t) (rmax - rmin));
+}
+
 /* fit partition targets [lo, hi] of length len; returns its cost in bits */
 static uint64_t
 leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
@@ -770,6 +843,8 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	int64_t		slope = 0;
 	unsigned	sh = 0;
 	uint32_t	k;
+	uint64_t	mn = 0,
+				mx = UINT64_MAX;	/* exact targets: their range, below */
 
 	/* exact targets: every interval is a point */
 	if (lo == hi && len > 0)
@@ -794,9 +869,7 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	if (lo == hi)
 	{
 		/* the constant model of exact targets: min and max say it all */
-		uint64_t	mn = lo[0],
-					mx = lo[0];
-
+		mn = mx = lo[0];
 		for (k = 1; k < len; k++)
 		{
 			mn = lo[k] < mn ? lo[k] : mn;
@@ -813,19 +886,23 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 		leco_u128	ad = neg ? (leco_u128) (mfirst - mlast) : (leco_u128) (mlast - mfirst);
 		leco_u128	m = len - 1;
 
-		for (sh = LECO_MAX_SH;; sh--)
-		{
-			leco_u128	s = (ad << sh) / m;
+		leco_u128	s;
 
-			if (s < ((leco_u128) 1 << 63) || sh == 0)
-			{
-				if (s >= ((leco_u128) 1 << 63))
-					s = ((leco_u128) 1 << 63) - 1;
-				slope = neg ? -(int64_t) s : (int64_t) s;
-				break;
-			}
-		}
-		b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, &base1, NULL);
+		/*
+		 * The most fractional bits (up to LECO_MAX_SH) for which the slope
+		 * (ad << sh) / m fits an int64: floor(x / m) < 2^63 exactly when
+		 * x < m << 63, so one division.
+		 */
+		for (sh = LECO_MAX_SH; sh > 0 && (ad << sh) >= (m << 63); sh--)
+			;
+		s = (ad << sh) / m;
+		if (s >= ((leco_u128) 1 << 63))
+			s = ((leco_u128) 1 << 63) - 1;
+		slope = neg ? -(int64_t) s : (int64_t) s;
+		if (lo == hi && mx - mn < ((uint64_t) 1 << 61))
+			b1 = leco_line_width64(lo, len, mfirst, slope, sh, &base1);
+		else
+			b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, &base1, NULL);
 	}
 	/* the base comes with the width: no third pass over the targets */
 	if (b1 < b0)
