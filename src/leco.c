@@ -952,6 +952,9 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 	uint32_t	njump = 0;
 	uint32_t	jshift = 0;
 	LecoFit		f;
+	leco_u128	wacc = 0;		/* bit writer: pending bits, their count */
+	unsigned	wn = 0;
+	size_t		wbyte = 0;		/* where its next word goes */
 
 	if (nspan > 0)
 	{
@@ -1084,10 +1087,41 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		parts[i].sh = f.sh;
 		parts[i].b = f.b;
 		parts[i].q = f.q;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/*
+		 * The partitions' residuals are one stream of bits (each bitoff is
+		 * the bits before it): pack it 64 bits at a time, LSB first, into
+		 * little-endian words, the bytes leco_store_bits would set.
+		 */
+		for (k = 0; k < len && f.b > 0; k++)
+		{
+			wacc |= (leco_u128) u[k] << wn;
+			wn += f.b;
+			if (wn >= 64)
+			{
+				uint64_t	word = (uint64_t) wacc;
+
+				memcpy(resid + wbyte, &word, sizeof(word));
+				wbyte += 8;
+				wacc >>= 64;
+				wn -= 64;
+			}
+		}
+#else
 		for (k = 0; k < len && f.b > 0; k++)
 			leco_store_bits(resid, bits + (uint64_t) k * f.b, f.b, u[k]);
+#endif
 		bits += (uint64_t) f.b * len;
 	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the last partial word (the padding keeps 16 bytes past the bits) */
+	if (wn > 0)
+	{
+		uint64_t	word = (uint64_t) wacc;
+
+		memcpy(resid + wbyte, &word, sizeof(word));
+	}
+#endif
 	free(u);
 	free(spans);
 	*size = (size_t) total;
