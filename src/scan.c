@@ -189,6 +189,9 @@ typedef struct LearnedScanOpaqueData
 	 * slice's size, and the decoded columns of the current one.
 	 */
 	int			slice;
+	bool		slice_point;	/* an equality on the key: few entries expected */
+	bool		slice_has_end;	/* a forward scan's end has an image: */
+	uint64		slice_end;		/* the first image past it */
 	uint64	   *slice_keys;
 	uint64	   *slice_blocks;
 	uint64	   *slice_offsets;
@@ -1352,12 +1355,13 @@ batch_key_space(Batch *b, Size need)
  * the pin.
  *
  * A compressed page holds thousands of entries: it is read a slice at a
- * time (SLICE_FIRST entries after positioning, twice as many each next
- * slice, up to SLICE_MAX), and b->resume says where the next slice starts
- * (static_advance re-locks the page, which the batch kept pinned, so VACUUM
- * cannot have changed it).  The first slice decodes by random access only
- * the keys the loop reads and the TIDs of the items it returns (a point
- * lookup reads a key or two); larger ones decode in one sequential pass.
+ * time (SLICE_FIRST entries after positioning, twice as many each
+ * next slice, up to SLICE_MAX), and b->resume says where the next slice
+ * starts (static_advance re-locks the page, which the batch kept pinned, so
+ * VACUUM cannot have changed it).  The first slice of an equality scan
+ * decodes by random access only the keys the loop reads and the TIDs of
+ * the items it returns (a point lookup reads a key or two); other slices
+ * decode in one sequential pass.
  * So a LIMIT 10 or a point lookup decodes a few entries, not the rest of
  * the page.
  */
@@ -1389,9 +1393,22 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		int			c = Min(Max(so->slice, SLICE_FIRST),
 						so->forward ? nitems - slot : slot + 1);
 
+		/*
+		 * A forward range scan with an end of the key's image: the slice
+		 * is the entries up to the first past the end, as the key run's
+		 * search finds it (only a size: the conditions still decide each
+		 * entry), or the rest of the page.
+		 */
+		if (so->forward && so->slice_has_end && !so->slice_point)
+		{
+			int			e = LearnedLeafLowerBound(&so->view, so->slice_end);
+
+			c = Min(Max(e - slot + 1, 1), Min(nitems - slot, SLICE_MAX));
+		}
+
 		from = so->forward ? slot : slot - c + 1;
 		end = so->forward ? slot + c : slot - c;
-		if (c > SLICE_FIRST)
+		if (c > SLICE_FIRST || !so->slice_point)
 		{
 			if (so->slice_keys == NULL)
 			{
@@ -1474,11 +1491,13 @@ position_interval(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
 	Bound		bound;
+	Bound		end;
 	bool		have;
 	uint32		vp;
 	int			slot = 0;
 	Buffer		buf;
 	int			n;
+	int			c;
 
 	if (dir->nvpages == 0)
 		return false;
@@ -1486,6 +1505,23 @@ position_interval(IndexScanDesc scan)
 	/* forward: first entry past the bound; backward: the one before it */
 	have = make_bound(so, so->pos.interval, so->forward, &bound);
 	so->slice = SLICE_FIRST;
+	so->slice_point = so->driver != NULL;
+	so->slice_has_end = false;
+	if (so->forward && LearnedCompressKeyKind(&so->ki) != LEARNED_CKEY_NONE &&
+		make_bound(so, so->pos.interval, false, &end) &&
+		end.nkeys == 1 && !end.isnull[0] &&
+		LearnedLeafBoundImage(&so->ki, end.values[0], end.types[0], &so->slice_end) &&
+		!(end.strict && so->slice_end == PG_UINT64_MAX))
+	{
+		/* the end bound: entries past it (> or >= it) end the scan */
+		so->slice_has_end = true;
+		if (end.strict)
+			so->slice_end++;
+	}
+	for (c = 0; c < so->nconds && !so->slice_point; c++)
+		so->slice_point = so->conds[c].attno == 0 &&
+			so->conds[c].istrategy == BTEqualStrategyNumber &&
+			so->conds[c].nulltest == 0;
 
 	if (so->forward)
 	{
