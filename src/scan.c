@@ -1403,7 +1403,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		{
 			int			e = LearnedLeafLowerBound(&so->view, so->slice_end);
 
-			c = Min(Max(e - slot + 1, 1), Min(nitems - slot, SLICE_MAX));
+			c = Min(Max(e - slot + 1, SLICE_FIRST), Min(nitems - slot, SLICE_MAX));
 		}
 
 		from = so->forward ? slot : slot - c + 1;
