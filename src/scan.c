@@ -190,8 +190,7 @@ typedef struct LearnedScanOpaqueData
 	 */
 	int			slice;
 	bool		slice_point;	/* an equality on the key: few entries expected */
-	bool		slice_has_end;	/* a forward scan's end has an image: */
-	uint64		slice_end;		/* the first image past it */
+	bool		slice_has_end;	/* a range: the scan has an end bound */
 	uint64	   *slice_keys;
 	uint64	   *slice_blocks;
 	uint64	   *slice_offsets;
@@ -1347,6 +1346,8 @@ batch_key_space(Batch *b, Size need)
 /* slices of a compressed page: the first of a positioning, the largest */
 #define SLICE_FIRST		16
 #define SLICE_MAX		1024
+#define SLICE_RANGE		256		/* a range scan's slices, at least */
+#define SLICE_STEP		32		/* entries decoded at a time */
 
 /*
  * Fill the batch from a locked page, starting at slot, in the scan's
@@ -1358,12 +1359,13 @@ batch_key_space(Batch *b, Size need)
  * time (SLICE_FIRST entries after positioning, twice as many each
  * next slice, up to SLICE_MAX), and b->resume says where the next slice
  * starts (static_advance re-locks the page, which the batch kept pinned, so
- * VACUUM cannot have changed it).  The first slice of an equality scan
- * decodes by random access only the keys the loop reads and the TIDs of
- * the items it returns (a point lookup reads a key or two); other slices
- * decode in one sequential pass.
- * So a LIMIT 10 or a point lookup decodes a few entries, not the rest of
- * the page.
+ * VACUUM cannot have changed it); a range scan (one with an end bound)
+ * takes at least SLICE_RANGE entries a slice.  The first slice of an
+ * equality scan decodes by random access only the keys the loop reads and
+ * the TIDs of the items it returns (a point lookup reads a key or two);
+ * other slices decode sequentially, SLICE_STEP entries at a time as the
+ * loop reaches them.  So a LIMIT 10 or a point lookup decodes a few
+ * entries, not the rest of the page, and a range little past its end.
  */
 static void
 fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
@@ -1376,6 +1378,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			end = so->forward ? nitems : -1;
 	int			from = 0;
 	bool		sliced = false;
+	int			decoded = 0;	/* sliced: entries of the slice decoded so far */
 	ScanArray  *drv = so->driver;
 
 	Assert(so->view.page == page);
@@ -1394,17 +1397,12 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 						so->forward ? nitems - slot : slot + 1);
 
 		/*
-		 * A forward range scan with an end of the key's image: the slice
-		 * is the entries up to the first past the end, as the key run's
-		 * search finds it (only a size: the conditions still decide each
-		 * entry), or the rest of the page.
+		 * A scan with an end bound (a range) returns every entry up to it:
+		 * at least SLICE_RANGE entries a slice (the decoding below stops
+		 * a little past the end anyway).
 		 */
-		if (so->forward && so->slice_has_end && !so->slice_point)
-		{
-			int			e = LearnedLeafLowerBound(&so->view, so->slice_end);
-
-			c = Min(Max(e - slot + 1, SLICE_FIRST), Min(nitems - slot, SLICE_MAX));
-		}
+		if (so->slice_has_end && !so->slice_point)
+			c = Min(Max(c, SLICE_RANGE), so->forward ? nitems - slot : slot + 1);
 
 		from = so->forward ? slot : slot - c + 1;
 		end = so->forward ? slot + c : slot - c;
@@ -1419,16 +1417,31 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 				so->slice_offsets = palloc(sizeof(uint64) * SLICE_MAX);
 				MemoryContextSwitchTo(old);
 			}
-			LearnedLeafDecodeRange(&so->view, from, c,
-								   so->slice_keys, so->slice_blocks, so->slice_offsets);
 			sliced = true;
 		}
 		so->slice = Min(Max(so->slice, SLICE_FIRST) * 2, SLICE_MAX);
 	}
 	for (i = slot; i >= 0 && i < nitems && i != end; i += step)
 	{
-		Datum		key = sliced ?
-			LearnedLeafImageKey(&so->ki, so->slice_keys[i - from]) :
+		Datum		key;
+
+		/*
+		 * A slice is decoded sequentially SLICE_STEP entries at a time, as
+		 * the loop reaches them: a scan that ends early decodes little past
+		 * its end.  slice arrays are indexed from "from", the slice's
+		 * lowest slot, in either direction.
+		 */
+		if (sliced && decoded == (so->forward ? i - slot : slot - i))
+		{
+			int			m = Min(SLICE_STEP, (so->forward ? end - i : i - end));
+			int			lo = so->forward ? i : i - m + 1;
+
+			LearnedLeafDecodeRange(&so->view, lo, m, so->slice_keys + (lo - from),
+								   so->slice_blocks + (lo - from),
+								   so->slice_offsets + (lo - from));
+			decoded += m;
+		}
+		key = sliced ? LearnedLeafImageKey(&so->ki, so->slice_keys[i - from]) :
 			leaf_key(so, page, i);
 
 		if (drv)
@@ -1506,18 +1519,9 @@ position_interval(IndexScanDesc scan)
 	have = make_bound(so, so->pos.interval, so->forward, &bound);
 	so->slice = SLICE_FIRST;
 	so->slice_point = so->driver != NULL;
-	so->slice_has_end = false;
-	if (so->forward && LearnedCompressKeyKind(&so->ki) != LEARNED_CKEY_NONE &&
-		make_bound(so, so->pos.interval, false, &end) &&
-		end.nkeys == 1 && !end.isnull[0] &&
-		LearnedLeafBoundImage(&so->ki, end.values[0], end.types[0], &so->slice_end) &&
-		!(end.strict && so->slice_end == PG_UINT64_MAX))
-	{
-		/* the end bound: entries past it (> or >= it) end the scan */
-		so->slice_has_end = true;
-		if (end.strict)
-			so->slice_end++;
-	}
+	/* a bound on the far side too: a range (the backward bound is the end) */
+	so->slice_has_end = LearnedCompressKeyKind(&so->ki) != LEARNED_CKEY_NONE &&
+		make_bound(so, so->pos.interval, !so->forward, &end);
 	for (c = 0; c < so->nconds && !so->slice_point; c++)
 		so->slice_point = so->conds[c].attno == 0 &&
 			so->conds[c].istrategy == BTEqualStrategyNumber &&
