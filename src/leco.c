@@ -143,6 +143,31 @@ leco_part_len(const uint8_t *run, uint32_t p)
 
 /* ---------- decoding ---------- */
 
+/*
+ * Elements k .. k + cnt - 1 of partition p into out: the line advanced by
+ * one addition per element (an arithmetic shift of slope * k floors it
+ * exactly as leco_pred does), the residuals read in order.
+ */
+static inline void
+leco_part_decode(const LecoPart *p, const uint8_t *resid, uint32_t k, uint32_t cnt,
+				 uint64_t *out)
+{
+	leco_i128	acc = (leco_i128) p->slope * (leco_i128) k;
+	uint64_t	bit = (uint64_t) p->bitoff + (uint64_t) k * p->b;
+	uint32_t	j;
+
+	for (j = 0; j < cnt; j++)
+	{
+		uint64_t	v = p->base + (uint64_t) (acc >> p->sh);
+
+		if (p->b > 0)
+			v += leco_load_bits(resid, bit, p->b) << p->q;
+		out[j] = v;
+		acc += p->slope;
+		bit += p->b;
+	}
+}
+
 uint32_t
 leco_find_part(const uint8_t *run, uint32_t i)
 {
@@ -230,8 +255,9 @@ leco_decode_range(const uint8_t *run, uint32_t from, uint32_t count, uint64_t *o
 
 		if (pend > end)
 			pend = end;
-		for (; i < pend; i++, k++)
-			*out++ = leco_part_get(&parts[p], resid, k);
+		leco_part_decode(&parts[p], resid, k, pend - i, out);
+		out += pend - i;
+		i = pend;
 		p++;
 	}
 }
@@ -455,8 +481,9 @@ leco_decode_range_checked(const uint8_t *run, uint32_t from, uint32_t count,
 
 		if (pend > end)
 			pend = end;
-		for (; i < pend; i++, k++)
-			*out++ = leco_part_get(&parts[p], resid, k);
+		leco_part_decode(&parts[p], resid, k, pend - i, out);
+		out += pend - i;
+		i = pend;
 		if (i >= end)
 			return true;
 		/* partitions are checked as the slice reaches them */
