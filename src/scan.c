@@ -1069,6 +1069,8 @@ compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
 		x++;
 	a = Min(a, n - 1);
 	e = Min(e, n - 1);
+	if (e < a)
+		a = 0, e = n - 1;		/* no usable window: the whole page */
 	for (pass = (a > 0 || e < n - 1) ? 0 : 1; pass < 2; pass++)
 	{
 		int			s = pass == 0 ? LearnedLeafLowerBoundIn(&so->view, x, a, e + 1) :
