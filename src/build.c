@@ -440,10 +440,10 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P,
  * write their leaf runs and train their models; append to the arrays.
  *
  * With set->compression and a compressible key (leaf.c), each segment
- * first gets its own page capacity P, the largest for which all its pages
- * fit compressed (LearnedPlanCompressed, which also encodes them); a
- * segment for which that is no better than the plain capacity is written
- * plain.
+ * first gets its own page capacity P, from the previous compressed
+ * segment's and its own first page (LearnedPlanCompressed, which encodes
+ * its pages once and ends it before a page that would not fit); a segment
+ * for which that is no better than the plain capacity is written plain.
  */
 void
 LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
@@ -498,11 +498,14 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 			}
 		}
 		else if (compress &&
-			LearnedPlanCompressed(ki, entries + done, n - done, plainP, &plan))
+				 LearnedPlanCompressed(ki, entries + done, n - done, plainP,
+									   set->last_P, &plan))
 		{
 			P = plan.P;
 			comp = true;
 			cnt = plan.n;
+			/* the next segment's first guess (a merge's next call too) */
+			set->last_P = P;
 		}
 
 		if (set->nsegs >= set->maxsegs)

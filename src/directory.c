@@ -409,14 +409,24 @@ LearnedDirGetZone(const LearnedDirectory *dir, uint32 z)
  * >= hint should be.  Returns false if hint is below every segment (then
  * the answer is the first entry).  The scan verifies the window with the
  * comparator, so a wrong window costs reads, never answers.
+ *
+ * slots (may be NULL): the model's window inside those pages, slots[0] in
+ * page *wlo to slots[1] in page *whi (0 and INT_MAX when the segment has no
+ * model: a zone map), to narrow the search inside a page.
  */
 bool
-LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *whi)
+LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *whi,
+				 int *slots)
 {
 	uint32		lo = 0,
 				hi = dir->nsegments;
 
 	*wlo = *whi = 0;
+	if (slots)
+	{
+		slots[0] = 0;
+		slots[1] = INT_MAX;
+	}
 	if (dir->nsegments == 0 || dir->segments[0].first_key > hint)
 		return false;
 	/* rightmost segment whose first key is at most hint */
@@ -429,7 +439,7 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
 		else
 			hi = mid;
 	}
-	LearnedDirWindowSeg(dir, lo, hint, false, wlo, whi);
+	LearnedDirWindowSeg(dir, lo, hint, false, wlo, whi, slots);
 	return true;
 }
 
@@ -441,11 +451,13 @@ LearnedDirWindow(const LearnedDirectory *dir, uint64 hint, uint32 *wlo, uint32 *
  */
 void
 LearnedDirWindowSeg(const LearnedDirectory *dir, uint32 segno, uint64 hint,
-					bool local, uint32 *wlo, uint32 *whi)
+					bool local, uint32 *wlo, uint32 *whi, int *slots)
 {
 	const LearnedSegment *seg = &dir->segments[segno];
 	uint32		segvp = dir->seg_first_vpage[segno];
 	uint32		P = seg->items_per_page;
+	int			slo = 0,
+				shi = INT_MAX;
 
 	if (seg->kind == LEARNED_SEG_ZONEMAP)
 	{
@@ -525,9 +537,18 @@ LearnedDirWindowSeg(const LearnedDirectory *dir, uint32 segno, uint64 hint,
 		rhi = Max(rhi, rlo);
 		*wlo = segvp + (uint32) (rlo / P);
 		*whi = segvp + (uint32) (rhi / P);
+		slo = (int) (rlo % P);
+		shi = (int) (rhi % P);
 	}
+	if (*whi > dir->nvpages - 1 || *wlo > *whi)
+		slo = 0, shi = INT_MAX;
 	*whi = Min(*whi, dir->nvpages - 1);
 	*wlo = Min(*wlo, *whi);
+	if (slots)
+	{
+		slots[0] = slo;
+		slots[1] = shi;
+	}
 }
 
 /* ---------- G5: model or zone map, per segment ---------- */

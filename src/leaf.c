@@ -98,13 +98,62 @@ LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image)
 }
 
 /*
+ * The image a compressed page would give a scan bound's value of type
+ * typid, if one orders exactly like the comparator: a value of the key's
+ * own type, or any integer against an integer key (an integer's image is
+ * its int64 value's, whatever its width, so an int8 bound beyond an int4
+ * key's range still falls before or after every key).  It only narrows the
+ * search inside a page (lcp_lower_bound); the caller's comparator checks
+ * the answer.
+ */
+bool
+LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typid, uint64 *image)
+{
+	int64		v;
+
+	if (LearnedCompressKeyKind(ki) == LEARNED_CKEY_NONE)
+		return false;
+	if (typid == ki->keytype)
+	{
+		*image = key_image(ki, value);
+		return true;
+	}
+	if (ki->keytype != INT2OID && ki->keytype != INT4OID && ki->keytype != INT8OID)
+		return false;
+	switch (typid)
+	{
+		case INT2OID:
+			v = DatumGetInt16(value);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(value);
+			break;
+		case INT8OID:
+			v = DatumGetInt64(value);
+			break;
+		default:
+			return false;
+	}
+	*image = leco_i64_to_u64(v);
+	return true;
+}
+
+/*
  * Open a leaf page (keys or NULLs) for reading: a plain page needs nothing,
  * a compressed one is validated (header, runs, counts, residual widths);
  * damage is reported as corruption.  The caller holds a lock on the page.
+ *
+ * lazy (scans): a compressed page's key run is checked at open only in
+ * O(1) (its header, its first and last partitions), and each partition
+ * when a read reaches it (lcp_open_lazy): a lookup that reads a few keys
+ * of a page does not pay for checking its whole partition table at every
+ * visit.  Every byte read is still checked before it is trusted, so a page
+ * whose bytes changed (a new buffer load after corruption) is never read
+ * out of bounds; damage is reported when a read reaches it.
  */
-void
-LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
-				const LearnedLeafLayout *layout, LearnedLeafView *v)
+static void
+leaf_open(Relation index, Page page, BlockNumber blkno,
+		  const LearnedLeafLayout *layout, LearnedLeafView *v, bool lazy)
 {
 	LearnedPageOpaque opaque = LearnedPageGetOpaque(page);
 
@@ -114,6 +163,7 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 	v->varwidth = (opaque->flags & LEARNED_LEAF_VARWIDTH) != 0;
 	v->index = index;
 	v->blkno = blkno;
+	v->lazy = false;
 	v->stride = false;
 	if (v->varwidth && (opaque->flags & LEARNED_LEAF_STRIDE))
 	{
@@ -188,11 +238,71 @@ LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 			ph->pd_lower > LEARNED_LEAF_DATA_OFFSET + LEARNED_LEAF_SPACE)
 			LearnedReportCorrupt(index, blkno, "bad compressed leaf page header");
 		avail = ph->pd_lower - LEARNED_LEAF_DATA_OFFSET;
-		if (!lcp_open((const uint8 *) page + LEARNED_LEAF_DATA_OFFSET, avail,
-					  opaque->nitems, &v->lcp))
+		if (!(lazy ? lcp_open_lazy : lcp_open) ((const uint8 *) page + LEARNED_LEAF_DATA_OFFSET,
+												avail, opaque->nitems, &v->lcp))
 			LearnedReportCorrupt(index, blkno, "bad compressed leaf page");
 		v->nitems = opaque->nitems;
+		v->lazy = lazy;
 	}
+}
+
+void
+LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
+				const LearnedLeafLayout *layout, LearnedLeafView *v)
+{
+	leaf_open(index, page, blkno, layout, v, false);
+}
+
+void
+LearnedLeafOpenLazy(Relation index, Page page, BlockNumber blkno,
+					const LearnedLeafLayout *layout, LearnedLeafView *v)
+{
+	leaf_open(index, page, blkno, layout, v, true);
+}
+
+/*
+ * A compressed page: the first slot whose key image is >= x, searched on
+ * the compressed key run.
+ */
+int
+LearnedLeafLowerBound(const LearnedLeafView *v, uint64 x)
+{
+	uint32		pos;
+
+	Assert(v->compressed);
+	if (!v->lazy)
+		return (int) lcp_lower_bound(&v->lcp, x);
+	if (!lcp_lower_bound_checked(&v->lcp, x, &pos))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
+	return (int) pos;
+}
+
+/* the same inside slots [a, b) (0 <= a <= b <= nitems) */
+int
+LearnedLeafLowerBoundIn(const LearnedLeafView *v, uint64 x, int a, int b)
+{
+	uint32		pos;
+
+	Assert(v->compressed && a >= 0 && a <= b && b <= v->nitems);
+	if (!lcp_lower_bound_in_checked(&v->lcp, x, (uint32) a, (uint32) b, &pos))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
+	return (int) pos;
+}
+
+/*
+ * A compressed page: decode entries from .. from + count - 1 (key images,
+ * block numbers, offsets).
+ */
+void
+LearnedLeafDecodeRange(const LearnedLeafView *v, int from, int count,
+					   uint64 *keys, uint64 *blocks, uint64 *offsets)
+{
+	Assert(v->compressed && from >= 0 && count >= 0 && from + count <= v->nitems);
+	if (!v->lazy)
+		lcp_decode_range(&v->lcp, (uint32) from, (uint32) count, keys, blocks, offsets);
+	else if (!lcp_decode_range_checked(&v->lcp, (uint32) from, (uint32) count,
+									   keys, blocks, offsets))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
 }
 
 #define VW_RING 4
@@ -337,7 +447,13 @@ LearnedLeafVarData(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
 Datum
 LearnedLeafCompressedKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 {
-	return LearnedLeafImageKey(ki, lcp_key(&v->lcp, (uint32) slot));
+	uint64		image;
+
+	if (!v->lazy)
+		return LearnedLeafImageKey(ki, lcp_key(&v->lcp, (uint32) slot));
+	if (!lcp_key_checked(&v->lcp, (uint32) slot, &image))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
+	return LearnedLeafImageKey(ki, image);
 }
 
 ItemPointerData
@@ -360,6 +476,8 @@ LearnedLeafCheckSlot(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slo
 	uint64		image = lcp_key(&v->lcp, (uint32) slot);
 	uint64		blk = leco_get(v->lcp.blocks, (uint32) slot);
 	uint64		off = leco_get(v->lcp.offsets, (uint32) slot);
+
+	Assert(!v->lazy);			/* every partition was checked at open */
 
 	if (key_image(ki, LearnedLeafImageKey(ki, image)) != image)
 		return false;
@@ -418,72 +536,115 @@ encode_chunk(const LearnedKeyInfo *ki, const LearnedEntry *entries, uint32 n,
 	return rc;
 }
 
+/* the most entries a first chunk may be re-encoded for, growing or shrinking P */
+#define PLAN_MAX_TRIES	8
+
 /*
- * Plan the next compressed segment of entries[0..n-1]: the largest P (up
- * to LCP_MAX_ITEMS) such that every chunk of P entries of the segment (its
- * first min(n, LEARNED_SEGMENT_MAX_PAGES * P) entries) fits on a page.  A
- * sample (the first chunk the page could hold) gives the first P from the
- * size the encoder reports; each pass over the segment encodes every chunk
- * and, if some chunk does not fit, scales P down by the worst one (1% under
- * the proportional estimate, and strictly smaller) for another pass.  The
- * pass that fits keeps its encoded pages in plan, for
- * LearnedWriteCompressedRun.  Returns false, plan empty, if that P is not
- * above plain_cap: the segment stays plain.
+ * Plan the next compressed segment of entries[0..n-1]: its page capacity P
+ * (up to LCP_MAX_ITEMS) and its pages, each entry encoded about once.
+ *
+ * P starts from hint (the previous segment's P: neighbouring keys compress
+ * alike), or without one from a sample (the first chunk the page could
+ * hold, scaled by the size the encoder reports).  The first chunk of P
+ * entries then settles it: if it does not fit, P shrinks by the size it
+ * needed (1% under the proportional estimate, and strictly smaller); if it
+ * fits with room to spare, P grows once the same way (when that chunk does
+ * not fit, the smaller one is kept).  Every next chunk of P entries is
+ * encoded once: the segment takes chunks while they fit, up to
+ * LEARNED_SEGMENT_MAX_PAGES pages, and ends before the first that does not
+ * (the next segment starts there, with a smaller P), so no pass is redone.
+ * The encoded pages stay in plan, for LearnedWriteCompressedRun.  Returns
+ * false, plan empty, if P is not above plain_cap: the segment stays plain.
  */
 bool
 LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
-					  Size n, int plain_cap, LearnedCompressedPlan *plan)
+					  Size n, int plain_cap, int hint, LearnedCompressedPlan *plan)
 {
 	PageCols	pc;
 	int			P;
-	uint32		cnt = (uint32) Min((Size) LCP_MAX_ITEMS, n);
 	size_t		used;
+	uint8	   *spare;
 	bool		ok = false;
+	bool		grown = false;
+	int			tries;
+	Size		done;
+	Size		range;
+	uint32		pg;
 
 	memset(plan, 0, sizeof(*plan));
+	if (n == 0)
+		return false;
 	page_cols_init(&pc);
-	if (encode_chunk(ki, entries, cnt, &pc, pc.area, &used) == LCP_OK)
-		P = (int) cnt;
+	if (hint > plain_cap)
+		P = (int) Min((Size) Min(hint, LCP_MAX_ITEMS), n);
 	else
-		P = (int) Min((double) cnt * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
-					  (double) (cnt - 1));
-	plan->pages = palloc((Size) LEARNED_SEGMENT_MAX_PAGES * LEARNED_LEAF_SPACE);
-	for (;;)
 	{
-		Size		range;
-		Size		done;
-		uint32		pg = 0;
+		uint32		cnt = (uint32) Min((Size) LCP_MAX_ITEMS, n);
+
+		if (encode_chunk(ki, entries, cnt, &pc, pc.area, &used) == LCP_OK)
+			P = (int) cnt;
+		else
+			P = (int) Min((double) cnt * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
+						  (double) (cnt - 1));
+	}
+	plan->pages = palloc((Size) LEARNED_SEGMENT_MAX_PAGES * LEARNED_LEAF_SPACE);
+	spare = palloc(LEARNED_LEAF_SPACE);
+
+	/* the first chunk: P such that it fits, grown once if it has room */
+	for (tries = 0; tries < PLAN_MAX_TRIES && P > plain_cap; tries++)
+	{
+		uint32		c = (uint32) Min((Size) P, n);
 		int			newP;
 
-		if (P <= plain_cap)
+		if (encode_chunk(ki, entries, c, &pc, (uint8 *) plan->pages, &used) != LCP_OK)
+		{
+			double		scaled = (double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.99;
+
+			P = (int) Max(Min(scaled, (double) (P - 1)), 1.0);
+			continue;
+		}
+		plan->used[0] = used;
+		ok = true;
+		if (grown || (Size) c >= n || P >= LCP_MAX_ITEMS ||
+			used >= (size_t) (LEARNED_LEAF_SPACE * 0.95))
 			break;
+		grown = true;
+		newP = (int) Min((double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
+						 (double) Min((Size) LCP_MAX_ITEMS, n));
+		if (newP <= P)
+			break;
+		/* the larger chunk, kept only if it fits */
+		if (encode_chunk(ki, entries, (uint32) newP, &pc, spare, &used) == LCP_OK)
+		{
+			memcpy(plan->pages, spare, used);
+			plan->used[0] = used;
+			P = newP;
+		}
+		break;
+	}
+	if (ok && P <= plain_cap)
+		ok = false;
+	if (ok)
+	{
+		/* the other chunks, each encoded once, while they fit */
 		range = Min(n, (Size) LEARNED_SEGMENT_MAX_PAGES * P);
-		newP = P;
-		for (done = 0; done < range; done += P, pg++)
+		done = Min((Size) P, n);
+		for (pg = 1; done < range; pg++)
 		{
 			uint32		c = (uint32) Min((Size) P, range - done);
 			uint8	   *area = (uint8 *) plan->pages + (Size) pg * LEARNED_LEAF_SPACE;
 
-			if (encode_chunk(ki, entries + done, c, &pc, area, &used) == LCP_OK)
-				plan->used[pg] = used;
-			else
-			{
-				double		scaled = (double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.99;
-
-				newP = Min(newP, (int) Max(Min(scaled, (double) (P - 1)), 1.0));
-			}
+			if (encode_chunk(ki, entries + done, c, &pc, area, &used) != LCP_OK)
+				break;
+			plan->used[pg] = used;
+			done += c;
 			CHECK_FOR_INTERRUPTS();
 		}
-		if (newP == P)
-		{
-			plan->P = P;
-			plan->n = range;
-			plan->npages = pg;
-			ok = true;
-			break;
-		}
-		P = newP;
+		plan->P = P;
+		plan->n = done;
+		plan->npages = pg;
 	}
+	pfree(spare);
 	page_cols_free(&pc);
 	if (!ok)
 	{

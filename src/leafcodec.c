@@ -108,8 +108,21 @@ lcp_run_ok(const uint8_t *run, size_t len, uint32_t n, unsigned maxb)
 	return true;
 }
 
-bool
-lcp_open(const uint8_t *area, size_t avail, uint32_t expect_n, LcpView *v)
+/* the O(1) checks of a key run (lcp_open_lazy): its header, size and count */
+static bool
+lcp_run_header_ok(const uint8_t *run, size_t len, uint32_t n)
+{
+	const LecoRunHeader *h = leco_header(run);
+
+	if (!leco_validate_header(run, len) || h->total_bytes != len || h->n != n)
+		return false;
+	/* the first and last partitions, which the page's edge keys come from */
+	return leco_part_ok(run, 0) && leco_part_ok(run, h->npart - 1);
+}
+
+static bool
+lcp_open_impl(const uint8_t *area, size_t avail, uint32_t expect_n, LcpView *v,
+			  bool lazy)
 {
 	LcpHeader	hdr;
 
@@ -124,8 +137,10 @@ lcp_open(const uint8_t *area, size_t avail, uint32_t expect_n, LcpView *v)
 		hdr.end_off <= hdr.off_off || hdr.end_off > avail ||
 		((hdr.blk_off | hdr.off_off | hdr.end_off) & 7) != 0)
 		return false;
-	if (!lcp_run_ok(area + hdr.key_off, hdr.blk_off - hdr.key_off, hdr.n,
-					LCP_MAX_KEY_BITS) ||
+	if (!(lazy ?
+		  lcp_run_header_ok(area + hdr.key_off, hdr.blk_off - hdr.key_off, hdr.n) :
+		  lcp_run_ok(area + hdr.key_off, hdr.blk_off - hdr.key_off, hdr.n,
+					 LCP_MAX_KEY_BITS)) ||
 		!lcp_run_ok(area + hdr.blk_off, hdr.off_off - hdr.blk_off, hdr.n,
 					LCP_MAX_BLOCK_BITS) ||
 		!lcp_run_ok(area + hdr.off_off, hdr.end_off - hdr.off_off, hdr.n,
@@ -135,6 +150,67 @@ lcp_open(const uint8_t *area, size_t avail, uint32_t expect_n, LcpView *v)
 	v->keys = area + hdr.key_off;
 	v->blocks = area + hdr.blk_off;
 	v->offsets = area + hdr.off_off;
+	return true;
+}
+
+bool
+lcp_open(const uint8_t *area, size_t avail, uint32_t expect_n, LcpView *v)
+{
+	return lcp_open_impl(area, avail, expect_n, v, false);
+}
+
+bool
+lcp_open_lazy(const uint8_t *area, size_t avail, uint32_t expect_n, LcpView *v)
+{
+	return lcp_open_impl(area, avail, expect_n, v, true);
+}
+
+bool
+lcp_key_checked(const LcpView *v, uint32_t i, uint64_t *key)
+{
+	return leco_get_checked(v->keys, i, key);
+}
+
+bool
+lcp_decode_range_checked(const LcpView *v, uint32_t from, uint32_t count,
+						 uint64_t *keys, uint64_t *blocks, uint64_t *offsets)
+{
+	if (keys && !leco_decode_range_checked(v->keys, from, count, keys))
+		return false;
+	if ((uint64_t) from + count > v->n)
+		return false;
+	if (blocks)
+		leco_decode_range(v->blocks, from, count, blocks);
+	if (offsets)
+		leco_decode_range(v->offsets, from, count, offsets);
+	return true;
+}
+
+bool
+lcp_lower_bound_checked(const LcpView *v, uint64_t x, uint32_t *pos)
+{
+	return leco_lower_bound_checked(v->keys, x, pos);
+}
+
+bool
+lcp_lower_bound_in_checked(const LcpView *v, uint64_t x, uint32_t a, uint32_t b,
+						   uint32_t *pos)
+{
+	if (a > b || b > v->n)
+		return false;
+	while (a < b)
+	{
+		uint32_t	mid = a + (b - a) / 2;
+		uint64_t	k;
+
+		if (!leco_get_checked(v->keys, mid, &k))
+			return false;
+		if (k < x)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*pos = a;
 	return true;
 }
 
@@ -165,6 +241,25 @@ lcp_decode(const LcpView *v, uint64_t *keys, uint64_t *blocks, uint64_t *offsets
 		leco_decode_all(v->blocks, blocks);
 	if (offsets)
 		leco_decode_all(v->offsets, offsets);
+}
+
+void
+lcp_decode_range(const LcpView *v, uint32_t from, uint32_t count,
+				 uint64_t *keys, uint64_t *blocks, uint64_t *offsets)
+{
+	if (keys)
+		leco_decode_range(v->keys, from, count, keys);
+	if (blocks)
+		leco_decode_range(v->blocks, from, count, blocks);
+	if (offsets)
+		leco_decode_range(v->offsets, from, count, offsets);
+}
+
+void
+lcp_prefetch_tid(const LcpView *v, uint32_t i)
+{
+	leco_prefetch(v->blocks, i);
+	leco_prefetch(v->offsets, i);
 }
 
 uint32_t

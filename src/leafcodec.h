@@ -88,6 +88,30 @@ extern int	lcp_encode(const uint64_t *keys, const uint64_t *blocks,
 extern bool lcp_open(const uint8_t *area, size_t avail, uint32_t expect_n,
 					 LcpView *v);
 
+/*
+ * The same, but the key run's partitions and jump table are not checked
+ * (its header, its first and last partitions are): a page visit that
+ * reads a few keys does not pay for checking them all.  Such a view's keys
+ * are read only with the _checked functions, which check the partitions
+ * they touch and return false on damage.  The block and offset runs are
+ * checked as by lcp_open (one partition each), so lcp_block and
+ * lcp_offset serve both.
+ */
+extern bool lcp_open_lazy(const uint8_t *area, size_t avail, uint32_t expect_n,
+						  LcpView *v);
+extern bool lcp_key_checked(const LcpView *v, uint32_t i, uint64_t *key);
+extern bool lcp_decode_range_checked(const LcpView *v, uint32_t from, uint32_t count,
+									 uint64_t *keys, uint64_t *blocks, uint64_t *offsets);
+extern bool lcp_lower_bound_checked(const LcpView *v, uint64_t x, uint32_t *pos);
+
+/*
+ * The first entry in [a, b) (a <= b <= n) whose key image is >= x, b if
+ * none, by random access (a short range: the model's window in the page);
+ * false on damage.
+ */
+extern bool lcp_lower_bound_in_checked(const LcpView *v, uint64_t x, uint32_t a,
+									   uint32_t b, uint32_t *pos);
+
 extern uint64_t lcp_key(const LcpView *v, uint32_t i);
 extern uint32_t lcp_block(const LcpView *v, uint32_t i);
 extern uint16_t lcp_offset(const LcpView *v, uint32_t i);
@@ -95,6 +119,16 @@ extern uint16_t lcp_offset(const LcpView *v, uint32_t i);
 /* decode everything (any output may be NULL) */
 extern void lcp_decode(const LcpView *v, uint64_t *keys, uint64_t *blocks,
 					   uint64_t *offsets);
+
+/*
+ * decode entries from .. from + count - 1 (all < n; any output may be NULL):
+ * what a scan returns of a page, without decoding the rest of it
+ */
+extern void lcp_decode_range(const LcpView *v, uint32_t from, uint32_t count,
+							 uint64_t *keys, uint64_t *blocks, uint64_t *offsets);
+
+/* prefetch the TID of entry i (i < n): a scan about to return it */
+extern void lcp_prefetch_tid(const LcpView *v, uint32_t i);
 
 /* first entry whose key image is >= x (n if none), on the compressed form */
 extern uint32_t lcp_lower_bound(const LcpView *v, uint64_t x);

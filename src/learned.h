@@ -660,6 +660,7 @@ typedef struct LearnedLeafView
 	const LearnedLeafLayout *layout;	/* of the plain format */
 	bool		compressed;
 	bool		varwidth;
+	bool		lazy;			/* compressed, opened by LearnedLeafOpenLazy */
 	int			nitems;
 	LcpView		lcp;			/* compressed: the validated runs */
 	Relation	index;			/* varwidth: to report damage */
@@ -673,8 +674,16 @@ typedef struct LearnedLeafView
 
 extern int	LearnedCompressKeyKind(const LearnedKeyInfo *ki);
 extern Datum LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image);
+extern bool LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typid,
+								  uint64 *image);
 extern void LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
 							const LearnedLeafLayout *layout, LearnedLeafView *v);
+extern void LearnedLeafOpenLazy(Relation index, Page page, BlockNumber blkno,
+								const LearnedLeafLayout *layout, LearnedLeafView *v);
+extern int	LearnedLeafLowerBound(const LearnedLeafView *v, uint64 x);
+extern int	LearnedLeafLowerBoundIn(const LearnedLeafView *v, uint64 x, int a, int b);
+extern void LearnedLeafDecodeRange(const LearnedLeafView *v, int from, int count,
+								   uint64 *keys, uint64 *blocks, uint64 *offsets);
 extern Datum LearnedLeafCompressedKey(const LearnedLeafView *v,
 									  const LearnedKeyInfo *ki, int slot);
 extern ItemPointerData LearnedLeafCompressedTid(const LearnedLeafView *v, int slot);
@@ -817,6 +826,7 @@ typedef struct LearnedSegmentSet
 	int32		err_max;
 	int			mode;			/* LEARNED_MODE_* for new segments */
 	bool		compression;	/* compress new segments' pages if the key allows */
+	int			last_P;			/* the last compressed segment's capacity, or 0 */
 } LearnedSegmentSet;
 
 /* leaf.c, for the writers of compressed segments */
@@ -830,7 +840,8 @@ typedef struct LearnedCompressedPlan
 } LearnedCompressedPlan;
 
 extern bool LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
-								  Size n, int plain_cap, LearnedCompressedPlan *plan);
+								  Size n, int plain_cap, int hint,
+								  LearnedCompressedPlan *plan);
 extern BlockNumber LearnedWriteCompressedRun(Relation index, LearnedCompressedPlan *plan,
 											 uint32 generation, bool building);
 extern int	LearnedPlanVarwidth(const LearnedKeyInfo *ki, const LearnedEntry *entries,
@@ -866,9 +877,9 @@ extern void LearnedDirGetPiece(const LearnedDirectory *dir, const LearnedSegment
 							   uint32 p, LearnedPiece *out);
 extern uint64 LearnedDirGetZone(const LearnedDirectory *dir, uint32 z);
 extern bool LearnedDirWindow(const LearnedDirectory *dir, uint64 hint,
-							 uint32 *wlo, uint32 *whi);
+							 uint32 *wlo, uint32 *whi, int *slots);
 extern void LearnedDirWindowSeg(const LearnedDirectory *dir, uint32 segno, uint64 hint,
-								bool local, uint32 *wlo, uint32 *whi);
+								bool local, uint32 *wlo, uint32 *whi, int *slots);
 extern void LearnedSegmentSetAddZone(LearnedSegmentSet *set, uint64 lo, uint64 hi);
 extern void LearnedChooseSegmentKind(LearnedSegmentSet *set, LearnedSegment *seg,
 									 const LearnedEntry *entries, int P);

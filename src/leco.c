@@ -66,9 +66,21 @@ leco_load_bits(const uint8_t *area, uint64_t bit, unsigned b)
 static inline void
 leco_store_bits(uint8_t *area, uint64_t bit, unsigned b, uint64_t val)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * OR the value into the 16 bytes from its first one (the residual area
+	 * has LECO_PAD_BYTES of padding, and is zeroed): the same bits as the
+	 * byte loop below, a word at a time.
+	 */
+	leco_u128	w;
+
+	(void) b;
+	memcpy(&w, area + (bit >> 3), sizeof(w));
+	w |= (leco_u128) val << (bit & 7);
+	memcpy(area + (bit >> 3), &w, sizeof(w));
+#else
 	unsigned	i;
 
-	/* byte at a time: the encoder is not on a hot path */
 	for (i = 0; i < b;)
 	{
 		uint64_t	pos = bit + i;
@@ -80,6 +92,7 @@ leco_store_bits(uint8_t *area, uint64_t bit, unsigned b, uint64_t val)
 		area[pos >> 3] |= (uint8_t) (((val >> i) & ((1u << take) - 1)) << off);
 		i += take;
 	}
+#endif
 }
 
 static inline const LecoPart *
@@ -129,6 +142,31 @@ leco_part_len(const uint8_t *run, uint32_t p)
 }
 
 /* ---------- decoding ---------- */
+
+/*
+ * Elements k .. k + cnt - 1 of partition p into out: the line advanced by
+ * one addition per element (an arithmetic shift of slope * k floors it
+ * exactly as leco_pred does), the residuals read in order.
+ */
+static inline void
+leco_part_decode(const LecoPart *p, const uint8_t *resid, uint32_t k, uint32_t cnt,
+				 uint64_t *out)
+{
+	leco_i128	acc = (leco_i128) p->slope * (leco_i128) k;
+	uint64_t	bit = (uint64_t) p->bitoff + (uint64_t) k * p->b;
+	uint32_t	j;
+
+	for (j = 0; j < cnt; j++)
+	{
+		uint64_t	v = p->base + (uint64_t) (acc >> p->sh);
+
+		if (p->b > 0)
+			v += leco_load_bits(resid, bit, p->b) << p->q;
+		out[j] = v;
+		acc += p->slope;
+		bit += p->b;
+	}
+}
 
 uint32_t
 leco_find_part(const uint8_t *run, uint32_t i)
@@ -193,6 +231,38 @@ leco_decode_all(const uint8_t *run, uint64_t *out)
 }
 
 /*
+ * Decode elements from .. from + count - 1 (all < n) into out[0..count-1]:
+ * one partition look-up, then sequential decodes partition by partition
+ * (a scan returning a slice of a page decodes only that slice).
+ */
+void
+leco_decode_range(const uint8_t *run, uint32_t from, uint32_t count, uint64_t *out)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	const uint8_t *resid = leco_resid(run);
+	uint32_t	p;
+	uint32_t	i = from;
+	uint32_t	end = from + count;
+
+	if (count == 0)
+		return;
+	p = leco_find_part(run, from);
+	while (i < end)
+	{
+		uint32_t	pend = p + 1 < h->npart ? parts[p + 1].start : h->n;
+		uint32_t	k = i - parts[p].start;
+
+		if (pend > end)
+			pend = end;
+		leco_part_decode(&parts[p], resid, k, pend - i, out);
+		out += pend - i;
+		i = pend;
+		p++;
+	}
+}
+
+/*
  * First index whose value is >= x (strict = false) or > x (strict = true).
  * Binary search over the partitions' first elements, then inside one
  * partition: log2(npart) + log2(len) random-access decodes, no decompression.
@@ -250,13 +320,37 @@ leco_upper_bound(const uint8_t *run, uint64_t x)
 	return leco_search(run, x, true);
 }
 
-bool
-leco_validate(const uint8_t *run, size_t avail)
+/* the residual bits a run holds (its padding excluded) */
+static inline uint64_t
+leco_resid_bits(const LecoRunHeader *h)
+{
+	return (uint64_t) (h->resid_bytes - LECO_PAD_BYTES) * 8;
+}
+
+/*
+ * Partition p of a run whose header is sane (leco_validate_header): its
+ * start, length, widths and residual bits lie where they must, so every
+ * element of it decodes from inside the run.
+ */
+static inline bool
+leco_part_sane(const uint8_t *run, uint32_t p)
 {
 	const LecoRunHeader *h = leco_header(run);
-	const LecoPart *parts;
-	uint64_t	resid_bits;
-	uint32_t	p;
+	const LecoPart *pp = &leco_parts(run)[p];
+	uint32_t	next = p + 1 < h->npart ? pp[1].start : h->n;
+
+	if ((p == 0 && pp->start != 0) || pp->start >= next ||
+		(h->fixed_len > 0 && pp->start != p * h->fixed_len))
+		return false;
+	if (pp->b > 64 || pp->sh > LECO_MAX_SH || pp->q > 63)
+		return false;
+	return (uint64_t) pp->bitoff + (uint64_t) (next - pp->start) * pp->b <= leco_resid_bits(h);
+}
+
+bool
+leco_validate_header(const uint8_t *run, size_t avail)
+{
+	const LecoRunHeader *h = leco_header(run);
 
 	if (avail < sizeof(LecoRunHeader) || ((uintptr_t) run & 7) != 0)
 		return false;
@@ -275,21 +369,22 @@ leco_validate(const uint8_t *run, size_t avail)
 	if (h->fixed_len > 0 &&
 		(uint64_t) h->npart != ((uint64_t) h->n + h->fixed_len - 1) / h->fixed_len)
 		return false;
-	parts = leco_parts(run);
-	resid_bits = (uint64_t) (h->resid_bytes - LECO_PAD_BYTES) * 8;
-	for (p = 0; p < h->npart; p++)
-	{
-		const LecoPart *pp = &parts[p];
-		uint32_t	next = p + 1 < h->npart ? parts[p + 1].start : h->n;
+	return true;
+}
 
-		if ((p == 0 && pp->start != 0) || pp->start >= next ||
-			(h->fixed_len > 0 && pp->start != p * h->fixed_len))
+bool
+leco_validate(const uint8_t *run, size_t avail)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts;
+	uint32_t	p;
+
+	if (!leco_validate_header(run, avail))
+		return false;
+	parts = leco_parts(run);
+	for (p = 0; p < h->npart; p++)
+		if (!leco_part_sane(run, p))
 			return false;
-		if (pp->b > 64 || pp->sh > LECO_MAX_SH || pp->q > 63)
-			return false;
-		if ((uint64_t) pp->bitoff + (uint64_t) (next - pp->start) * pp->b > resid_bits)
-			return false;
-	}
 	for (p = 0; p < h->njump; p++)
 	{
 		uint32_t	j = leco_jump(run)[p];
@@ -299,6 +394,233 @@ leco_validate(const uint8_t *run, size_t avail)
 			(j + 1 < h->npart && parts[j + 1].start <= first))
 			return false;
 	}
+	return true;
+}
+
+/* ask the CPU for the cache line of element i's residual (i < n) */
+void
+leco_prefetch(const uint8_t *run, uint32_t i)
+{
+	const LecoPart *part = &leco_parts(run)[leco_find_part(run, i)];
+
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(leco_resid(run) +
+					   (((uint64_t) part->bitoff + (uint64_t) (i - part->start) * part->b) >> 3));
+#else
+	(void) part;
+#endif
+}
+
+/* ---------- checked access (runs whose header only was validated) ---------- */
+
+bool
+leco_part_ok(const uint8_t *run, uint32_t p)
+{
+	return p < leco_header(run)->npart && leco_part_sane(run, p);
+}
+
+/* leco_find_part on an unchecked partition table: false if it is damaged */
+static bool
+leco_find_part_checked(const uint8_t *run, uint32_t i, uint32_t *pp)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	uint32_t	p;
+
+	if (i >= h->n)
+		return false;
+	if (h->njump > 0)
+	{
+		/* a jump entry out of range is damage; the walk stays in the table */
+		p = leco_jump(run)[i >> h->jump_shift];
+		if (p >= h->npart)
+			return false;
+		while (p + 1 < h->npart && parts[p + 1].start <= i)
+			p++;
+	}
+	else
+		p = leco_find_part(run, i);
+	if (!leco_part_sane(run, p) || parts[p].start > i)
+		return false;
+	*pp = p;
+	return true;
+}
+
+bool
+leco_get_checked(const uint8_t *run, uint32_t i, uint64_t *out)
+{
+	uint32_t	p;
+	const LecoPart *part;
+
+	if (!leco_find_part_checked(run, i, &p))
+		return false;
+	part = &leco_parts(run)[p];
+	*out = leco_part_get(part, leco_resid(run), i - part->start);
+	return true;
+}
+
+bool
+leco_decode_range_checked(const uint8_t *run, uint32_t from, uint32_t count,
+						  uint64_t *out)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	const uint8_t *resid = leco_resid(run);
+	uint32_t	p;
+	uint32_t	i = from;
+	uint32_t	end = from + count;
+
+	if (count == 0)
+		return true;
+	if (end > h->n || end < from || !leco_find_part_checked(run, from, &p))
+		return false;
+	for (;;)
+	{
+		uint32_t	pend = p + 1 < h->npart ? parts[p + 1].start : h->n;
+		uint32_t	k = i - parts[p].start;
+
+		if (pend > end)
+			pend = end;
+		leco_part_decode(&parts[p], resid, k, pend - i, out);
+		out += pend - i;
+		i = pend;
+		if (i >= end)
+			return true;
+		/* partitions are checked as the slice reaches them */
+		p++;
+		if (!leco_part_sane(run, p))
+			return false;
+	}
+}
+
+/*
+ * Narrow [*a, *b) of partition p, searched for its first element >= x, by
+ * the line alone: element k lies in [base + pred(k), base + pred(k) +
+ * maxr], maxr = (2^b - 1) << q, so every k whose top is below x is below
+ * the answer and the first k whose bottom is >= x is at or past it.  Only
+ * for a rising line and a base at or below the first element v0 (else the
+ * base wrapped around 2^64 and the bounds do not hold); no residual is
+ * read, so a well-fitted partition is searched in a few cache lines.
+ */
+static void
+leco_narrow(const LecoPart *p, uint64_t v0, uint64_t x, uint32_t *a, uint32_t *b)
+{
+	leco_i128	maxr;
+	uint32_t	lo,
+				hi;
+
+	if (p->slope <= 0 || p->base > v0)
+		return;
+	maxr = p->b == 0 ? 0 : ((((leco_i128) 1 << p->b) - 1) << p->q);
+	/* first k in [a, b) whose top reaches x */
+	lo = *a;
+	hi = *b;
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if ((leco_i128) p->base + leco_pred(p->slope, p->sh, mid) + maxr < (leco_i128) x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*a = lo;
+	/* first k in [a, b) whose bottom reaches x (the answer is at most that) */
+	hi = *b;
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if ((leco_i128) p->base + leco_pred(p->slope, p->sh, mid) < (leco_i128) x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < *b)
+		*b = lo;
+}
+
+/*
+ * Ask the CPU for the cache lines of residual bits [from, to) of a checked
+ * partition: a binary search's loads depend on each other, so each one
+ * would otherwise wait for its own miss; fetched together, they overlap.
+ */
+static inline void
+leco_prefetch_bits(const uint8_t *resid, uint64_t from, uint64_t to)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	uint64_t	byte;
+
+	for (byte = from >> 3; byte <= (to + 7) >> 3; byte += 64)
+		__builtin_prefetch(resid + byte);
+	__builtin_prefetch(resid + ((to + 7) >> 3));
+#else
+	(void) resid;
+	(void) from;
+	(void) to;
+#endif
+}
+
+bool
+leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out)
+{
+	const LecoRunHeader *h = leco_header(run);
+	const LecoPart *parts = leco_parts(run);
+	const uint8_t *resid = leco_resid(run);
+	uint32_t	lo = 0,
+				hi = h->npart;
+	uint32_t	a,
+				b;
+	const LecoPart *p;
+
+	/*
+	 * The partitions' first residuals (a page's key run has a handful of
+	 * partitions), if their offsets are sane; the search checks each one it
+	 * reads.
+	 */
+	if (h->npart <= 16)
+	{
+		uint32_t	q;
+
+		for (q = 0; q < h->npart; q++)
+			if (parts[q].bitoff < leco_resid_bits(h))
+				leco_prefetch_bits(resid, parts[q].bitoff, parts[q].bitoff);
+	}
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (!leco_part_sane(run, mid))
+			return false;
+		if (leco_part_get(&parts[mid], resid, 0) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+	{
+		*out = 0;
+		return true;
+	}
+	if (!leco_part_sane(run, lo - 1))
+		return false;
+	p = &parts[lo - 1];
+	a = 1;
+	b = leco_part_len(run, lo - 1);
+	leco_narrow(p, leco_part_get(p, resid, 0), x, &a, &b);
+	if (b - a > 4)
+		leco_prefetch_bits(resid, (uint64_t) p->bitoff + (uint64_t) a * p->b,
+						   (uint64_t) p->bitoff + (uint64_t) b * p->b);
+	while (a < b)
+	{
+		uint32_t	mid = a + (b - a) / 2;
+
+		if (leco_part_get(p, resid, mid) < x)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*out = p->start + a;
 	return true;
 }
 
@@ -318,12 +640,21 @@ leco_bits(leco_u128 x)
 {
 	unsigned	n = 0;
 
+	if ((x >> 64) != 0)
+	{
+		n = 64;
+		x >>= 64;
+	}
+#if defined(__GNUC__) || defined(__clang__)
+	return x == 0 ? n : n + 64 - (unsigned) __builtin_clzll((uint64_t) x);
+#else
 	while (x != 0)
 	{
 		n++;
 		x >>= 1;
 	}
 	return n;
+#endif
 }
 
 /*
@@ -360,6 +691,69 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 	leco_u128	umax = 0;
 	leco_i128	step = (leco_i128) 1 << q;
 	uint32_t	k;
+
+	/*
+	 * Exact targets, packing (the encoder's last pass): the residuals are
+	 * those of the pass below, the line advanced by addition.
+	 */
+	if (lo == hi && q == 0 && u != NULL)
+	{
+		leco_i128	acc = 0;
+
+		for (k = 0; k < len; k++)
+		{
+			leco_i128	c = (leco_i128) lo[k] - ((leco_i128) anchor + (acc >> sh));
+
+			if (k == 0 || c < rmin)
+				rmin = c;
+			acc += slope;
+		}
+		acc = 0;
+		for (k = 0; k < len; k++)
+		{
+			leco_i128	c = (leco_i128) lo[k] - ((leco_i128) anchor + (acc >> sh));
+			leco_u128	uk = (leco_u128) (c - rmin);
+
+			if (uk > umax)
+				umax = uk;
+			u[k] = (uint64_t) uk;
+			acc += slope;
+		}
+		if (base)
+			*base = (uint64_t) ((leco_i128) anchor + rmin);
+		if (umax > (leco_u128) UINT64_MAX)
+			return 65;
+		return leco_bits(umax);
+	}
+
+	/*
+	 * Exact targets (leco_encode: lo and hi are the same array), no packing:
+	 * the residual is the value minus the line, the line advanced by one
+	 * addition per element (an arithmetic shift of slope * k floors it as
+	 * leco_pred does).  This is the encoder's cost model's inner loop.
+	 */
+	if (lo == hi && q == 0 && u == NULL)
+	{
+		leco_i128	rmax = 0;
+		leco_i128	acc = 0;
+
+		for (k = 0; k < len; k++)
+		{
+			leco_i128	c = (leco_i128) lo[k] - ((leco_i128) anchor + (acc >> sh));
+
+			if (k == 0 || c < rmin)
+				rmin = c;
+			if (k == 0 || c > rmax)
+				rmax = c;
+			acc += slope;
+		}
+		if (base)
+			*base = (uint64_t) ((leco_i128) anchor + rmin);
+		umax = (leco_u128) (rmax - rmin);
+		if (umax > (leco_u128) UINT64_MAX)
+			return 65;
+		return leco_bits(umax);
+	}
 
 	/*
 	 * Exact targets' grid (q = 0) and no packing: every residual is c itself,
@@ -422,6 +816,45 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 	return leco_bits(umax);
 }
 
+/*
+ * leco_residuals' width and base for exact targets v[0..len-1] whose range
+ * (max - min) is below 2^61, in 64-bit arithmetic: the values' offsets from
+ * the anchor and the line's (at most the range) are then below 2^61, so
+ * every residual fits an int64.  pred(k) = floor(slope * k / 2^sh) is kept
+ * as k * floor(slope / 2^sh) plus the carries of k * (slope mod 2^sh): the
+ * same floor, with no 128-bit product.
+ */
+static unsigned
+leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slope,
+				  unsigned sh, uint64_t *base)
+{
+	int64_t		sq = slope >> sh;	/* floor: arithmetic shift */
+	uint64_t	sr = (uint64_t) (slope - (int64_t) ((uint64_t) sq << sh));
+	uint64_t	one = (uint64_t) 1 << sh;
+	int64_t		pq = 0;
+	uint64_t	pr = 0;
+	int64_t		rmin = 0,
+				rmax = 0;
+	uint32_t	k;
+
+	for (k = 0; k < len; k++)
+	{
+		int64_t		c = (int64_t) (v[k] - anchor) - pq;
+
+		rmin = (k == 0 || c < rmin) ? c : rmin;
+		rmax = (k == 0 || c > rmax) ? c : rmax;
+		pq += sq;
+		pr += sr;
+		if (pr >= one)
+		{
+			pr -= one;
+			pq++;
+		}
+	}
+	*base = anchor + (uint64_t) rmin;
+	return leco_bits((leco_u128) (uint64_t) (rmax - rmin));
+}
+
 /* fit partition targets [lo, hi] of length len; returns its cost in bits */
 static uint64_t
 leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
@@ -437,14 +870,20 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	int64_t		slope = 0;
 	unsigned	sh = 0;
 	uint32_t	k;
+	uint64_t	mn = 0,
+				mx = UINT64_MAX;	/* exact targets: their range, below */
 
-	for (k = 0; k < len; k++)
-	{
-		uint64_t	w = hi[k] - lo[k];
+	/* exact targets: every interval is a point */
+	if (lo == hi && len > 0)
+		minw = 0;
+	else
+		for (k = 0; k < len; k++)
+		{
+			uint64_t	w = hi[k] - lo[k];
 
-		if (w < minw)
-			minw = w;
-	}
+			if (w < minw)
+				minw = w;
+		}
 	/* the largest power of two not above the narrowest interval's size */
 	if (minw == UINT64_MAX)
 		q = 63;
@@ -454,26 +893,43 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	mfirst = lo[0] + (hi[0] - lo[0]) / 2;
 	mlast = lo[len - 1] + (hi[len - 1] - lo[len - 1]) / 2;
 
-	b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, &base0, NULL);
+	if (lo == hi)
+	{
+		/* the constant model of exact targets: min and max say it all */
+		mn = mx = lo[0];
+		for (k = 1; k < len; k++)
+		{
+			mn = lo[k] < mn ? lo[k] : mn;
+			mx = lo[k] > mx ? lo[k] : mx;
+		}
+		b0 = leco_bits((leco_u128) (mx - mn));
+		base0 = mn;
+	}
+	else
+		b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, &base0, NULL);
 	if (len > 1 && mlast != mfirst)
 	{
 		bool		neg = mlast < mfirst;
 		leco_u128	ad = neg ? (leco_u128) (mfirst - mlast) : (leco_u128) (mlast - mfirst);
 		leco_u128	m = len - 1;
 
-		for (sh = LECO_MAX_SH;; sh--)
-		{
-			leco_u128	s = (ad << sh) / m;
+		leco_u128	s;
 
-			if (s < ((leco_u128) 1 << 63) || sh == 0)
-			{
-				if (s >= ((leco_u128) 1 << 63))
-					s = ((leco_u128) 1 << 63) - 1;
-				slope = neg ? -(int64_t) s : (int64_t) s;
-				break;
-			}
-		}
-		b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, &base1, NULL);
+		/*
+		 * The most fractional bits (up to LECO_MAX_SH) for which the slope
+		 * (ad << sh) / m fits an int64: floor(x / m) < 2^63 exactly when
+		 * x < m << 63, so one division.
+		 */
+		for (sh = LECO_MAX_SH; sh > 0 && (ad << sh) >= (m << 63); sh--)
+			;
+		s = (ad << sh) / m;
+		if (s >= ((leco_u128) 1 << 63))
+			s = ((leco_u128) 1 << 63) - 1;
+		slope = neg ? -(int64_t) s : (int64_t) s;
+		if (lo == hi && mx - mn < ((uint64_t) 1 << 61))
+			b1 = leco_line_width64(lo, len, mfirst, slope, sh, &base1);
+		else
+			b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, &base1, NULL);
 	}
 	/* the base comes with the width: no third pass over the targets */
 	if (b1 < b0)
@@ -499,6 +955,7 @@ typedef struct LecoSpan
 	uint32_t	start;
 	uint32_t	len;
 	uint64_t	cost;
+	LecoFit		fit;			/* the model its cost is for */
 } LecoSpan;
 
 static uint8_t *
@@ -522,6 +979,9 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 	uint32_t	njump = 0;
 	uint32_t	jshift = 0;
 	LecoFit		f;
+	leco_u128	wacc = 0;		/* bit writer: pending bits, their count */
+	unsigned	wn = 0;
+	size_t		wbyte = 0;		/* where its next word goes */
 
 	if (nspan > 0)
 	{
@@ -534,7 +994,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		spans[i].start = i * blk;
 		spans[i].len = (i + 1 < nspan) ? blk : n - i * blk;
 		spans[i].cost = leco_fit(lo + spans[i].start, hi + spans[i].start,
-								 spans[i].len, &f);
+								 spans[i].len, &spans[i].fit);
 	}
 
 	/* cost-based variable-length: merge neighbours while it saves bits */
@@ -565,6 +1025,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 						spans[w].start = s;
 						spans[w].len = len;
 						spans[w].cost = c;
+						spans[w].fit = f;
 						w++;
 						j += 2;
 						merged = true;
@@ -580,8 +1041,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 
 	for (i = 0; i < nspan; i++)
 	{
-		(void) leco_fit(lo + spans[i].start, hi + spans[i].start, spans[i].len, &f);
-		bits += (uint64_t) f.b * spans[i].len;
+		bits += (uint64_t) spans[i].fit.b * spans[i].len;
 	}
 	resid_bytes = (bits + 7) / 8 + LECO_PAD_BYTES;
 	resid_bytes = (resid_bytes + 7) & ~(uint64_t) 7;
@@ -643,7 +1103,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		uint32_t	len = spans[i].len;
 		uint32_t	k;
 
-		(void) leco_fit(lo + s, hi + s, len, &f);
+		f = spans[i].fit;
 		(void) leco_residuals(lo + s, hi + s, len,
 							  lo[s] + (hi[s] - lo[s]) / 2,
 							  f.slope, f.sh, f.q, NULL, u);
@@ -654,10 +1114,41 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		parts[i].sh = f.sh;
 		parts[i].b = f.b;
 		parts[i].q = f.q;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/*
+		 * The partitions' residuals are one stream of bits (each bitoff is
+		 * the bits before it): pack it 64 bits at a time, LSB first, into
+		 * little-endian words, the bytes leco_store_bits would set.
+		 */
+		for (k = 0; k < len && f.b > 0; k++)
+		{
+			wacc |= (leco_u128) u[k] << wn;
+			wn += f.b;
+			if (wn >= 64)
+			{
+				uint64_t	word = (uint64_t) wacc;
+
+				memcpy(resid + wbyte, &word, sizeof(word));
+				wbyte += 8;
+				wacc >>= 64;
+				wn -= 64;
+			}
+		}
+#else
 		for (k = 0; k < len && f.b > 0; k++)
 			leco_store_bits(resid, bits + (uint64_t) k * f.b, f.b, u[k]);
+#endif
 		bits += (uint64_t) f.b * len;
 	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the last partial word (the padding keeps 16 bytes past the bits) */
+	if (wn > 0)
+	{
+		uint64_t	word = (uint64_t) wacc;
+
+		memcpy(resid + wbyte, &word, sizeof(word));
+	}
+#endif
 	free(u);
 	free(spans);
 	*size = (size_t) total;

@@ -94,6 +94,20 @@ extern uint8_t *leco_encode_intervals(const uint64_t *lo, const uint64_t *hi,
 /* Sanity check of a run read from disk (header, bounds, widths). */
 extern bool leco_validate(const uint8_t *run, size_t avail);
 
+/*
+ * The O(1) part of leco_validate: the header and the table sizes, not the
+ * partitions or the jump table.  A run checked only so is read with the
+ * _checked functions below, which check each partition they touch (and
+ * return false on damage): a reader that touches a few elements of a long
+ * run does not pay for checking all of it.
+ */
+extern bool leco_validate_header(const uint8_t *run, size_t avail);
+extern bool leco_part_ok(const uint8_t *run, uint32_t p);
+extern bool leco_get_checked(const uint8_t *run, uint32_t i, uint64_t *out);
+extern bool leco_decode_range_checked(const uint8_t *run, uint32_t from,
+									  uint32_t count, uint64_t *out);
+extern bool leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out);
+
 static inline const LecoRunHeader *
 leco_header(const uint8_t *run)
 {
@@ -118,8 +132,15 @@ extern uint32_t leco_find_part(const uint8_t *run, uint32_t i);
 /* element i (i < n) */
 extern uint64_t leco_get(const uint8_t *run, uint32_t i);
 
+/* prefetch the residual of element i (i < n; of a validated run) */
+extern void leco_prefetch(const uint8_t *run, uint32_t i);
+
 /* decode everything into out[n] */
 extern void leco_decode_all(const uint8_t *run, uint64_t *out);
+
+/* decode elements from .. from + count - 1 (all < n) into out[count] */
+extern void leco_decode_range(const uint8_t *run, uint32_t from, uint32_t count,
+							  uint64_t *out);
 
 /*
  * For a non-decreasing run: first index with value >= x (n if none), and

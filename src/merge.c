@@ -352,7 +352,17 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 			 LearnedEntry **out, Size *nout, Size *maxout)
 {
 	uint32		pg;
+	uint64	   *ckeys = NULL;
+	uint64	   *cblocks = NULL;
+	uint64	   *coffsets = NULL;
 
+	/* a compressed page is decoded in one sequential pass */
+	if (seg->compressed)
+	{
+		ckeys = palloc(sizeof(uint64) * LCP_MAX_ITEMS);
+		cblocks = palloc(sizeof(uint64) * LCP_MAX_ITEMS);
+		coffsets = palloc(sizeof(uint64) * LCP_MAX_ITEMS);
+	}
 	for (pg = 0; pg < seg->npages; pg++)
 	{
 		BlockNumber blkno = seg->start_blk + pg;
@@ -373,6 +383,8 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 				*maxout *= 2;
 			*out = repalloc_huge(*out, *maxout * sizeof(LearnedEntry));
 		}
+		if (view.compressed)
+			LearnedLeafDecodeRange(&view, 0, n, ckeys, cblocks, coffsets);
 		for (i = 0; i < n; i++)
 		{
 			LearnedEntry *e;
@@ -380,13 +392,28 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 			if (LearnedLeafIsDead(page, &ki->layout, i))
 				continue;
 			e = &(*out)[(*nout)++];
-			e->key = LearnedKeyCopyAlloc(ki, LearnedLeafViewKey(&view, ki, i),
-										 CurrentMemoryContext);
+			if (view.compressed)
+			{
+				/* by-value keys: nothing to copy */
+				e->key = LearnedLeafImageKey(ki, ckeys[i]);
+				ItemPointerSet(&e->tid, (BlockNumber) cblocks[i], (OffsetNumber) coffsets[i]);
+			}
+			else
+			{
+				e->key = LearnedKeyCopyAlloc(ki, LearnedLeafViewKey(&view, ki, i),
+											 CurrentMemoryContext);
+				e->tid = LearnedLeafViewTid(&view, i);
+			}
 			e->mkey = LearnedKeyMap(ki, e->key);
-			e->tid = LearnedLeafViewTid(&view, i);
 		}
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
+	}
+	if (ckeys)
+	{
+		pfree(ckeys);
+		pfree(cblocks);
+		pfree(coffsets);
 	}
 }
 

@@ -107,6 +107,7 @@ typedef struct Batch
 	uint32		vpage;			/* vpage, or null page number */
 	uint64		seq;			/* identifies the batch for mark/restore */
 	bool		last;			/* no more items in this direction/interval */
+	int			resume;			/* compressed page: next slot to read, or -1 */
 	int			nitems;
 	int			next;			/* next item to return */
 	BatchItem  *items;
@@ -192,6 +193,17 @@ typedef struct LearnedScanOpaqueData
 
 	/* the leaf page last read by read_vpage (plain or compressed) */
 	LearnedLeafView view;
+
+	/*
+	 * Compressed pages are read a slice at a time (fill_batch): the next
+	 * slice's size, and the decoded columns of the current one.
+	 */
+	int			slice;
+	bool		slice_point;	/* an equality on the key: few entries expected */
+	bool		slice_has_end;	/* a range: the scan has an end bound */
+	uint64	   *slice_keys;
+	uint64	   *slice_blocks;
+	uint64	   *slice_offsets;
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
@@ -275,6 +287,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 			  LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
 			  nl.capacity);
 	so->pos.batch.buf = InvalidBuffer;
+	so->pos.batch.resume = -1;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
 	so->spare_items = palloc(sizeof(BatchItem) * cap);
 	/* compressed pages hold more: fill_batch grows both arrays then */
@@ -301,6 +314,7 @@ release_batch(Batch *b)
 	if (BufferIsValid(b->buf))
 		ReleaseBuffer(b->buf);
 	b->buf = InvalidBuffer;
+	b->resume = -1;
 	b->nitems = 0;
 	b->next = 0;
 }
@@ -930,6 +944,46 @@ vpage_segment(LearnedDirectory *dir, uint32 vpage, uint32 *segno)
 }
 
 /*
+ * Check that the share-locked leaf page in buf is what the directory says
+ * vpage is, and open it (so->view).  Returns its item count.  On damage
+ * the page is unlocked, and released if release is set, before the error.
+ */
+static int
+open_vpage(IndexScanDesc scan, uint32 vpage, Buffer buf, bool release)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	uint32		segno;
+	LearnedSegment *seg = vpage_segment(dir, vpage, &segno);
+	uint32		pg = vpage - dir->seg_first_vpage[segno];
+	BlockNumber blkno = seg->start_blk + pg;
+	int			expect;
+	Page		page = BufferGetPage(buf);
+	LearnedPageOpaque opaque;
+
+	expect = (pg + 1 < seg->npages) ? (int) seg->items_per_page :
+		(int) (seg->nitems - (uint64) pg * seg->items_per_page);
+	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
+	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
+	opaque = LearnedPageGetOpaque(page);
+	if (opaque->generation != seg->generation || opaque->nitems != expect ||
+		!LearnedLeafFormatMatches(opaque->flags, seg, so->ki.keylen))
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (release)
+			ReleaseBuffer(buf);
+		LearnedReportCorrupt(scan->indexRelation, blkno,
+							 "leaf page does not match its directory");
+	}
+	/*
+	 * A compressed page's header is checked at every visit, its key run's
+	 * partitions as reads reach them (LearnedLeafOpenLazy)
+	 */
+	LearnedLeafOpenLazy(scan->indexRelation, page, blkno, &so->ki.layout, &so->view);
+	return expect;
+}
+
+/*
  * Read and share-lock a leaf page by vpage; checks that it is what the
  * directory says it is.  Returns the buffer; *nitems is its item count.
  */
@@ -940,33 +994,24 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	LearnedDirectory *dir = so->dir;
 	uint32		segno;
 	LearnedSegment *seg = vpage_segment(dir, vpage, &segno);
-	uint32		pg = vpage - dir->seg_first_vpage[segno];
-	BlockNumber blkno = seg->start_blk + pg;
-	int			expect;
 	Buffer		buf;
-	Page		page;
-	LearnedPageOpaque opaque;
 
-	expect = (pg + 1 < seg->npages) ? (int) seg->items_per_page :
-		(int) (seg->nitems - (uint64) pg * seg->items_per_page);
-	buf = ReadBuffer(scan->indexRelation, blkno);
+	buf = ReadBuffer(scan->indexRelation,
+					 seg->start_blk + (vpage - dir->seg_first_vpage[segno]));
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
-	LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_LEAF);
-	opaque = LearnedPageGetOpaque(page);
-	if (opaque->generation != seg->generation || opaque->nitems != expect ||
-		!LearnedLeafFormatMatches(opaque->flags, seg, so->ki.keylen))
-	{
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		ReleaseBuffer(buf);
-		LearnedReportCorrupt(scan->indexRelation, blkno,
-							 "leaf page does not match its directory");
-	}
-	/* a compressed page is validated once per visit, then read in place */
-	LearnedLeafOpen(scan->indexRelation, page, blkno, &so->ki.layout, &so->view);
-	*nitems = expect;
+	*nitems = open_vpage(scan, vpage, buf, true);
 	return buf;
+}
+
+/*
+ * The same for a page a batch kept pinned (the next slice of a compressed
+ * page): re-lock it and open it again.
+ */
+static void
+reopen_vpage(IndexScanDesc scan, uint32 vpage, Buffer buf, int *nitems)
+{
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	*nitems = open_vpage(scan, vpage, buf, false);
 }
 
 /* key of a slot of the page last read by read_vpage (page is that page) */
@@ -1096,6 +1141,49 @@ load_segment_keys(IndexScanDesc scan)
 }
 
 /*
+ * The boundary slot on a compressed page (the view): the lower bound of
+ * the bound's image, searched on the compressed key run (it decodes only
+ * the keys it probes and calls no comparator), first inside the model's
+ * window on this page, slots [a, e] (a few neighbouring keys), then in the
+ * whole page.  The comparator confirms it on the keys around it: key s is
+ * past the bound, key s - 1 is not.  Returns s, or -1 if the bound has no
+ * image or the page does not confirm it (then the caller's comparator
+ * search decides).
+ */
+static int
+compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
+					int a, int e)
+{
+	uint64		x;
+	int			pass;
+
+	Assert(so->view.compressed);
+	if (b->nkeys != 1 || b->isnull[0] ||
+		!LearnedLeafBoundImage(&so->ki, b->values[0], b->types[0], &x) ||
+		(b->strict && x == PG_UINT64_MAX))
+		return -1;
+	if (b->strict)
+		x++;
+	a = Min(a, n - 1);
+	e = Min(e, n - 1);
+	if (e < a)
+		a = 0, e = n - 1;		/* no usable window: the whole page */
+	for (pass = (a > 0 || e < n - 1) ? 0 : 1; pass < 2; pass++)
+	{
+		int			s = pass == 0 ? LearnedLeafLowerBoundIn(&so->view, x, a, e + 1) :
+			LearnedLeafLowerBound(&so->view, x);
+
+		/* the TID fill_batch will read, while the comparator runs */
+		if (s < n)
+			lcp_prefetch_tid(&so->view.lcp, (uint32) s);
+		if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
+			(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
+			return s;
+	}
+	return -1;
+}
+
+/*
  * Find the first entry e of the static stage with e > v (strict) or e >= v.
  * Returns its vpage and slot, with that page share-locked in *bufp, or
  * vpage == nvpages (and no buffer) when every entry is below the bound.
@@ -1115,6 +1203,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 	Buffer		buf = InvalidBuffer;
 	int			n = 0;
 	uint64		hint = b->hint;
+	int			slots[2] = {0, INT_MAX};
 
 	*bufp = InvalidBuffer;
 	if (nv == 0)
@@ -1197,13 +1286,13 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		hint = LearnedStringImageOf(kb, dir->segments[lo].str_skip, prefix);
 		if (b->strict && hint < PG_UINT64_MAX)
 			hint++;
-		LearnedDirWindowSeg(dir, lo, hint, true, &wlo, &whi);
+		LearnedDirWindowSeg(dir, lo, hint, true, &wlo, &whi, slots);
 	}
 	else
 	{
 		if (b->strict && hint < PG_UINT64_MAX)
 			hint++;
-		(void) LearnedDirWindow(dir, hint, &wlo, &whi);
+		(void) LearnedDirWindow(dir, hint, &wlo, &whi, slots);
 	}
 
 	/* G1: ask for every page of the window before reading any of them */
@@ -1223,6 +1312,24 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 
 	vp = wlo;
 	buf = read_vpage(scan, vp, &n);
+
+	/*
+	 * A compressed page where the search on its key run finds the boundary
+	 * strictly inside it (a key not past the bound before it): no edge
+	 * checks needed, the page holds it.
+	 */
+	if (so->view.compressed)
+	{
+		int			s = compressed_boundary(so, BufferGetPage(buf), b, n, slots[0],
+											vp == whi ? slots[1] : INT_MAX);
+
+		if (s > 0)
+		{
+			*slotp = s;
+			*bufp = buf;
+			return vp;
+		}
+	}
 	if (vp > 0 && slot_past_bound(so, BufferGetPage(buf), 0, b))
 	{
 		/*
@@ -1316,7 +1423,13 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		Page		page = BufferGetPage(buf);
 		int			lo = 0,
 					hi = n - 1;
+		int			s;
 
+		/* a compressed page: on its key run first (the edges are checked) */
+		if (so->view.compressed &&
+			(s = compressed_boundary(so, page, b, n, vp == wlo ? slots[0] : 0,
+									 vp == whi ? slots[1] : INT_MAX)) >= 0)
+			lo = hi = s;
 		while (lo < hi)
 		{
 			int			mid = (lo + hi) / 2;
@@ -1374,11 +1487,29 @@ batch_key_space(Batch *b, Size need)
 											  ((uintptr_t) DatumGetPointer(b->items[i].key) - old));
 }
 
+/* slices of a compressed page: the first of a positioning, the largest */
+#define SLICE_FIRST		16
+#define SLICE_MAX		1024
+#define SLICE_RANGE		256		/* a range scan's slices, at least */
+#define SLICE_STEP		32		/* entries decoded at a time */
+
 /*
  * Fill the batch from a locked page, starting at slot, in the scan's
  * direction, with the items that match; stop at the first item past the end
  * of the current interval.  The caller unlocks the page; the batch keeps
  * the pin.
+ *
+ * A compressed page holds thousands of entries: it is read a slice at a
+ * time (SLICE_FIRST entries after positioning, twice as many each
+ * next slice, up to SLICE_MAX), and b->resume says where the next slice
+ * starts (static_advance re-locks the page, which the batch kept pinned, so
+ * VACUUM cannot have changed it); a range scan (one with an end bound)
+ * takes at least SLICE_RANGE entries a slice.  The first slice of an
+ * equality scan decodes by random access only the keys the loop reads and
+ * the TIDs of the items it returns (a point lookup reads a key or two);
+ * other slices decode sequentially, SLICE_STEP entries at a time as the
+ * loop reaches them.  So a LIMIT 10 or a point lookup decodes a few
+ * entries, not the rest of the page, and a range little past its end.
  */
 static void
 fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
@@ -1388,6 +1519,10 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	Page		page = BufferGetPage(buf);
 	int			step = so->forward ? 1 : -1;
 	int			i;
+	int			end = so->forward ? nitems : -1;
+	int			from = 0;
+	bool		sliced = false;
+	int			decoded = 0;	/* sliced: entries of the slice decoded so far */
 	ScanArray  *drv = so->driver;
 
 	Assert(so->view.page == page);
@@ -1399,9 +1534,59 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	b->keys_used = 0;
 	b->next = 0;
 	b->last = false;
-	for (i = slot; i >= 0 && i < nitems; i += step)
+	b->resume = -1;
+	if (so->view.compressed && slot >= 0 && slot < nitems)
 	{
-		Datum		key = leaf_key(so, page, i);
+		int			c = Min(Max(so->slice, SLICE_FIRST),
+						so->forward ? nitems - slot : slot + 1);
+
+		/*
+		 * A scan with an end bound (a range) returns every entry up to it:
+		 * at least SLICE_RANGE entries a slice (the decoding below stops
+		 * a little past the end anyway).
+		 */
+		if (so->slice_has_end && !so->slice_point)
+			c = Min(Max(c, SLICE_RANGE), so->forward ? nitems - slot : slot + 1);
+
+		from = so->forward ? slot : slot - c + 1;
+		end = so->forward ? slot + c : slot - c;
+		if (c > SLICE_FIRST || !so->slice_point)
+		{
+			if (so->slice_keys == NULL)
+			{
+				MemoryContext old = MemoryContextSwitchTo(so->scanCxt);
+
+				so->slice_keys = palloc(sizeof(uint64) * SLICE_MAX);
+				so->slice_blocks = palloc(sizeof(uint64) * SLICE_MAX);
+				so->slice_offsets = palloc(sizeof(uint64) * SLICE_MAX);
+				MemoryContextSwitchTo(old);
+			}
+			sliced = true;
+		}
+		so->slice = Min(Max(so->slice, SLICE_FIRST) * 2, SLICE_MAX);
+	}
+	for (i = slot; i >= 0 && i < nitems && i != end; i += step)
+	{
+		Datum		key;
+
+		/*
+		 * A slice is decoded sequentially SLICE_STEP entries at a time, as
+		 * the loop reaches them: a scan that ends early decodes little past
+		 * its end.  slice arrays are indexed from "from", the slice's
+		 * lowest slot, in either direction.
+		 */
+		if (sliced && decoded == (so->forward ? i - slot : slot - i))
+		{
+			int			m = Min(SLICE_STEP, (so->forward ? end - i : i - end));
+			int			lo = so->forward ? i : i - m + 1;
+
+			LearnedLeafDecodeRange(&so->view, lo, m, so->slice_keys + (lo - from),
+								   so->slice_blocks + (lo - from),
+								   so->slice_offsets + (lo - from));
+			decoded += m;
+		}
+		key = sliced ? LearnedLeafImageKey(&so->ki, so->slice_keys[i - from]) :
+			leaf_key(so, page, i);
 
 		if (drv)
 		{
@@ -1437,9 +1622,17 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 		else
 			b->items[b->nitems].key = key;
-		b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
+		if (sliced)
+			ItemPointerSet(&b->items[b->nitems].tid,
+						   (BlockNumber) so->slice_blocks[i - from],
+						   (OffsetNumber) so->slice_offsets[i - from]);
+		else
+			b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
 		b->nitems++;
 	}
+	/* a slice ended before the page or the interval did */
+	if (!b->last && i >= 0 && i < nitems)
+		b->resume = i;
 	if (so->forward ? i >= nitems : i < 0)
 		b->last = b->last || (so->forward ? vpage + 1 >= so->dir->nvpages : vpage == 0);
 }
@@ -1455,17 +1648,28 @@ position_interval(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
 	Bound		bound;
+	Bound		end;
 	bool		have;
 	uint32		vp;
 	int			slot = 0;
 	Buffer		buf;
 	int			n;
+	int			c;
 
 	if (dir->nvpages == 0)
 		return false;
 
 	/* forward: first entry past the bound; backward: the one before it */
 	have = make_bound(so, so->pos.interval, so->forward, &bound);
+	so->slice = SLICE_FIRST;
+	so->slice_point = so->driver != NULL;
+	/* a bound on the far side too: a range (the backward bound is the end) */
+	so->slice_has_end = LearnedCompressKeyKind(&so->ki) != LEARNED_CKEY_NONE &&
+		make_bound(so, so->pos.interval, !so->forward, &end);
+	for (c = 0; c < so->nconds && !so->slice_point; c++)
+		so->slice_point = so->conds[c].attno == 0 &&
+			so->conds[c].istrategy == BTEqualStrategyNumber &&
+			so->conds[c].nulltest == 0;
 
 	if (so->forward)
 	{
@@ -1556,6 +1760,16 @@ static_advance(IndexScanDesc scan)
 			pos->static_done = true;
 			break;
 		}
+		else if (b->resume >= 0)
+		{
+			/* the next slice of a compressed page the batch kept pinned */
+			Buffer		buf = b->buf;
+			int			n;
+
+			reopen_vpage(scan, b->vpage, buf, &n);
+			fill_batch(scan, buf, b->vpage, n, b->resume);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
 		else
 		{
 			uint32		vp = so->forward ? b->vpage + 1 : b->vpage - 1;
@@ -1612,6 +1826,7 @@ nulls_advance(IndexScanDesc scan)
 		b->nitems = 0;
 		b->next = 0;
 		b->last = false;
+		b->resume = -1;
 		for (i = 0; i < n && i < nl.capacity; i++)
 		{
 			if (LearnedLeafIsDead(page, &nl, i))

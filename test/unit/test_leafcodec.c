@@ -205,6 +205,31 @@ check_page(const uint64_t *keys, const uint64_t *blk, const uint64_t *off,
 			ok = 0;
 		}
 	}
+	/* slices: at the ends, across partitions, single entries, everything */
+	for (i = 0; i < 60 && ok; i++)
+	{
+		uint32_t	from = i == 0 ? 0 : (i == 1 ? n - 1 : (uint32_t) (rnd() % n));
+		uint32_t	cnt = i < 2 ? 1 : (i == 2 ? n - from : 1 + (uint32_t) (rnd() % (n - from)));
+		uint32_t	j;
+
+		if (i == 3)
+			from = 0, cnt = n;
+		memset(dk, 0xAB, sizeof(uint64_t) * n);
+		lcp_decode_range(&v, from, cnt, dk, db, i % 3 == 0 ? NULL : dof);
+		for (j = 0; j < cnt && ok; j++)
+			if (dk[j] != keys[from + j] || db[j] != blk[from + j] ||
+				(i % 3 != 0 && dof[j] != off[from + j]))
+			{
+				sprintf(why, "range [%u, +%u) entry %u differs", from, cnt, j);
+				ok = 0;
+			}
+		/* nothing written past the slice */
+		if (ok && cnt < n && dk[cnt] != UINT64_C(0xABABABABABABABAB))
+		{
+			sprintf(why, "range [%u, +%u) wrote past its end", from, cnt);
+			ok = 0;
+		}
+	}
 	for (i = 0; i < 200 && ok; i++)
 	{
 		uint64_t	x = (i % 2) ? keys[rnd() % n] : rnd();
@@ -222,6 +247,64 @@ check_page(const uint64_t *keys, const uint64_t *blk, const uint64_t *off,
 	{
 		sprintf(why, "lower bound at the extremes");
 		ok = 0;
+	}
+	/* a lazily opened view answers the same through the checked readers */
+	if (ok)
+	{
+		LcpView		lv;
+		uint64_t	kv;
+		uint32_t	pos;
+
+		if (!lcp_open_lazy((uint8_t *) area, used, n, &lv) ||
+			lcp_open_lazy((uint8_t *) area, used, n + 1, &lv))
+		{
+			sprintf(why, "lazy open");
+			ok = 0;
+		}
+		for (i = 0; i < n && ok; i++)
+			if (!lcp_key_checked(&lv, i, &kv) || kv != keys[i])
+			{
+				sprintf(why, "checked key %u", i);
+				ok = 0;
+			}
+		if (ok && lcp_key_checked(&lv, n, &kv))
+		{
+			sprintf(why, "checked key past the end");
+			ok = 0;
+		}
+		for (i = 0; i < 40 && ok; i++)
+		{
+			uint32_t	from = (uint32_t) (rnd() % n);
+			uint32_t	cnt = 1 + (uint32_t) (rnd() % (n - from));
+			uint32_t	j;
+
+			if (!lcp_decode_range_checked(&lv, from, cnt, dk, db, dof))
+				ok = 0;
+			for (j = 0; j < cnt && ok; j++)
+				if (dk[j] != keys[from + j] || db[j] != blk[from + j] || dof[j] != off[from + j])
+					ok = 0;
+			if (!ok)
+				sprintf(why, "checked range [%u, +%u)", from, cnt);
+		}
+		if (ok && lcp_decode_range_checked(&lv, n - 1, 2, dk, db, dof))
+		{
+			sprintf(why, "checked range past the end");
+			ok = 0;
+		}
+		for (i = 0; i < 200 && ok; i++)
+		{
+			uint64_t	x = (i % 2) ? keys[rnd() % n] : rnd();
+
+			if (i == 0)
+				x = 0;
+			if (i == 1)
+				x = UINT64_MAX;
+			if (!lcp_lower_bound_checked(&lv, x, &pos) || pos != ref_lower(keys, n, x))
+			{
+				sprintf(why, "checked lower bound of %llu", (unsigned long long) x);
+				ok = 0;
+			}
+		}
 	}
 out:
 	free(dk);
@@ -251,6 +334,9 @@ max_fit(const uint64_t *keys, const uint64_t *blk, const uint64_t *off,
 	return lo;
 }
 
+static void test_lazy_corruption(uint64_t *area, const uint64_t *copy,
+								 const uint64_t *keys, uint32_t n);
+
 static void
 test_corruption(uint64_t *area)
 {
@@ -264,6 +350,7 @@ test_corruption(uint64_t *area)
 	LecoRunHeader rh;
 	LecoPart	part;
 	int			ok;
+	int			i;
 
 	rng_state = 77;
 	gen_keys(K_LOGNORMAL, keys, 600);
@@ -314,6 +401,95 @@ test_corruption(uint64_t *area)
 	report(!lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "corrupt: zeroed area");
 	memcpy(area, copy, AREA_BYTES);
 	report(lcp_open((uint8_t *) area, AREA_BYTES, 600, &v), "undamaged copy opens");
+	/* clustered keys: a partition per cluster, a jump table */
+	for (i = 0; i < 600; i++)
+		keys[i] = (uint64_t) (i / 25) * 1000003 + (uint64_t) (i % 25) * 7 + (uint64_t) (i * i) % 5;
+	ok = lcp_encode(keys, blk, off, 600, (uint8_t *) area, AREA_BYTES, &used) == LCP_OK;
+	report(ok, "lazy: clustered page encodes");
+	memcpy(copy, area, AREA_BYTES);
+	if (ok)
+		test_lazy_corruption(area, copy, keys, 600);
+}
+
+/*
+ * A lazily opened page: damage to a partition in the middle of the key run
+ * (not checked at open) is reported by every checked reader that reaches
+ * it, and a reader that does not reach it still answers right.
+ */
+static void
+test_lazy_corruption(uint64_t *area, const uint64_t *copy, const uint64_t *keys,
+					 uint32_t n)
+{
+	LcpHeader	h;
+	LecoRunHeader rh;
+	LecoPart	part;
+	LcpView		v;
+	uint8_t    *run;
+	uint32_t	mid;
+	uint32_t	start,
+				pos;
+	uint64_t	kv;
+	uint64_t	out[600];
+	int			how;
+
+	memcpy(&h, copy, sizeof(h));
+	run = (uint8_t *) area + h.key_off;
+	memcpy(&rh, (const uint8_t *) copy + h.key_off, sizeof(rh));
+	report(rh.npart >= 5 && rh.njump >= 3, "lazy: the test page has partitions in the middle");
+	if (rh.npart < 5 || rh.njump < 3)
+		return;
+	mid = rh.npart / 2;
+	for (how = 0; how < 4; how++)
+	{
+		uint8_t    *pp = run + sizeof(LecoRunHeader) + (size_t) mid * sizeof(LecoPart);
+		const char *names[] = {"width 65", "residuals past the run",
+		"start past the next", "jump entry out of range"};
+		char		name[100];
+
+		memcpy(area, copy, AREA_BYTES);
+		memcpy(&part, pp, sizeof(part));
+		start = part.start;
+		if (how == 0)
+			part.b = 65;
+		else if (how == 1)
+			part.bitoff = 0xFFFFFF00u;
+		else if (how == 2)
+		{
+			LecoPart	next;
+
+			memcpy(&next, pp + sizeof(LecoPart), sizeof(next));
+			part.start = next.start;
+		}
+		memcpy(pp, &part, sizeof(part));
+		if (how == 3)
+		{
+			uint32_t	bad = rh.npart + 5;
+
+			memcpy(run + sizeof(LecoRunHeader) + (size_t) rh.npart * sizeof(LecoPart) +
+				   sizeof(uint32_t) * (rh.njump / 2), &bad, sizeof(bad));
+		}
+		snprintf(name, sizeof(name), "lazy: %s opens lazily, fails a full open", names[how]);
+		report(lcp_open_lazy((uint8_t *) area, AREA_BYTES, n, &v) &&
+			   !lcp_open((uint8_t *) area, AREA_BYTES, n, &v), name);
+		lcp_open_lazy((uint8_t *) area, AREA_BYTES, n, &v);
+		snprintf(name, sizeof(name), "lazy: %s: readers reaching it fail", names[how]);
+		if (how == 3)
+		{
+			/* the first entry of the jump block whose entry is damaged */
+			uint32_t	first = (rh.njump / 2) << rh.jump_shift;
+
+			report(!lcp_key_checked(&v, first, &kv) &&
+				   !lcp_decode_range_checked(&v, first, 1, out, NULL, NULL), name);
+		}
+		else
+			report(!lcp_key_checked(&v, start, &kv) &&
+				   !lcp_decode_range_checked(&v, 0, n, out, NULL, NULL) &&
+				   !lcp_lower_bound_checked(&v, keys[start], &pos), name);
+		snprintf(name, sizeof(name), "lazy: %s: other readers answer right", names[how]);
+		report(lcp_key_checked(&v, 0, &kv) && kv == keys[0] &&
+			   lcp_key_checked(&v, n - 1, &kv) && kv == keys[n - 1], name);
+	}
+	memcpy(area, copy, AREA_BYTES);
 }
 
 int
