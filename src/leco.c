@@ -231,24 +231,23 @@ leco_decode_all(const uint8_t *run, uint64_t *out)
 }
 
 /*
- * Decode elements from .. from + count - 1 (all < n) into out[0..count-1]:
- * one partition look-up, then sequential decodes partition by partition
- * (a scan returning a slice of a page decodes only that slice).
+ * Decode elements from .. from + count - 1 into out, partition p (the one
+ * holding from) onwards; with check, each next partition is checked
+ * (leco_part_sane) before it is read, and false means it is damaged.
  */
-void
-leco_decode_range(const uint8_t *run, uint32_t from, uint32_t count, uint64_t *out)
+static inline bool leco_part_sane(const uint8_t *run, uint32_t p);
+
+static bool
+decode_slice(const uint8_t *run, uint32_t p, uint32_t from, uint32_t count,
+			 uint64_t *out, bool check)
 {
 	const LecoRunHeader *h = leco_header(run);
 	const LecoPart *parts = leco_parts(run);
 	const uint8_t *resid = leco_resid(run);
-	uint32_t	p;
 	uint32_t	i = from;
 	uint32_t	end = from + count;
 
-	if (count == 0)
-		return;
-	p = leco_find_part(run, from);
-	while (i < end)
+	for (;;)
 	{
 		uint32_t	pend = p + 1 < h->npart ? parts[p + 1].start : h->n;
 		uint32_t	k = i - parts[p].start;
@@ -258,8 +257,26 @@ leco_decode_range(const uint8_t *run, uint32_t from, uint32_t count, uint64_t *o
 		leco_part_decode(&parts[p], resid, k, pend - i, out);
 		out += pend - i;
 		i = pend;
+		if (i >= end)
+			return true;
+		/* partitions are checked as the slice reaches them */
 		p++;
+		if (check && !leco_part_sane(run, p))
+			return false;
 	}
+}
+
+/*
+ * Decode elements from .. from + count - 1 (all < n) into out[0..count-1]:
+ * one partition look-up, then sequential decodes partition by partition
+ * (a scan returning a slice of a page decodes only that slice).
+ */
+void
+leco_decode_range(const uint8_t *run, uint32_t from, uint32_t count, uint64_t *out)
+{
+	if (count == 0)
+		return;
+	(void) decode_slice(run, leco_find_part(run, from), from, count, out, false);
 }
 
 /*
@@ -464,33 +481,14 @@ leco_decode_range_checked(const uint8_t *run, uint32_t from, uint32_t count,
 						  uint64_t *out)
 {
 	const LecoRunHeader *h = leco_header(run);
-	const LecoPart *parts = leco_parts(run);
-	const uint8_t *resid = leco_resid(run);
 	uint32_t	p;
-	uint32_t	i = from;
 	uint32_t	end = from + count;
 
 	if (count == 0)
 		return true;
 	if (end > h->n || end < from || !leco_find_part_checked(run, from, &p))
 		return false;
-	for (;;)
-	{
-		uint32_t	pend = p + 1 < h->npart ? parts[p + 1].start : h->n;
-		uint32_t	k = i - parts[p].start;
-
-		if (pend > end)
-			pend = end;
-		leco_part_decode(&parts[p], resid, k, pend - i, out);
-		out += pend - i;
-		i = pend;
-		if (i >= end)
-			return true;
-		/* partitions are checked as the slice reaches them */
-		p++;
-		if (!leco_part_sane(run, p))
-			return false;
-	}
+	return decode_slice(run, p, from, count, out, true);
 }
 
 /*
