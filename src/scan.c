@@ -88,7 +88,7 @@ typedef struct Bound
 	bool		isnull[INDEX_MAX_KEYS];
 	Oid			types[INDEX_MAX_KEYS];
 	FmgrInfo   *cmps[INDEX_MAX_KEYS];
-	/* keys compare as bytes (so->bytewise) and so does the bound: its data */
+	/* keys compare as bytes (ki.bytewise) and so does the bound: its data */
 	bool		bytes;
 	const char *bdata;
 	Size		blen;
@@ -147,10 +147,6 @@ typedef struct LearnedScanOpaqueData
 	MemoryContext rescanCxt;	/* reset at each rescan */
 	MemoryContext tupCxt;		/* reset per returned index tuple */
 	LearnedKeyInfo ki;
-	bool		bytewise;		/* one text ("C"), bytea or uuid column: keys
-								 * compare as their bytes (memcmp, then
-								 * length), as bttextcmp, byteacmp and
-								 * uuid_cmp do */
 	bool		desc;			/* single index column is DESC */
 	bool		nulls_first;	/* single index column is NULLS FIRST */
 
@@ -280,7 +276,6 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 		(index->rd_indoption[0] & INDOPTION_DESC) != 0;
 	so->nulls_first = !LearnedKeyIsComposite(&so->ki) &&
 		(index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
-	so->bytewise = so->ki.bytewise;
 	/* a batch holds one page of keys or of NULL TIDs (the denser one) */
 	LearnedLeafLayoutInit(&nl, 0);
 	cap = Max((LearnedKeyIsVarwidth(&so->ki) || LearnedKeyPackable(&so->ki)) ?
@@ -858,7 +853,7 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 	 * page's bytes with it directly, without building each key.
 	 */
 	b->bytes = false;
-	if (so->bytewise && b->nkeys == 1 && !b->isnull[0] && b->types[0] == so->ki.keytype)
+	if (so->ki.bytewise && b->nkeys == 1 && !b->isnull[0] && b->types[0] == so->ki.keytype)
 	{
 		const char *v = DatumGetPointer(b->values[0]);
 

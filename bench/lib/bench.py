@@ -8,7 +8,6 @@ truth, and learned against btree).
 """
 
 import argparse
-import csv
 import json
 import os
 import platform
@@ -22,7 +21,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import datasets as D          # noqa: E402
-from pgdb import DB             # noqa: E402
+from pgdb import DB, write_csv  # noqa: E402
 import report as R            # noqa: E402
 import tpcc as TPCC           # noqa: E402
 import workloads as W         # noqa: E402
@@ -505,16 +504,7 @@ class Bench:
 
     def write(self):
         out = self.a.out
-        keys = []
-        for r in self.rows:
-            for k in r:
-                if k not in keys:
-                    keys.append(k)
-        with open(os.path.join(out, "results.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            for r in self.rows:
-                w.writerow(r)
+        write_csv(os.path.join(out, "results.csv"), self.rows)
         meta = {
             "command": self.a.cmd, "mode": "sweep-eps" if self.a.sweep_eps else "main",
             "size_mode": self.a.size_mode, "n": self.a.n, "probes": self.a.probes, "ranges": self.a.ranges,
@@ -537,14 +527,7 @@ class Bench:
         meta["sweep"] = {"on": self.a.sweep, "eps": self.a.sweep_list, "probes": self.a.sweep_probes,
                          "reps": self.a.sweep_reps}
         if self.sweep_rows:
-            skeys = []
-            for r in self.sweep_rows:
-                skeys += [k for k in r if k not in skeys]
-            with open(os.path.join(out, "sweep.csv"), "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=skeys)
-                w.writeheader()
-                for r in self.sweep_rows:
-                    w.writerow(r)
+            write_csv(os.path.join(out, "sweep.csv"), self.sweep_rows)
         if self.wl.latency:
             # latency distributions for the CDF plots, kept small: 400 quantiles + max per run
             qs = np.linspace(0, 100, 401)

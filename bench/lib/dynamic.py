@@ -24,7 +24,6 @@ Plus two single-backend measurements on the learned index:
 """
 
 import argparse
-import csv
 import glob
 import json
 import os
@@ -40,7 +39,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import datasets as D          # noqa: E402
-from pgdb import DB             # noqa: E402
+from pgdb import DB, write_csv  # noqa: E402
 
 PAGE = 8192
 SIDES = ("learned", "btree")
@@ -640,16 +639,7 @@ class Dyn:
         import dyn_report as R
         out = self.a.out
         for name, rows in (("runs.csv", self.runs), ("pending.csv", self.pending), ("merge1.csv", self.merge1)):
-            keys = []
-            for r in rows:
-                for k in r:
-                    if k not in keys:
-                        keys.append(k)
-            with open(os.path.join(out, name), "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=keys)
-                w.writeheader()
-                for r in rows:
-                    w.writerow(r)
+            write_csv(os.path.join(out, name), rows)
         lat = {}
         for (keys, wl, side), arrs in self.lat.items():
             x = np.concatenate(arrs)

@@ -22,7 +22,6 @@ still measured); the run goes on, so the harness gives full numbers once text ke
 """
 
 import argparse
-import csv
 import json
 import os
 import statistics
@@ -423,14 +422,7 @@ class KeysBench(B.Bench):
 
     def write(self):
         out = self.a.out
-        keys = []
-        for r in self.rows:
-            keys += [k for k in r if k not in keys]
-        with open(os.path.join(out, "results.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            for r in self.rows:
-                w.writerow(r)
+        B.write_csv(os.path.join(out, "results.csv"), self.rows)
         meta = {
             "command": self.a.cmd, "mode": "keys", "size_mode": self.a.size_mode, "n": self.a.n,
             "probes": self.a.probes, "ranges": self.a.ranges, "reps": self.a.reps, "builds": self.a.builds,

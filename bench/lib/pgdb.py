@@ -3,11 +3,24 @@
 The connection parameters come from the environment (PGHOST, PGPORT, PGUSER, PGDATABASE), which
 bench/run.sh sets for its throwaway cluster.
 """
+import csv
 import time
 
 import psycopg
 
 import datasets as D
+
+
+def write_csv(path, rows):
+    """Write a list of dicts as CSV: the columns are every key, in order of first appearance."""
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
 
 
 class DB:

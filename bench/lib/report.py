@@ -382,12 +382,12 @@ def write_main(out, rows, meta):
         bar_plot(out, "buffers.png", "Index buffers per lookup", "buffers", dss, series("lookup_bufs_idx")),
         bar_plot(out, "range.png", "100-row range scan", "µs per scan", dss, series("range_us")),
     ]
-    L.append("## Plots")
-    L.append("")
-    for p in pngs:
-        L.append("![%s](%s)" % (p[:-4], p))
-    L.append("")
-    return L
+    return L + plots_section(pngs)
+
+
+def plots_section(pngs):
+    """The report's "## Plots" section: each PNG file embedded under its name."""
+    return ["## Plots", ""] + ["![%s](%s)" % (p[:-4], p) for p in pngs] + [""]
 
 
 def write_sweep(out, rows, meta):

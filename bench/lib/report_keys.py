@@ -193,9 +193,4 @@ def write_keys(out, rows, meta):
         R.bar_plot(out, "ios.png", "Index-only lookup", "µs per lookup", dss, series("ios_us")),
         R.bar_plot(out, "buffers.png", "Index buffers per lookup", "buffers", dss, series("lookup_bufs_idx")),
     ]
-    L.append("## Plots")
-    L.append("")
-    for p in pngs:
-        L.append("![%s](%s)" % (p[:-4], p))
-    L.append("")
-    return L
+    return L + R.plots_section(pngs)
