@@ -496,9 +496,6 @@ LearnedKeyCmp(LearnedKeyInfo *ki, Datum a, Datum b)
 			pb = DatumGetPointer(b);
 			if (ki->keylen > 0)
 				return LearnedBytesCmp(pa, ki->keylen, pb, ki->keylen);
-			if (!VARATT_IS_EXTENDED(pa) && !VARATT_IS_EXTENDED(pb))
-				return LearnedBytesCmp(VARDATA(pa), VARSIZE(pa) - VARHDRSZ,
-									   VARDATA(pb), VARSIZE(pb) - VARHDRSZ);
 			if (!VARATT_IS_COMPRESSED(pa) && !VARATT_IS_EXTERNAL(pa) &&
 				!VARATT_IS_COMPRESSED(pb) && !VARATT_IS_EXTERNAL(pb))
 				return LearnedBytesCmp(VARDATA_ANY(pa), VARSIZE_ANY_EXHDR(pa),

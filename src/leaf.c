@@ -327,18 +327,16 @@ rebuild_key(const LearnedLeafView *v, const LearnedKeyInfo *ki, const char *data
 		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
 	dst = ring[next];
 	next = (next + 1) % VW_RING;
-	if (LearnedKeyPackable(ki))
+	if (LearnedKeyPackable(ki) || LearnedKeyIsComposite(ki))
 	{
-		/* prefix and suffix are the key's bytes (LearnedLeafOpen: its size) */
+		/*
+		 * Prefix and suffix are the key's stored bytes: a packed key's size
+		 * was checked by LearnedLeafOpen, a composite key's is checked here,
+		 * once whole.
+		 */
 		memcpy(dst, v->prefix, v->plen);
 		memcpy(dst + v->plen, data, slen);
-	}
-	else if (LearnedKeyIsComposite(ki))
-	{
-		/* a composite key's bytes, checked once whole */
-		memcpy(dst, v->prefix, v->plen);
-		memcpy(dst + v->plen, data, slen);
-		if (LearnedKeySizeBounded(ki, dst, len) != (int64) len)
+		if (LearnedKeyIsComposite(ki) && LearnedKeySizeBounded(ki, dst, len) != (int64) len)
 			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
 	}
 	else if (len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
