@@ -408,6 +408,53 @@ ROLLBACK;
 SELECT learned_index_check('d_k', true);
 SELECT dverify('d');
 
+-- Point lookups against the backend's pending copy, one insert at a time:
+-- each lookup refreshes the copy with the newest entry, so its membership
+-- filter (exact keys) is extended entry by entry, rebuilt larger as it
+-- fills, and main and recent fold; every lookup must still find exactly
+-- what a sequential scan finds, for inserted, duplicate, static and absent
+-- keys, with a bound of the key's own type and of another type (the
+-- reference is a btree index).
+CREATE TABLE pf (k int8);
+CREATE TABLE pf_ref (k int8);
+CREATE INDEX pf_ref_k ON pf_ref (k);
+INSERT INTO pf SELECT 2 * i FROM generate_series(0, 4999) i;
+INSERT INTO pf_ref SELECT k FROM pf;
+CREATE INDEX pf_k ON pf USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000 :dyn_opts);
+CREATE FUNCTION pf_round(n int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	bad int := 0;
+	x int8;
+	probe int8;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	FOR i IN 1 .. n LOOP
+		x := 2 * ((i * 7919) % 4000) + 1;		-- odd: pending only; repeats after 4000
+		INSERT INTO pf VALUES (x);
+		INSERT INTO pf_ref VALUES (x);
+		FOREACH probe IN ARRAY ARRAY[x, x + 2, 2 * (i % 5000), x + 8000] LOOP
+			IF (SELECT count(*) FROM pf WHERE k = probe) <>
+			   (SELECT count(*) FROM pf_ref WHERE k = probe) THEN
+				bad := bad + 1;
+			END IF;
+			IF (SELECT count(*) FROM pf WHERE k = probe::int4) <>
+			   (SELECT count(*) FROM pf_ref WHERE k = probe) THEN
+				bad := bad + 1;
+			END IF;
+		END LOOP;
+	END LOOP;
+	RETURN bad;
+END $$;
+SELECT pf_round(4500) AS wrong_lookups;
+SELECT generation = 1 AS not_merged, pending_entries FROM learned_index_info('pf_k');
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pf WHERE k = 17;
+RESET enable_bitmapscan;
+SELECT learned_index_check('pf_k', true);
+DROP FUNCTION pf_round(int);
+DROP TABLE pf, pf_ref;
+
 -- The insert trigger (last, on its own table: a merge worker it starts may
 -- still run after the statement).  Past twice pending_limit (64 kB of
 -- records, 16 bytes each for int8: 8192 entries) an INSERT merges inline,

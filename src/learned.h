@@ -580,6 +580,10 @@ extern void LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 extern void LearnedCheckMeta(Relation index, LearnedMetaPage meta);
 extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
+extern void LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy,
+								  Buffer *recent);
+extern Buffer LearnedReadBufferRecent(Relation index, BlockNumber blkno,
+									  Buffer *recent);
 extern LearnedDirectory *LearnedGetDirectory(Relation index, uint32 generation);
 extern void LearnedReleaseDirectory(LearnedDirectory *dir);
 extern LearnedDirectory *LearnedReadMetaAndDirectory(Relation index,
@@ -750,14 +754,25 @@ typedef struct LearnedPendingEntry
  * the recent one grows, so an incremental refresh costs O(new log new +
  * recent) and a lookup two binary searches.  NULL keys are kept apart.
  */
+#define LEARNED_PENDING_TOP_STRIDE 16
+
 typedef struct LearnedPendingCache
 {
 	int			nmain;
 	LearnedPendingEntry *main;
 	uint64	   *main_mkeys;		/* main's mapped keys, packed: a lookup's binary
 								 * search touches 8 bytes a probe, not an entry */
+	uint64	   *main_top;		/* every LEARNED_PENDING_TOP_STRIDE-th of
+								 * main_mkeys: searched first, it stays in
+								 * cache, and the search ends in one stride */
+	int			ntop;
 	int			nrecent;
 	LearnedPendingEntry *recent;
+	uint64	   *recent_mkeys;	/* recent's mapped keys, packed */
+	uint64	   *filter;			/* exact keys only: a bit per hash of each
+								 * cached mapped key (a one-hash Bloom
+								 * filter), or NULL */
+	uint64		filter_mask;	/* its number of bits - 1 (a power of 2) */
 	int			nnulls;
 	LearnedPendingEntry *nulls;
 	uint64		nentries;		/* live entries cached */
@@ -769,6 +784,7 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 								   uint64 first_seq);
 extern int	LearnedPendingEntryCmp(const void *a, const void *b, void *arg);
+extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);
 extern Datum LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 							   BlockNumber blkno, const char *p);
 extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);

@@ -11,6 +11,7 @@
 #include "catalog/pg_type_d.h"
 #include "storage/lmgr.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/pg_locale.h"
@@ -184,15 +185,46 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 }
 
 /*
+ * ReadBuffer, trying first the buffer that held the block last time
+ * (*recent, InvalidBuffer at first), which skips the buffer mapping
+ * lookup.  For the pages every scan reads (the metapage, the pending
+ * list's tail): in a nested-loop join the lookup was a visible part of
+ * each rescan.  *recent is a hint only: ReadRecentBuffer checks the
+ * buffer's tag and pins it, or fails and we read normally.
+ */
+Buffer
+LearnedReadBufferRecent(Relation index, BlockNumber blkno, Buffer *recent)
+{
+	if (BufferIsValid(*recent) &&
+		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, *recent))
+	{
+		/* ReadBuffer counts its hits in the relation's statistics; so do we */
+		pgstat_count_buffer_hit(index);
+		return *recent;
+	}
+	*recent = ReadBuffer(index, blkno);
+	return *recent;
+}
+
+/*
  * Copy the metapage under a share lock.
  */
 void
 LearnedReadMeta(Relation index, LearnedMetaPageData *copy)
 {
+	Buffer		recent = InvalidBuffer;
+
+	LearnedReadMetaRecent(index, copy, &recent);
+}
+
+/* LearnedReadMeta, for callers that keep the metapage's last buffer */
+void
+LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy, Buffer *recent)
+{
 	Buffer		buf;
 	Page		page;
 
-	buf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	buf = LearnedReadBufferRecent(index, LEARNED_METAPAGE_BLKNO, recent);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	LearnedCheckPage(index, page, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);

@@ -31,6 +31,7 @@ typedef struct PendingCacheEntry
 	uint32		epoch;
 	bool		valid;
 	BlockNumber next_blk;		/* where reading continues */
+	Buffer		recent;			/* the buffer of the last page read (a hint) */
 	int			next_slot;
 	int			maxmain;
 	int			maxrecent;
@@ -40,6 +41,14 @@ typedef struct PendingCacheEntry
 } PendingCacheEntry;
 
 static HTAB *pending_caches = NULL;
+
+/*
+ * The entry of the index last asked for: a nested-loop lookup asks for the
+ * same index at every rescan.  Entries are never removed from the table,
+ * and dynahash does not move them, so the pointer stays valid.
+ */
+static Oid	last_indexoid = InvalidOid;
+static PendingCacheEntry *last_pc = NULL;
 
 /*
  * Initialize a pending page, with no records.  pd_lower ends right after
@@ -168,13 +177,87 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	pc->epoch = meta->pending_epoch;
 	pc->next_blk = meta->pending_head;
 	pc->next_slot = 0;
+	pc->recent = InvalidBuffer;
 	pc->maxmain = pc->maxrecent = pc->maxnulls = 64;
 	memset(&pc->cache, 0, sizeof(pc->cache));
 	pc->cache.main = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
 	pc->cache.main_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) * pc->maxmain);
 	pc->cache.recent = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxrecent);
+	pc->cache.recent_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) * pc->maxrecent);
 	pc->cache.nulls = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxnulls);
 	pc->valid = true;
+}
+
+/*
+ * The membership filter of an exact-keyed copy.  A point lookup whose key
+ * has no bit set has no pending match, and skips the binary searches of
+ * main and recent: one cache line instead of a chain of dependent probes,
+ * for most lookups, since most keys have no pending entry.  Sized at 16
+ * bits per entry (about 6% false positives with one hash), rebuilt twice
+ * as large when the entries pass an eighth of the bits.
+ */
+#define LEARNED_PENDING_FILTER_MIN_BITS 4096
+
+static inline uint64
+filter_hash(uint64 x)
+{
+	/* a 64-bit finalizer (xor-shift-multiply): every input bit moves the index */
+	x ^= x >> 33;
+	x *= UINT64CONST(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+static inline void
+filter_set(LearnedPendingCache *c, uint64 mkey)
+{
+	uint64		h = filter_hash(mkey) & c->filter_mask;
+
+	c->filter[h >> 6] |= UINT64CONST(1) << (h & 63);
+}
+
+bool
+LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey)
+{
+	uint64		h;
+
+	if (c->filter == NULL)
+		return true;
+	h = filter_hash(mkey) & c->filter_mask;
+	return (c->filter[h >> 6] >> (h & 63)) & 1;
+}
+
+static void
+filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
+		   const LearnedPendingEntry *fresh, int nfresh)
+{
+	LearnedPendingCache *c = &pc->cache;
+	uint64		nkeys = (uint64) c->nmain + c->nrecent;
+	int			i;
+
+	if (!LearnedKeyMapExact(ki))
+		return;
+	if (c->filter == NULL || nkeys > (c->filter_mask + 1) / 8)
+	{
+		uint64		nbits = LEARNED_PENDING_FILTER_MIN_BITS;
+
+		while (nbits < nkeys * 16)
+			nbits *= 2;
+		if (c->filter)
+			pfree(c->filter);
+		c->filter = MemoryContextAllocHuge(pc->cxt, nbits / 8);
+		memset(c->filter, 0, nbits / 8);
+		c->filter_mask = nbits - 1;
+		for (i = 0; i < c->nmain; i++)
+			filter_set(c, c->main_mkeys[i]);
+		for (i = 0; i < c->nrecent; i++)
+			filter_set(c, c->recent_mkeys[i]);
+		return;
+	}
+	for (i = 0; i < nfresh; i++)
+		filter_set(c, fresh[i].mkey);
 }
 
 /*
@@ -186,6 +269,7 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 {
 	LearnedPendingCache *c = &pc->cache;
 	LearnedPendingEntry *dst;
+	int			n;
 
 	if (nfresh == 0)
 		return;
@@ -203,6 +287,10 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 	pfree(c->recent);
 	c->recent = dst;
 	c->nrecent += nfresh;
+	pfree(c->recent_mkeys);
+	c->recent_mkeys = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * pc->maxrecent);
+	for (n = 0; n < c->nrecent; n++)
+		c->recent_mkeys[n] = c->recent[n].mkey;
 
 	/*
 	 * recent grew past ~2 sqrt(main): fold it into main.  A refresh copies
@@ -213,8 +301,7 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 	 */
 	if (c->nrecent > Max(256, 2 * (int) sqrt((double) c->nmain)))
 	{
-		int			n = c->nmain + c->nrecent;
-
+		n = c->nmain + c->nrecent;
 		while (n > pc->maxmain)
 			pc->maxmain *= 2;
 		dst = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
@@ -226,8 +313,15 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 		c->main_mkeys = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * pc->maxmain);
 		for (n = 0; n < c->nmain; n++)
 			c->main_mkeys[n] = c->main[n].mkey;
+		if (c->main_top)
+			pfree(c->main_top);
+		c->ntop = (c->nmain + LEARNED_PENDING_TOP_STRIDE - 1) / LEARNED_PENDING_TOP_STRIDE;
+		c->main_top = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * Max(c->ntop, 1));
+		for (n = 0; n < c->ntop; n++)
+			c->main_top[n] = c->main_mkeys[n * LEARNED_PENDING_TOP_STRIDE];
 		c->nrecent = 0;
 	}
+	filter_add(pc, ki, fresh, nfresh);
 }
 
 /*
@@ -259,11 +353,18 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		pending_caches = hash_create("learned pending copies", 16, &ctl,
 									 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	pc = hash_search(pending_caches, &key, HASH_ENTER, &found);
-	if (!found)
+	if (last_pc != NULL && last_indexoid == key)
+		pc = last_pc;
+	else
 	{
-		pc->cxt = NULL;
-		pc->valid = false;
+		pc = hash_search(pending_caches, &key, HASH_ENTER, &found);
+		if (!found)
+		{
+			pc->cxt = NULL;
+			pc->valid = false;
+		}
+		last_indexoid = key;
+		last_pc = pc;
 	}
 	if (!pc->valid || pc->relfilenode != index->rd_node.relNode ||
 		pc->epoch != meta->pending_epoch)
@@ -276,7 +377,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	blkno = pc->next_blk;
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buf = ReadBuffer(index, blkno);
+		Buffer		buf = LearnedReadBufferRecent(index, blkno, &pc->recent);
 		Page		page;
 		LearnedPageOpaque opaque;
 		uint64		first_seq;

@@ -146,6 +146,7 @@ typedef struct LearnedScanOpaqueData
 	MemoryContext scanCxt;		/* lives until endscan */
 	MemoryContext rescanCxt;	/* reset at each rescan */
 	MemoryContext tupCxt;		/* reset per returned index tuple */
+	Buffer		meta_recent;	/* the metapage's buffer last time (a hint) */
 	LearnedKeyInfo ki;
 	bool		desc;			/* single index column is DESC */
 	bool		nulls_first;	/* single index column is NULLS FIRST */
@@ -1856,16 +1857,47 @@ pending_past(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 }
 
 /*
+ * First i in [0, n) with a[i] >= t (n if none), for sorted a.  Branch-free
+ * (the comparison feeds a conditional move): a pending lookup runs a few
+ * of these on random keys, where a branch per probe would be mispredicted
+ * half of the time.
+ */
+static inline int
+mkeys_lower_bound(const uint64 *a, int n, uint64 t)
+{
+	const uint64 *base = a;
+	int			len = n;
+
+	if (n <= 0)
+		return 0;
+	while (len > 1)
+	{
+		int			half = len / 2;
+
+		base = (base[half - 1] < t) ? base + half : base;
+		len -= half;
+	}
+	return (int) (base - a) + (*base < t);
+}
+
+/*
  * First index in [from, n) whose key satisfies past_bound(key, bound); the
- * caller knows that none before from does.  From 0 a binary search; from
- * further on (the end of a lookup's run, whose start the caller found) a
- * gallop, since the answer is usually next to from.
+ * caller knows that none before from does.
+ *
+ * From 0 with exact mapped keys (packed in mkeys) a branch-free binary
+ * search, over top (every LEARNED_PENDING_TOP_STRIDE-th mapped key, when
+ * the caller has it) first: top is small and shared by every lookup, so it
+ * stays in cache, and the search then ends inside one stride of mkeys
+ * instead of missing the cache on each of its last probes.  From further
+ * on (the end of a lookup's run, whose start the caller found) a gallop,
+ * since the answer is usually next to from.  Otherwise a binary search
+ * that compares with the comparator.
  */
 static int
 pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
-			  const uint64 *mkeys, int n, int from, const Bound *b)
+			  const uint64 *mkeys, const uint64 *top, int ntop, int n,
+			  int from, const Bound *b, bool exact)
 {
-	bool		exact = LearnedKeyMapExact(&so->ki) && b->types[0] == so->ki.keytype;
 	int			lo = from,
 				hi = n;
 
@@ -1888,6 +1920,25 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 			lo = probe + 1;
 			step *= 2;
 		}
+	}
+	else if (exact && mkeys)
+	{
+		uint64		t;
+		int			j;
+
+		/* past the bound: m > hint (strict) or m >= hint, i.e. m >= t */
+		if (b->strict && b->hint == PG_UINT64_MAX)
+			return n;
+		t = b->strict ? b->hint + 1 : b->hint;
+		if (top == NULL || ntop <= 1)
+			return mkeys_lower_bound(mkeys, n, t);
+		/* the first top entry >= t: the answer is in the stride before it */
+		j = mkeys_lower_bound(top, ntop, t);
+		if (j == 0)
+			return 0;
+		lo = (j - 1) * LEARNED_PENDING_TOP_STRIDE + 1;
+		hi = Min(n, j * LEARNED_PENDING_TOP_STRIDE);
+		return lo + mkeys_lower_bound(mkeys + lo, hi - lo, t);
 	}
 	while (lo < hi)
 	{
@@ -1916,33 +1967,81 @@ push_pending(LearnedScanOpaque so, const LearnedPendingEntry *e, int *max)
 
 /*
  * Append to the scan's pending list the matching entries of one sorted
- * array of the backend's pending copy, using binary search to skip to the
- * key range of each interval: [first past the forward bound, first past
- * the backward bound).  Only the matches are copied: a lookup costs
- * O(log n).
+ * array of the backend's pending copy, from the entries [lo, hi) of one
+ * interval's key range; returns how many it took.
+ */
+static int
+collect_pending_range(LearnedScanOpaque so, const LearnedPendingEntry *arr,
+					  int lo, int hi, int *max)
+{
+	int			before = so->npending;
+	int			i;
+
+	for (i = lo; i < hi; i++)
+		if (key_matches(so, arr[i].key))
+			push_pending(so, &arr[i], max);
+	return so->npending - before;
+}
+
+/*
+ * Append to the scan's pending list the matching entries of the backend's
+ * pending copy (its main and recent arrays), using binary search to skip
+ * to the key range of each interval: [first past the forward bound, first
+ * past the backward bound).  Only the matches are copied: a lookup costs
+ * O(log n).  Each interval's bounds are made once for both arrays.  The
+ * matches of one interval are sorted within each array; if both arrays
+ * gave some, the interval's matches are interleaved in place.
  */
 static void
-collect_pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
-					const uint64 *mkeys, int n, int *max)
+collect_pending(LearnedScanOpaque so, const LearnedPendingCache *c, int *max)
 {
 	int			nintervals = so->driver ? so->driver->nvalues : 1;
 	int			v;
-	int			i;
 
 	for (v = 0; v < nintervals; v++)
 	{
-		Bound		b;
-		int			lo = 0,
-					hi = n;
+		Bound		fwd,
+					bwd;
+		bool		has_fwd = make_bound(so, v, true, &fwd);
+		bool		has_bwd = make_bound(so, v, false, &bwd);
+		bool		exact_fwd = has_fwd && LearnedKeyMapExact(&so->ki) &&
+			fwd.types[0] == so->ki.keytype;
+		bool		exact_bwd = has_bwd && LearnedKeyMapExact(&so->ki) &&
+			bwd.types[0] == so->ki.keytype;
+		int			start = so->npending;
+		int			nmain = 0;
+		int			nrecent = 0;
+		int			lo,
+					hi;
 
-		if (make_bound(so, v, true, &b))
-			lo = pending_bound(so, arr, mkeys, n, 0, &b);
-		/* the run ends at or after its start */
-		if (make_bound(so, v, false, &b))
-			hi = pending_bound(so, arr, mkeys, n, lo, &b);
-		for (i = lo; i < hi; i++)
-			if (key_matches(so, arr[i].key))
-				push_pending(so, &arr[i], max);
+		/*
+		 * A point lookup (the whole single-column key equal to a value of its
+		 * type): the copy's filter may say that no pending entry has it.
+		 */
+		if (exact_fwd && exact_bwd && !fwd.strict && bwd.strict &&
+			fwd.hint == bwd.hint && !fwd.isnull[0] && !bwd.isnull[0] &&
+			!LearnedPendingMayContain(c, fwd.hint))
+			continue;
+		if (c->nmain > 0)
+		{
+			lo = has_fwd ? pending_bound(so, c->main, c->main_mkeys, c->main_top,
+										 c->ntop, c->nmain, 0, &fwd, exact_fwd) : 0;
+			/* the run ends at or after its start */
+			hi = has_bwd ? pending_bound(so, c->main, c->main_mkeys, NULL, 0,
+										 c->nmain, lo, &bwd, exact_bwd) : c->nmain;
+			nmain = collect_pending_range(so, c->main, lo, hi, max);
+		}
+		if (c->nrecent > 0)
+		{
+			lo = has_fwd ? pending_bound(so, c->recent, c->recent_mkeys, NULL, 0,
+										 c->nrecent, 0, &fwd, exact_fwd) : 0;
+			hi = has_bwd ? pending_bound(so, c->recent, c->recent_mkeys, NULL, 0,
+										 c->nrecent, lo, &bwd, exact_bwd) : c->nrecent;
+			nrecent = collect_pending_range(so, c->recent, lo, hi, max);
+		}
+		if (nmain > 0 && nrecent > 0)
+			qsort_arg(so->pending_ref + start, nmain + nrecent,
+					  sizeof(LearnedPendingEntry), LearnedPendingEntryCmp, &so->ki);
 	}
 }
 
@@ -1970,15 +2069,8 @@ load_pending(IndexScanDesc scan)
 	if (so->want_keys && c->nmain + c->nrecent > 0)
 	{
 		int			max = 0;
-		int			from_main;
 
-		collect_pending_run(so, c->main, c->main_mkeys, c->nmain, &max);
-		from_main = so->npending;
-		collect_pending_run(so, c->recent, NULL, c->nrecent, &max);
-		/* each array's matches are sorted; interleave them if both gave some */
-		if (from_main > 0 && so->npending > from_main)
-			qsort_arg(so->pending_ref, so->npending, sizeof(LearnedPendingEntry),
-					  LearnedPendingEntryCmp, &so->ki);
+		collect_pending(so, c, &max);
 		so->pending = palloc(sizeof(BatchItem) * Max(so->npending, 1));
 		for (i = 0; i < so->npending; i++)
 		{
@@ -2071,7 +2163,7 @@ start_scan(IndexScanDesc scan)
 	{
 		LearnedDirectory *dir;
 
-		LearnedReadMeta(scan->indexRelation, &so->meta);
+		LearnedReadMetaRecent(scan->indexRelation, &so->meta, &so->meta_recent);
 		dir = LearnedGetDirectory(scan->indexRelation, so->meta.generation);
 		if (dir->generation == so->meta.generation)
 		{
