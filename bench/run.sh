@@ -249,6 +249,8 @@ if [ -z "$OUT" ]; then
   [ "$KEYS" = 1 ] && OUT="${OUT}_keys"
 fi
 mkdir -p "$OUT/raw"
+# absolute: the drivers hand paths under it to pgbench and to the server user
+OUT=$(cd "$OUT" && pwd)
 
 DRIVER="$BENCH_DIR/lib/bench.py"
 if [ "$KEYS" = 1 ]; then
