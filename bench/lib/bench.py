@@ -22,6 +22,7 @@ import psycopg
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import datasets as D          # noqa: E402
 from pgdb import DB, write_csv  # noqa: E402
+import pgdb                     # noqa: E402
 import report as R            # noqa: E402
 import tpcc as TPCC           # noqa: E402
 import workloads as W         # noqa: E402
@@ -612,12 +613,10 @@ def main():
     # second, 16 buffers, is the disk-resident case where they do not fit
     a.cold_sb = a.cold_sb or ("16MB,128kB" if full else "2MB,128kB")
     a.cold_sbs = [x.strip() for x in a.cold_sb.split(",") if x.strip()]
-    a.learned_with_opts = {}
-    for kv in filter(None, (x.strip() for x in a.learned_with.split(","))):
-        k, _, v = kv.partition("=")
-        if not k.strip().isidentifier() or not v.strip().replace("_", "").replace(".", "").isalnum():
-            p.error("--learned-with: expected name=value[,name=value...], got %r" % kv)
-        a.learned_with_opts[k.strip()] = v.strip()
+    try:
+        a.learned_with_opts = pgdb.parse_with(a.learned_with)
+    except ValueError as e:
+        p.error("--learned-with: %s" % e)
     a.sweep_list = [int(x) for x in (a.sweep_list or ("8,32,128,512" if full else "8,32,128")).split(",") if x]
     a.sweep_probes = min(a.probes, a.sweep_probes or (100_000 if full else 50_000))
     a.sweep_reps = a.sweep_reps or (3 if full else 1 if smoke else 2)

@@ -197,6 +197,9 @@ def write_report(out, copy_to=""):
     w = L.append
     mach = meta.get("machine", {})
     st = meta.get("settings", {})
+    lw = meta.get("learned_with") or {}
+    lw_text = ", ".join("%s = %s" % kv for kv in lw.items())
+    mr_text = lw.get("merge_ratio", "100")
     w("# learned_idx dynamic-stage benchmark: learned vs btree under inserts\n")
     w("Finished %s; %s mode, N = %s starting rows; %d s pgbench runs, %d repetitions (median reported); "
       "wall time %s.%s\n" % (meta.get("finished"), meta.get("size_mode"), "{:,}".format(meta["n"]),
@@ -221,9 +224,10 @@ def write_report(out, copy_to=""):
       "mixes via `-f insert.sql@W -f lookup.sql@W`. Repetitions alternate learned / btree (order flipped each "
       "repetition)." % (meta["duration_s"], meta.get("sampling_rate", 1)))
     w("- Before every run: inserted rows deleted, VACUUM, REINDEX, setval, CHECKPOINT, pg_prewarm of table and "
-      "index, so every run starts from the same N-row state with a fresh index. Learned uses its default "
-      "reloptions (merge_ratio = 100, pending_limit = learned_idx.pending_limit = 4096 kB) in the pgbench runs, "
-      "so merges happen during the runs (by the background worker).")
+      "index, so every run starts from the same N-row state with a fresh index. Learned uses %s "
+      "in the pgbench runs, so merges happen during the runs (by the background worker)."
+      % (("the reloptions `WITH (%s)` (others default)" % lw_text) if lw_text else
+         "its default reloptions (merge_ratio = 100, pending_limit = learned_idx.pending_limit = 4096 kB)"))
     w("- After every run: learned_index_info (generation = merges), `learned_index_merge` for the rest of the "
       "pending list (its WAL counted), `learned_index_check(idx, true)`, and count/sum/inserted rows through "
       "the index vs a seqscan and vs pgbench's insert count.")
@@ -420,14 +424,14 @@ def write_report(out, copy_to=""):
 
     # ------------------------------------------------------------- pending lookups
     w("## Lookups with a pending list just under the merge trigger\n")
-    w("Learned index with merge_ratio = 100 and pending_limit = 1000000 kB (trigger: pending > entries/100); "
-      "0.9% of N inserted with one INSERT ... SELECT (no merge), then a server-side probe loop "
+    w("Learned index with merge_ratio = %s and pending_limit = 1000000 kB (trigger: pending > entries/%s); "
+      "0.9 N / merge_ratio entries inserted with one INSERT ... SELECT (no merge), then a server-side probe loop "
       "(nested loop over `d_probe` random existing keys, index scan per probe, warm-up first, then repetitions "
       "interleaved with the references) before and after `learned_index_merge` on the same index. References "
       "measured interleaved in both phases: a freshly built learned index on a copy of the same rows (`ref`, "
       "empty pending list; older runs without it used btree) and btree on the same rows. 'normalised' = "
       "(learned/ref while pending) / (learned/ref after the merge), which cancels machine-load drift between "
-      "the two phases; 'min' uses the fastest repetition instead of the median.\n")
+      "the two phases; 'min' uses the fastest repetition instead of the median.\n" % (mr_text, mr_text))
     w("| keys | probes | pending entries (pages) | trigger at | learned µs/lookup pending / merged | raw ratio | "
       "ref µs/lookup (pending phase / merged phase) | btree µs/lookup (pending phase / merged phase) | "
       "normalised ratio (median) | raw ratio (min) | normalised ratio (min) | merge s | merge WAL MB |")

@@ -17,7 +17,8 @@ vs pgbench's count).
 
 Plus two single-backend measurements on the learned index:
   pending  per-lookup time (server-side probe loop) with the pending list just under its
-           merge trigger (0.9% of N with merge_ratio = 100, pending_limit = 1000000 kB)
+           merge trigger (0.9 N / merge_ratio entries; merge_ratio = 100 unless --learned-with
+           sets it; pending_limit = 1000000 kB)
            vs the same index after learned_index_merge;
   merge1   appending 1% of N and merging: pages written (WAL bytes / 8192, and segments
            whose start block changed) over total index pages.
@@ -39,7 +40,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import datasets as D          # noqa: E402
-from pgdb import DB, write_csv  # noqa: E402
+from pgdb import DB, write_csv, parse_with, with_clause  # noqa: E402
 
 PAGE = 8192
 SIDES = ("learned", "btree")
@@ -178,7 +179,8 @@ class Dyn:
             db.copy_in(t, [10 * i[order], i[order]])
             db.q("CREATE SEQUENCE %s" % self.seq(side))
             am = self.a.learned_am if side == "learned" else "btree"
-            db.q("CREATE INDEX %s ON %s USING %s (k)" % (self.idx(side), t, am))
+            opts = with_clause(self.a.learned_with_opts) if side == "learned" and am == "learned" else ""
+            db.q("CREATE INDEX %s ON %s USING %s (k)%s" % (self.idx(side), t, am, opts))
             db.vacuum_frozen(t)
         # probe table for the server-side probe loop: P random existing base keys
         db.q("DROP TABLE IF EXISTS d_probe")
@@ -463,15 +465,24 @@ class Dyn:
                    "FROM generate_series(1, %s) g")
             self.db.q(sql, (self.a.n, m))
 
+    def restore_reloptions(self, idx):
+        """Back to the index's own merge_ratio / pending_limit after a measurement changed them."""
+        self.db.q("ALTER INDEX %s RESET (merge_ratio, pending_limit)" % idx)
+        keep = {k: v for k, v in self.a.learned_with_opts.items() if k in ("merge_ratio", "pending_limit")}
+        if keep:
+            self.db.q("ALTER INDEX %s SET (%s)" % (idx, ", ".join("%s = %s" % kv for kv in keep.items())))
+
     def measure_pending(self, keys):
         if self.a.learned_am != "learned":
             return
         db, a = self.db, self.a
         idx = self.idx("learned")
-        m = int(a.n * 0.009)
-        row = {"keys": keys, "n": a.n, "pending_inserted": m, "probes": a.probes}
+        # just under the trigger of the index's merge_ratio (100 unless --learned-with sets one)
+        ratio = float(a.learned_with_opts.get("merge_ratio", 100))
+        m = int(a.n * 0.9 / ratio)
+        row = {"keys": keys, "n": a.n, "pending_inserted": m, "probes": a.probes, "merge_ratio": ratio}
         try:
-            db.q("ALTER INDEX %s SET (merge_ratio = 100, pending_limit = 1000000)" % idx)
+            db.q("ALTER INDEX %s SET (merge_ratio = %s, pending_limit = 1000000)" % (idx, ratio))
             self.reset("learned", keys)
             self.reset("btree", keys)
             for side in SIDES:
@@ -481,7 +492,7 @@ class Dyn:
             row["pending_entries"] = i0["pending_entries"]
             row["pending_pages"] = i0["pending_pages"]
             row["generation_pending"] = i0["generation"]
-            row["trigger_entries"] = (i0["entries"] or 0) / 100.0
+            row["trigger_entries"] = (i0["entries"] or 0) / ratio
             if i0["pending_entries"] != m:
                 self.problem("pending: expected %d pending entries, info says %s (a merge ran?)"
                              % (m, i0["pending_entries"]))
@@ -490,7 +501,7 @@ class Dyn:
             # between the phases cancels out
             db.q("DROP TABLE IF EXISTS d_m")
             db.q("CREATE TABLE d_m WITH (autovacuum_enabled = false) AS SELECT * FROM d_l")
-            db.q("CREATE INDEX d_m_idx ON d_m USING learned (k)")
+            db.q("CREATE INDEX d_m_idx ON d_m USING learned (k)" + with_clause(self.a.learned_with_opts))
             db.vacuum_frozen("d_m")
             for rel in ("d_m", "d_m_idx"):
                 db.q("SELECT pg_prewarm(%s)", (rel,))
@@ -535,7 +546,7 @@ class Dyn:
         except psycopg.Error as e:
             self.problem("pending (%s) failed: %s" % (keys, e))
         finally:
-            db.q("ALTER INDEX %s RESET (merge_ratio, pending_limit)" % idx)
+            self.restore_reloptions(idx)
         self.pending.append(row)
         log("pending %s: %s pending entries, lookup %.3f us (pending) vs %.3f us (merged) = %.3fx; btree %.3f us"
             % (keys, row.get("pending_entries"), row.get("lookup_us_pending", 0), row.get("lookup_us_merged", 0),
@@ -593,7 +604,7 @@ class Dyn:
         except psycopg.Error as e:
             self.problem("merge1 (%s) failed: %s" % (keys, e))
         finally:
-            db.q("ALTER INDEX %s RESET (merge_ratio, pending_limit)" % idx)
+            self.restore_reloptions(idx)
         self.merge1.append(row)
         log("merge1 %s: WAL %s pages (%.2f%%), segments rewritten %s/%s = %s pages (%.2f%%) of %s"
             % (keys, f1(row.get("wal_pages")), 100 * (row.get("frac_wal") or 0), row.get("segments_rewritten"),
@@ -650,7 +661,7 @@ class Dyn:
         meta = {"command": self.a.cmd, "size_mode": self.a.size_mode, "n": self.a.n, "duration_s": self.a.duration,
                 "reps": self.a.reps, "keys": self.a.keys, "workloads": self.a.workloads, "probes": self.a.probes,
                 "reps_probe": self.a.reps_probe, "sampling_rate": self.a.sampling_rate,
-                "learned_am": self.a.learned_am, "settings": getattr(self, "settings", {}),
+                "learned_am": self.a.learned_am, "learned_with": self.a.learned_with_opts, "settings": getattr(self, "settings", {}),
                 "pg_version": getattr(self, "pg_version", ""), "server_pin": self.a.server_pin,
                 "client_pin": self.a.client_pin, "problems": self.problems, "notes": self.notes,
                 "elapsed_s": getattr(self, "elapsed", None), "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
@@ -702,6 +713,8 @@ def main():
     p.add_argument("--sampling-rate", type=float, default=0.2)
     p.add_argument("--no-waldump", dest="waldump", action="store_false")
     p.add_argument("--learned-am", default="learned")
+    p.add_argument("--learned-with", default="",
+                   help="reloptions of the learned index, e.g. 'compression=on,merge_ratio=50'")
     p.add_argument("--pgbin", default="/usr/lib/postgresql/15/bin")
     p.add_argument("--datadir", required=True)
     p.add_argument("--out", required=True)
@@ -721,6 +734,10 @@ def main():
     if a.size_mode == "smoke":
         a.reps = 1
         a.reps_probe = 1
+    try:
+        a.learned_with_opts = parse_with(a.learned_with)
+    except ValueError as e:
+        p.error("--learned-with: %s" % e)
     a.keys = [k for k in a.keys.split(",") if k]
     a.workloads = [w for w in a.workloads.split(",") if w and w != "none"]
     for k in a.keys:
@@ -729,8 +746,9 @@ def main():
     for w in a.workloads:
         if w not in WORKLOADS:
             p.error("unknown workload %s" % w)
-    log("mode=%s n=%d duration=%ds reps=%d keys=%s workloads=%s probes=%d learned_am=%s"
-        % (a.size_mode, a.n, a.duration, a.reps, ",".join(a.keys), ",".join(a.workloads), a.probes, a.learned_am))
+    log("mode=%s n=%d duration=%ds reps=%d keys=%s workloads=%s probes=%d learned_am=%s learned_with=%s"
+        % (a.size_mode, a.n, a.duration, a.reps, ",".join(a.keys), ",".join(a.workloads), a.probes, a.learned_am,
+           a.learned_with_opts))
     Dyn(a).run()
 
 

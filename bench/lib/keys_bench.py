@@ -34,6 +34,7 @@ import psycopg
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench as B             # noqa: E402
 import report as R            # noqa: E402
+import pgdb                   # noqa: E402
 
 UNSUPPORTED_SQLSTATES = ("42704", "0A000")
 RANGE_SPAN = 100
@@ -473,12 +474,10 @@ def main():
     for d in a.datasets:
         if d not in DATASETS:
             p.error("unknown dataset %s (known: %s)" % (d, ", ".join(DATASETS)))
-    a.learned_with_opts = {}
-    for kv in filter(None, (x.strip() for x in a.learned_with.split(","))):
-        k, _, v = kv.partition("=")
-        if not k.strip().isidentifier() or not v.strip().replace("_", "").replace(".", "").isalnum():
-            p.error("--learned-with: expected name=value[,name=value...], got %r" % kv)
-        a.learned_with_opts[k.strip()] = v.strip()
+    try:
+        a.learned_with_opts = pgdb.parse_with(a.learned_with)
+    except ValueError as e:
+        p.error("--learned-with: %s" % e)
     a.sweep_eps = False                    # Bench.variants: one btree, one learned variant
     log("mode=%s n=%d probes=%d ranges=%d reps=%d builds=%d heap=%s learned_am=%s datasets=%s"
         % (a.size_mode, a.n, a.probes, a.ranges, a.reps, a.builds, a.heap_order, a.learned_am,

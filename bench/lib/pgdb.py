@@ -23,6 +23,23 @@ def write_csv(path, rows):
             w.writerow(r)
 
 
+def parse_with(text):
+    """'name=value[,name=value...]' (the --learned-with option) -> dict; ValueError if malformed.
+    Names must be identifiers and values alphanumeric (with '_' or '.'): they go into SQL."""
+    opts = {}
+    for kv in filter(None, (x.strip() for x in text.split(","))):
+        k, _, v = kv.partition("=")
+        if not k.strip().isidentifier() or not v.strip().replace("_", "").replace(".", "").isalnum():
+            raise ValueError("expected name=value[,name=value...], got %r" % kv)
+        opts[k.strip()] = v.strip()
+    return opts
+
+
+def with_clause(opts):
+    """' WITH (a = 1, b = on)' for a dict of reloptions, '' for none."""
+    return " WITH (%s)" % ", ".join("%s = %s" % kv for kv in opts.items()) if opts else ""
+
+
 class DB:
     def __init__(self):
         self.conn = psycopg.connect("", autocommit=True)
