@@ -156,6 +156,51 @@ leco_part_decode(const LecoPart *p, const uint8_t *resid, uint32_t k, uint32_t c
 	uint64_t	bit = (uint64_t) p->bitoff + (uint64_t) k * p->b;
 	uint32_t	j;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		int64_t		last;
+
+		/*
+		 * The common case in 64-bit arithmetic: the line's numerator stays
+		 * inside an int64 over the whole slice (an arithmetic shift floors
+		 * it as leco_pred does), and a residual of at most 56 bits lies in
+		 * the 8 bytes from its first one (the residual area's padding
+		 * covers the last one), so one load, shift and mask read it.  The
+		 * same values as the general loop below, several times faster.
+		 */
+		if (p->b <= 56 && cnt > 0 &&
+			!__builtin_mul_overflow(p->slope, (int64_t) k + cnt, &last))
+		{
+			int64_t		acc64 = p->slope * (int64_t) k;
+			const int64_t slope = p->slope;
+			const uint64_t base = p->base;
+			const unsigned sh = p->sh,
+						b = p->b,
+						q = p->q;
+			const uint64_t mask = (UINT64_C(1) << b) - 1;
+
+			if (b == 0)
+			{
+				for (j = 0; j < cnt; j++)
+				{
+					out[j] = base + (uint64_t) (acc64 >> sh);
+					acc64 += slope;
+				}
+				return;
+			}
+			for (j = 0; j < cnt; j++)
+			{
+				uint64_t	w;
+
+				memcpy(&w, resid + (bit >> 3), sizeof(w));
+				out[j] = base + (uint64_t) (acc64 >> sh) + (((w >> (bit & 7)) & mask) << q);
+				acc64 += slope;
+				bit += b;
+			}
+			return;
+		}
+	}
+#endif
 	for (j = 0; j < cnt; j++)
 	{
 		uint64_t	v = p->base + (uint64_t) (acc >> p->sh);
