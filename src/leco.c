@@ -122,13 +122,54 @@ leco_resid(const uint8_t *run)
 		leco_jump_bytes(leco_header(run)->njump);
 }
 
+/*
+ * The line of a partition at k, floor(slope * k / 2^sh), modulo 2^64 (all
+ * a decode needs: an element is base + line + residual, modulo 2^64), in
+ * 64-bit arithmetic.  With slope = ip * 2^sh + frac, ip = floor(slope /
+ * 2^sh) (an arithmetic shift) and 0 <= frac < 2^sh, the floor is exactly
+ * ip * k + floor(frac * k / 2^sh), and frac * k < 2^64 because sh <=
+ * LECO_MAX_SH = 32 (partitions are checked before they are read) and k <
+ * 2^32.  The same value as leco_pred, which the encoder keeps.
+ */
+static inline uint64_t
+leco_line_ip(const LecoPart *p)
+{
+	return (uint64_t) (p->slope >> p->sh);
+}
+
+static inline uint64_t
+leco_line_frac(const LecoPart *p)
+{
+	return (uint64_t) p->slope & ((UINT64_C(1) << p->sh) - 1);
+}
+
+/* a residual field of b bits at bit (b <= 64) */
+static inline uint64_t
+leco_load_resid(const uint8_t *area, uint64_t bit, unsigned b)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * up to 56 bits lie in the 8 bytes from the field's first one (the
+	 * residual area's padding covers the last field): one load
+	 */
+	if (b <= 56)
+	{
+		uint64_t	w;
+
+		memcpy(&w, area + (bit >> 3), sizeof(w));
+		return (w >> (bit & 7)) & ((UINT64_C(1) << b) - 1);
+	}
+#endif
+	return leco_load_bits(area, bit, b);
+}
+
 static inline uint64_t
 leco_part_get(const LecoPart *p, const uint8_t *resid, uint32_t k)
 {
-	uint64_t	v = p->base + (uint64_t) leco_pred(p->slope, p->sh, k);
+	uint64_t	v = p->base + leco_line_ip(p) * k + ((leco_line_frac(p) * k) >> p->sh);
 
 	if (p->b > 0)
-		v += leco_load_bits(resid, (uint64_t) p->bitoff + (uint64_t) k * p->b, p->b) << p->q;
+		v += leco_load_resid(resid, (uint64_t) p->bitoff + (uint64_t) k * p->b, p->b) << p->q;
 	return v;
 }
 
@@ -145,71 +186,58 @@ leco_part_len(const uint8_t *run, uint32_t p)
 
 /*
  * Elements k .. k + cnt - 1 of partition p into out: the line advanced by
- * one addition per element (an arithmetic shift of slope * k floors it
- * exactly as leco_pred does), the residuals read in order.
+ * additions (its integer and fractional parts, as leco_part_get splits
+ * it), the residuals read in order.
  */
 static inline void
 leco_part_decode(const LecoPart *p, const uint8_t *resid, uint32_t k, uint32_t cnt,
 				 uint64_t *out)
 {
-	leco_i128	acc = (leco_i128) p->slope * (leco_i128) k;
-	uint64_t	bit = (uint64_t) p->bitoff + (uint64_t) k * p->b;
+	const uint64_t ip = leco_line_ip(p);
+	const uint64_t frac = leco_line_frac(p);
+	const uint64_t base = p->base;
+	const unsigned sh = p->sh,
+				b = p->b,
+				q = p->q;
+	uint64_t	line = ip * k;
+	uint64_t	facc = frac * k;	/* < 2^64 up to the partition's end */
+	uint64_t	bit = (uint64_t) p->bitoff + (uint64_t) k * b;
 	uint32_t	j;
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (b == 0)
 	{
-		int64_t		last;
-
-		/*
-		 * The common case in 64-bit arithmetic: the line's numerator stays
-		 * inside an int64 over the whole slice (an arithmetic shift floors
-		 * it as leco_pred does), and a residual of at most 56 bits lies in
-		 * the 8 bytes from its first one (the residual area's padding
-		 * covers the last one), so one load, shift and mask read it.  The
-		 * same values as the general loop below, several times faster.
-		 */
-		if (p->b <= 56 && cnt > 0 &&
-			!__builtin_mul_overflow(p->slope, (int64_t) k + cnt, &last))
+		for (j = 0; j < cnt; j++)
 		{
-			int64_t		acc64 = p->slope * (int64_t) k;
-			const int64_t slope = p->slope;
-			const uint64_t base = p->base;
-			const unsigned sh = p->sh,
-						b = p->b,
-						q = p->q;
-			const uint64_t mask = (UINT64_C(1) << b) - 1;
-
-			if (b == 0)
-			{
-				for (j = 0; j < cnt; j++)
-				{
-					out[j] = base + (uint64_t) (acc64 >> sh);
-					acc64 += slope;
-				}
-				return;
-			}
-			for (j = 0; j < cnt; j++)
-			{
-				uint64_t	w;
-
-				memcpy(&w, resid + (bit >> 3), sizeof(w));
-				out[j] = base + (uint64_t) (acc64 >> sh) + (((w >> (bit & 7)) & mask) << q);
-				acc64 += slope;
-				bit += b;
-			}
-			return;
+			out[j] = base + line + (facc >> sh);
+			line += ip;
+			facc += frac;
 		}
+		return;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (b <= 56)
+	{
+		const uint64_t mask = (UINT64_C(1) << b) - 1;
+
+		for (j = 0; j < cnt; j++)
+		{
+			uint64_t	w;
+
+			memcpy(&w, resid + (bit >> 3), sizeof(w));
+			out[j] = base + line + (facc >> sh) + (((w >> (bit & 7)) & mask) << q);
+			line += ip;
+			facc += frac;
+			bit += b;
+		}
+		return;
 	}
 #endif
 	for (j = 0; j < cnt; j++)
 	{
-		uint64_t	v = p->base + (uint64_t) (acc >> p->sh);
-
-		if (p->b > 0)
-			v += leco_load_bits(resid, bit, p->b) << p->q;
-		out[j] = v;
-		acc += p->slope;
-		bit += p->b;
+		out[j] = base + line + (facc >> sh) + (leco_load_bits(resid, bit, b) << q);
+		line += ip;
+		facc += frac;
+		bit += b;
 	}
 }
 

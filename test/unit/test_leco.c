@@ -362,6 +362,7 @@ main(void)
 	uint64_t   *v = xmalloc(sizeof(uint64_t) * 1000000);
 	LecoOptions fix64 = {64, 0};
 	LecoOptions fix1 = {1, 0};
+	LecoOptions one = {5000, 0};
 	LecoOptions fix1000 = {1000, 0};
 	LecoOptions var4 = {0, 4};
 	int			k;
@@ -403,6 +404,33 @@ main(void)
 			n_passed++, printf("ok int64 mapping keeps order\n");
 		else
 			n_failed++, printf("FAIL int64 mapping\n");
+	}
+
+	/*
+	 * Falling lines (a page's block numbers when heap order is the reverse
+	 * of key order): negative slopes, steep and shallow, with and without
+	 * residuals, the decoders' floor of a negative line
+	 */
+	{
+		static const uint64_t steps[] = {1, 3, 1000, UINT64_C(1) << 40, UINT64_C(3) << 52};
+		int			st;
+
+		for (st = 0; st < 5; st++)
+		{
+			uint64_t	x = UINT64_MAX - 17;
+			uint32_t	i;
+			char		nm[64];
+
+			rng_state = 99 + st;
+			for (i = 0; i < 5000; i++)
+			{
+				v[i] = x;
+				x -= steps[st] + (st % 2 ? rnd() % (steps[st] + 1) : 0);
+			}
+			snprintf(nm, sizeof(nm), "falling_step%d", st);
+			check_run(nm, v, 5000, 0, NULL, "variable");
+			check_run(nm, v, 5000, 0, &one, "one partition");
+		}
 	}
 
 	/* one large case of each sorted distribution, as a directory would hold */
