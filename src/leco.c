@@ -26,6 +26,9 @@ __extension__ typedef unsigned __int128 leco_u128;
 #define LECO_MAX_PASSES			64
 #define LECO_MAX_SH				32
 
+#define Min64(a, b)		((a) < (b) ? (a) : (b))
+#define Max64(a, b)		((a) > (b) ? (a) : (b))
+
 /* ---------- shared arithmetic (encoder and decoder) ---------- */
 
 /* floor(slope * k / 2^sh), exact */
@@ -704,6 +707,8 @@ typedef struct LecoFit
 	uint8_t		sh;
 	uint8_t		b;
 	uint8_t		q;
+	uint64_t	mn;				/* exact targets: their minimum and maximum */
+	uint64_t	mx;
 } LecoFit;
 
 static unsigned
@@ -889,7 +894,8 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 
 /*
  * leco_residuals' width and base for exact targets v[0..len-1] whose range
- * (max - min) is below 2^61, in 64-bit arithmetic: the values' offsets from
+ * (max - min) is below 2^61, in 64-bit arithmetic, or 65 as soon as the
+ * width exceeds limit bits (<= 64; the caller's other choice is as good): the values' offsets from
  * the anchor and the line's (at most the range) are then below 2^61, so
  * every residual fits an int64.  pred(k) = floor(slope * k / 2^sh) is kept
  * as k * floor(slope / 2^sh) plus the carries of k * (slope mod 2^sh): the
@@ -897,7 +903,7 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
  */
 static unsigned
 leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slope,
-				  unsigned sh, uint64_t *base)
+				  unsigned sh, unsigned limit, uint64_t *base)
 {
 	int64_t		sq = slope >> sh;	/* floor: arithmetic shift */
 	uint64_t	sr = (uint64_t) (slope - (int64_t) ((uint64_t) sq << sh));
@@ -906,6 +912,7 @@ leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slop
 	uint64_t	pr = 0;
 	int64_t		rmin = 0,
 				rmax = 0;
+	uint64_t	over = limit < 64 ? (uint64_t) 1 << limit : UINT64_MAX;
 	uint32_t	k;
 
 	for (k = 0; k < len; k++)
@@ -914,6 +921,9 @@ leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slop
 
 		rmin = (k == 0 || c < rmin) ? c : rmin;
 		rmax = (k == 0 || c > rmax) ? c : rmax;
+		/* wider than limit bits already: the caller does not want it */
+		if ((uint64_t) (rmax - rmin) >= over)
+			return 65;
 		pq += sq;
 		pr += sr;
 		if (pr >= one)
@@ -926,10 +936,22 @@ leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slop
 	return leco_bits((leco_u128) (uint64_t) (rmax - rmin));
 }
 
-/* fit partition targets [lo, hi] of length len; returns its cost in bits */
+/*
+ * Fit partition targets [lo, hi] of length len; returns its cost in bits.
+ *
+ * mm: for exact targets, a fit whose mn and mx are already the targets'
+ * minimum and maximum (the two halves of a merge know theirs), or NULL.
+ * budget: the cost only matters if it is below budget (a merge is kept
+ * only if it is cheaper than its halves apart): a fit that cannot be is
+ * abandoned as soon as that is certain, and UINT64_MAX returned (f is then
+ * undefined).  Either way a returned cost below budget, and f, are what
+ * the full computation gives.
+ */
 static uint64_t
-leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
+leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, const LecoFit *mm,
+		 uint64_t budget, LecoFit *f)
 {
+	const uint64_t hdr = (uint64_t) sizeof(LecoPart) * 8;
 	uint64_t	minw = UINT64_MAX;
 	unsigned	q = 0;
 	uint64_t	mfirst,
@@ -944,6 +966,7 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	uint64_t	mn = 0,
 				mx = UINT64_MAX;	/* exact targets: their range, below */
 
+	f->mn = f->mx = 0;
 	/* exact targets: every interval is a point */
 	if (lo == hi && len > 0)
 		minw = 0;
@@ -967,14 +990,24 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	if (lo == hi)
 	{
 		/* the constant model of exact targets: min and max say it all */
-		mn = mx = lo[0];
-		for (k = 1; k < len; k++)
+		if (mm != NULL)
 		{
-			mn = lo[k] < mn ? lo[k] : mn;
-			mx = lo[k] > mx ? lo[k] : mx;
+			mn = mm->mn;
+			mx = mm->mx;
+		}
+		else
+		{
+			mn = mx = lo[0];
+			for (k = 1; k < len; k++)
+			{
+				mn = lo[k] < mn ? lo[k] : mn;
+				mx = lo[k] > mx ? lo[k] : mx;
+			}
 		}
 		b0 = leco_bits((leco_u128) (mx - mn));
 		base0 = mn;
+		f->mn = mn;
+		f->mx = mx;
 	}
 	else
 		b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, &base0, NULL);
@@ -998,7 +1031,30 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 			s = ((leco_u128) 1 << 63) - 1;
 		slope = neg ? -(int64_t) s : (int64_t) s;
 		if (lo == hi && mx - mn < ((uint64_t) 1 << 61))
-			b1 = leco_line_width64(lo, len, mfirst, slope, sh, &base1);
+		{
+			/*
+			 * The line is chosen only if narrower than the constant, and
+			 * matters only if its cost is below budget: its pass stops as
+			 * soon as it is wider than both allow (b1 = 65 then, and the
+			 * constant model, or no fit within budget, is the answer the
+			 * full pass would give).
+			 */
+			uint64_t	limit = b0 > 0 ? b0 - 1 : 0;
+
+			if (budget != UINT64_MAX)
+			{
+				uint64_t	lb = budget <= hdr ? 0 : (budget - hdr - 1) / len;
+
+				if (budget <= hdr)
+					return UINT64_MAX;
+				if (lb < limit)
+					limit = lb;
+			}
+			if (b0 == 0)
+				b1 = 65;		/* the constant is exact: the line cannot win */
+			else
+				b1 = leco_line_width64(lo, len, mfirst, slope, sh, (unsigned) limit, &base1);
+		}
 		else
 			b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, &base1, NULL);
 	}
@@ -1018,7 +1074,9 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 		f->base = base0;
 	}
 	f->q = (uint8_t) q;
-	return (uint64_t) sizeof(LecoPart) * 8 + (uint64_t) f->b * len;
+	if (hdr + (uint64_t) f->b * len >= budget)
+		return UINT64_MAX;
+	return hdr + (uint64_t) f->b * len;
 }
 
 typedef struct LecoSpan
@@ -1065,7 +1123,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		spans[i].start = i * blk;
 		spans[i].len = (i + 1 < nspan) ? blk : n - i * blk;
 		spans[i].cost = leco_fit(lo + spans[i].start, hi + spans[i].start,
-								 spans[i].len, &spans[i].fit);
+								 spans[i].len, NULL, UINT64_MAX, &spans[i].fit);
 	}
 
 	/* cost-based variable-length: merge neighbours while it saves bits */
@@ -1089,8 +1147,13 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 				{
 					uint32_t	s = spans[j].start;
 					uint32_t	len = spans[j].len + spans[j + 1].len;
-					uint64_t	c = leco_fit(lo + s, hi + s, len, &f);
+					uint64_t	c;
+					LecoFit		mm;
 
+					mm.mn = Min64(spans[j].fit.mn, spans[j + 1].fit.mn);
+					mm.mx = Max64(spans[j].fit.mx, spans[j + 1].fit.mx);
+					c = leco_fit(lo + s, hi + s, len, lo == hi ? &mm : NULL,
+								 spans[j].cost + spans[j + 1].cost, &f);
 					if (c < spans[j].cost + spans[j + 1].cost)
 					{
 						spans[w].start = s;
@@ -1175,9 +1238,35 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		uint32_t	k;
 
 		f = spans[i].fit;
-		(void) leco_residuals(lo + s, hi + s, len,
-							  lo[s] + (hi[s] - lo[s]) / 2,
-							  f.slope, f.sh, f.q, NULL, u);
+		if (lo == hi && f.q == 0)
+		{
+			/*
+			 * Exact targets: residual k is v[k] - line(k) - base, the base
+			 * being the anchor plus the smallest such difference (the fit
+			 * found it): one pass, modulo 2^64 (the true value is in [0,
+			 * 2^b)), the line split as the decoder splits it
+			 */
+			LecoPart	lp;
+			uint64_t	ip,
+						fr,
+						line = 0,
+						facc = 0;
+
+			lp.slope = f.slope;
+			lp.sh = f.sh;
+			ip = leco_line_ip(&lp);
+			fr = leco_line_frac(&lp);
+			for (k = 0; k < len && f.b > 0; k++)
+			{
+				u[k] = lo[s + k] - f.base - line - (facc >> f.sh);
+				line += ip;
+				facc += fr;
+			}
+		}
+		else
+			(void) leco_residuals(lo + s, hi + s, len,
+								  lo[s] + (hi[s] - lo[s]) / 2,
+								  f.slope, f.sh, f.q, NULL, u);
 		parts[i].base = f.base;
 		parts[i].slope = f.slope;
 		parts[i].start = s;
