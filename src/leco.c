@@ -898,39 +898,39 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
  * width exceeds limit bits (<= 64; the caller's other choice is as good): the values' offsets from
  * the anchor and the line's (at most the range) are then below 2^61, so
  * every residual fits an int64.  pred(k) = floor(slope * k / 2^sh) is kept
- * as k * floor(slope / 2^sh) plus the carries of k * (slope mod 2^sh): the
- * same floor, with no 128-bit product.
+ * as k * floor(slope / 2^sh) plus floor(k * (slope mod 2^sh) / 2^sh): the
+ * same floor, with no 128-bit product (leco_line_ip, the decoder's split).
  */
 static unsigned
 leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slope,
 				  unsigned sh, unsigned limit, uint64_t *base)
 {
-	int64_t		sq = slope >> sh;	/* floor: arithmetic shift */
-	uint64_t	sr = (uint64_t) (slope - (int64_t) ((uint64_t) sq << sh));
-	uint64_t	one = (uint64_t) 1 << sh;
-	int64_t		pq = 0;
-	uint64_t	pr = 0;
-	int64_t		rmin = 0,
-				rmax = 0;
+	uint64_t	ip = (uint64_t) (slope >> sh);	/* floor: arithmetic shift */
+	uint64_t	fr = (uint64_t) slope & (((uint64_t) 1 << sh) - 1);
+	uint64_t	line = 0;
+	uint64_t	facc = 0;		/* fr * k: below 2^64, as sh <= 32 */
+	int64_t		rmin,
+				rmax;
 	uint64_t	over = limit < 64 ? (uint64_t) 1 << limit : UINT64_MAX;
 	uint32_t	k;
 
+	/*
+	 * c = v[k] - anchor - pred(k), modulo 2^64: its true value is below
+	 * 2^62 in magnitude, so the int64 is exact; pred(k) = ip * k + floor(fr
+	 * * k / 2^sh) with no carry to branch on
+	 */
+	rmin = rmax = (int64_t) (v[0] - anchor);
 	for (k = 0; k < len; k++)
 	{
-		int64_t		c = (int64_t) (v[k] - anchor) - pq;
+		int64_t		c = (int64_t) (v[k] - anchor - line - (facc >> sh));
 
-		rmin = (k == 0 || c < rmin) ? c : rmin;
-		rmax = (k == 0 || c > rmax) ? c : rmax;
+		rmin = c < rmin ? c : rmin;
+		rmax = c > rmax ? c : rmax;
 		/* wider than limit bits already: the caller does not want it */
 		if ((uint64_t) (rmax - rmin) >= over)
 			return 65;
-		pq += sq;
-		pr += sr;
-		if (pr >= one)
-		{
-			pr -= one;
-			pq++;
-		}
+		line += ip;
+		facc += fr;
 	}
 	*base = anchor + (uint64_t) rmin;
 	return leco_bits((leco_u128) (uint64_t) (rmax - rmin));
