@@ -1107,6 +1107,8 @@ typedef struct LecoSpan
 	uint32_t	len;
 	uint64_t	cost;
 	LecoFit		fit;			/* the model its cost is for */
+	uint32_t	failed_with;	/* the length of the right neighbour a merge
+								 * with failed (0: none tried) */
 } LecoSpan;
 
 static uint8_t *
@@ -1146,6 +1148,7 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		spans[i].len = (i + 1 < nspan) ? blk : n - i * blk;
 		spans[i].cost = leco_fit(lo + spans[i].start, hi + spans[i].start,
 								 spans[i].len, NULL, UINT64_MAX, &spans[i].fit);
+		spans[i].failed_with = 0;
 	}
 
 	/* cost-based variable-length: merge neighbours while it saves bits */
@@ -1165,7 +1168,13 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 				spans[w++] = spans[j++];
 			while (j < nspan)
 			{
-				if (j + 1 < nspan)
+				/*
+				 * A merge is a function of the two spans (their data, hence
+				 * their fits and costs): one that failed fails again while
+				 * both are unchanged, so it is not recomputed (the
+				 * alternating pairing and the idle passes retry many).
+				 */
+				if (j + 1 < nspan && spans[j].failed_with != spans[j + 1].len)
 				{
 					uint32_t	s = spans[j].start;
 					uint32_t	len = spans[j].len + spans[j + 1].len;
@@ -1182,11 +1191,13 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 						spans[w].len = len;
 						spans[w].cost = c;
 						spans[w].fit = f;
+						spans[w].failed_with = 0;
 						w++;
 						j += 2;
 						merged = true;
 						continue;
 					}
+					spans[j].failed_with = spans[j + 1].len;
 				}
 				spans[w++] = spans[j++];
 			}
