@@ -361,26 +361,69 @@ LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
 }
 
 /*
+ * The point arrays of train_segment, kept across the segments of one
+ * LearnedWriteSegments call: a fresh allocation of this size is fresh
+ * memory (every page of it faulted in again, for each segment).
+ */
+typedef struct TrainScratch
+{
+	Size		cap;			/* entries the arrays are for */
+	uint64	   *keys;
+	uint64	   *x;
+	int64	   *ylo;
+	int64	   *yhi;
+	int64	   *yrank;
+} TrainScratch;
+
+static void
+train_scratch_free(TrainScratch *ts)
+{
+	if (ts->cap == 0)
+		return;
+	pfree(ts->keys);
+	pfree(ts->x);
+	pfree(ts->ylo);
+	pfree(ts->yhi);
+	pfree(ts->yrank);
+	ts->cap = 0;
+}
+
+/*
  * Fit the models of one segment: points from the mapped keys with
  * page-aligned intervals (G3), optimal PLA, then measure every piece with
  * the query-time arithmetic.  Appends to *pieces.
  */
 static void
-train_segment(const LearnedEntry *entries, Size n, int eps, int P,
+train_segment(const LearnedEntry *entries, Size n, int eps, int P, TrainScratch *ts,
 			  LearnedPiece **pieces, Size *npieces,
 			  Size *maxpieces, double *err_sum, int32 *err_max)
 {
-	uint64	   *keys = palloc_extended(sizeof(uint64) * n, MCXT_ALLOC_HUGE);
-	uint64	   *x = palloc_extended(sizeof(uint64) * 2 * n, MCXT_ALLOC_HUGE);
-	int64	   *ylo = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
-	int64	   *yhi = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
-	int64	   *yrank = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
+	uint64	   *keys;
+	uint64	   *x;
+	int64	   *ylo;
+	int64	   *yhi;
+	int64	   *yrank;
 	PlaPiece   *fit;
 	int64		npoints;
 	int64		nfit;
 	int64		i;
 	int64		p;
 
+	if (ts->cap < n)
+	{
+		train_scratch_free(ts);
+		ts->keys = palloc_extended(sizeof(uint64) * n, MCXT_ALLOC_HUGE);
+		ts->x = palloc_extended(sizeof(uint64) * 2 * n, MCXT_ALLOC_HUGE);
+		ts->ylo = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
+		ts->yhi = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
+		ts->yrank = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
+		ts->cap = n;
+	}
+	keys = ts->keys;
+	x = ts->x;
+	ylo = ts->ylo;
+	yhi = ts->yhi;
+	yrank = ts->yrank;
 	for (i = 0; i < (int64) n; i++)
 		keys[i] = entries[i].mkey;
 	npoints = pla_make_points(keys, n, eps, P, x, ylo, yhi, yrank);
@@ -428,11 +471,6 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P,
 	}
 
 	pfree(fit);
-	pfree(yrank);
-	pfree(yhi);
-	pfree(ylo);
-	pfree(x);
-	pfree(keys);
 }
 
 /*
@@ -457,6 +495,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 	Size		nparts = (n + segcap - 1) / segcap;
 	Size		per;
 	Size		done;
+	TrainScratch ts = {0};
 
 	/*
 	 * Split evenly, in whole pages: a segment that just outgrew the cap
@@ -570,7 +609,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 			}
 		}
 		if (set->mode != LEARNED_MODE_ZONEMAP)
-			train_segment(local ? local : entries + done, cnt, eps, P, &set->pieces,
+			train_segment(local ? local : entries + done, cnt, eps, P, &ts, &set->pieces,
 						  &set->npieces, &set->maxpieces, &set->err_sum, &set->err_max);
 		/* train_segment may have grown the pieces array: re-fetch seg */
 		seg = &set->segs[set->nsegs];
@@ -584,6 +623,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		if (building)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) done);
 	}
+	train_scratch_free(&ts);
 }
 
 static void

@@ -26,6 +26,9 @@ __extension__ typedef unsigned __int128 leco_u128;
 #define LECO_MAX_PASSES			64
 #define LECO_MAX_SH				32
 
+#define Min64(a, b)		((a) < (b) ? (a) : (b))
+#define Max64(a, b)		((a) > (b) ? (a) : (b))
+
 /* ---------- shared arithmetic (encoder and decoder) ---------- */
 
 /* floor(slope * k / 2^sh), exact */
@@ -122,13 +125,54 @@ leco_resid(const uint8_t *run)
 		leco_jump_bytes(leco_header(run)->njump);
 }
 
+/*
+ * The line of a partition at k, floor(slope * k / 2^sh), modulo 2^64 (all
+ * a decode needs: an element is base + line + residual, modulo 2^64), in
+ * 64-bit arithmetic.  With slope = ip * 2^sh + frac, ip = floor(slope /
+ * 2^sh) (an arithmetic shift) and 0 <= frac < 2^sh, the floor is exactly
+ * ip * k + floor(frac * k / 2^sh), and frac * k < 2^64 because sh <=
+ * LECO_MAX_SH = 32 (partitions are checked before they are read) and k <
+ * 2^32.  The same value as leco_pred, which the encoder keeps.
+ */
+static inline uint64_t
+leco_line_ip(const LecoPart *p)
+{
+	return (uint64_t) (p->slope >> p->sh);
+}
+
+static inline uint64_t
+leco_line_frac(const LecoPart *p)
+{
+	return (uint64_t) p->slope & ((UINT64_C(1) << p->sh) - 1);
+}
+
+/* a residual field of b bits at bit (b <= 64) */
+static inline uint64_t
+leco_load_resid(const uint8_t *area, uint64_t bit, unsigned b)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * up to 56 bits lie in the 8 bytes from the field's first one (the
+	 * residual area's padding covers the last field): one load
+	 */
+	if (b <= 56)
+	{
+		uint64_t	w;
+
+		memcpy(&w, area + (bit >> 3), sizeof(w));
+		return (w >> (bit & 7)) & ((UINT64_C(1) << b) - 1);
+	}
+#endif
+	return leco_load_bits(area, bit, b);
+}
+
 static inline uint64_t
 leco_part_get(const LecoPart *p, const uint8_t *resid, uint32_t k)
 {
-	uint64_t	v = p->base + (uint64_t) leco_pred(p->slope, p->sh, k);
+	uint64_t	v = p->base + leco_line_ip(p) * k + ((leco_line_frac(p) * k) >> p->sh);
 
 	if (p->b > 0)
-		v += leco_load_bits(resid, (uint64_t) p->bitoff + (uint64_t) k * p->b, p->b) << p->q;
+		v += leco_load_resid(resid, (uint64_t) p->bitoff + (uint64_t) k * p->b, p->b) << p->q;
 	return v;
 }
 
@@ -145,26 +189,58 @@ leco_part_len(const uint8_t *run, uint32_t p)
 
 /*
  * Elements k .. k + cnt - 1 of partition p into out: the line advanced by
- * one addition per element (an arithmetic shift of slope * k floors it
- * exactly as leco_pred does), the residuals read in order.
+ * additions (its integer and fractional parts, as leco_part_get splits
+ * it), the residuals read in order.
  */
 static inline void
 leco_part_decode(const LecoPart *p, const uint8_t *resid, uint32_t k, uint32_t cnt,
 				 uint64_t *out)
 {
-	leco_i128	acc = (leco_i128) p->slope * (leco_i128) k;
-	uint64_t	bit = (uint64_t) p->bitoff + (uint64_t) k * p->b;
+	const uint64_t ip = leco_line_ip(p);
+	const uint64_t frac = leco_line_frac(p);
+	const uint64_t base = p->base;
+	const unsigned sh = p->sh,
+				b = p->b,
+				q = p->q;
+	uint64_t	line = ip * k;
+	uint64_t	facc = frac * k;	/* < 2^64 up to the partition's end */
+	uint64_t	bit = (uint64_t) p->bitoff + (uint64_t) k * b;
 	uint32_t	j;
 
+	if (b == 0)
+	{
+		for (j = 0; j < cnt; j++)
+		{
+			out[j] = base + line + (facc >> sh);
+			line += ip;
+			facc += frac;
+		}
+		return;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (b <= 56)
+	{
+		const uint64_t mask = (UINT64_C(1) << b) - 1;
+
+		for (j = 0; j < cnt; j++)
+		{
+			uint64_t	w;
+
+			memcpy(&w, resid + (bit >> 3), sizeof(w));
+			out[j] = base + line + (facc >> sh) + (((w >> (bit & 7)) & mask) << q);
+			line += ip;
+			facc += frac;
+			bit += b;
+		}
+		return;
+	}
+#endif
 	for (j = 0; j < cnt; j++)
 	{
-		uint64_t	v = p->base + (uint64_t) (acc >> p->sh);
-
-		if (p->b > 0)
-			v += leco_load_bits(resid, bit, p->b) << p->q;
-		out[j] = v;
-		acc += p->slope;
-		bit += p->b;
+		out[j] = base + line + (facc >> sh) + (leco_load_bits(resid, bit, b) << q);
+		line += ip;
+		facc += frac;
+		bit += b;
 	}
 }
 
@@ -631,6 +707,8 @@ typedef struct LecoFit
 	uint8_t		sh;
 	uint8_t		b;
 	uint8_t		q;
+	uint64_t	mn;				/* exact targets: their minimum and maximum */
+	uint64_t	mx;
 } LecoFit;
 
 static unsigned
@@ -816,47 +894,86 @@ leco_residuals(const uint64_t *lo, const uint64_t *hi, uint32_t len,
 
 /*
  * leco_residuals' width and base for exact targets v[0..len-1] whose range
- * (max - min) is below 2^61, in 64-bit arithmetic: the values' offsets from
+ * (max - min) is below 2^61, in 64-bit arithmetic, or 65 as soon as the
+ * width exceeds limit bits (<= 64; the caller's other choice is as good): the values' offsets from
  * the anchor and the line's (at most the range) are then below 2^61, so
  * every residual fits an int64.  pred(k) = floor(slope * k / 2^sh) is kept
- * as k * floor(slope / 2^sh) plus the carries of k * (slope mod 2^sh): the
- * same floor, with no 128-bit product.
+ * as k * floor(slope / 2^sh) plus floor(k * (slope mod 2^sh) / 2^sh): the
+ * same floor, with no 128-bit product (leco_line_ip, the decoder's split).
  */
 static unsigned
 leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slope,
-				  unsigned sh, uint64_t *base)
+				  unsigned sh, unsigned limit, uint64_t *base)
 {
-	int64_t		sq = slope >> sh;	/* floor: arithmetic shift */
-	uint64_t	sr = (uint64_t) (slope - (int64_t) ((uint64_t) sq << sh));
-	uint64_t	one = (uint64_t) 1 << sh;
-	int64_t		pq = 0;
-	uint64_t	pr = 0;
-	int64_t		rmin = 0,
-				rmax = 0;
+	uint64_t	ip = (uint64_t) (slope >> sh);	/* floor: arithmetic shift */
+	uint64_t	fr = (uint64_t) slope & (((uint64_t) 1 << sh) - 1);
+	uint64_t	line = 0;
+	uint64_t	facc = 0;		/* fr * k: below 2^64, as sh <= 32 */
+	int64_t		rmin,
+				rmax;
+	uint64_t	over = limit < 64 ? (uint64_t) 1 << limit : UINT64_MAX;
 	uint32_t	k;
 
-	for (k = 0; k < len; k++)
-	{
-		int64_t		c = (int64_t) (v[k] - anchor) - pq;
+	/*
+	 * c = v[k] - anchor - pred(k), modulo 2^64: its true value is below
+	 * 2^62 in magnitude, so the int64 is exact; pred(k) = ip * k + floor(fr
+	 * * k / 2^sh) with no carry to branch on
+	 */
+	rmin = rmax = (int64_t) (v[0] - anchor);
+	k = 0;
 
-		rmin = (k == 0 || c < rmin) ? c : rmin;
-		rmax = (k == 0 || c > rmax) ? c : rmax;
-		pq += sq;
-		pr += sr;
-		if (pr >= one)
+	/*
+	 * Eight at a time, the width checked after each eight (it only grows:
+	 * the same answer as a check after every element)
+	 */
+	while (k + 8 <= len)
+	{
+		uint32_t	j;
+
+		for (j = 0; j < 8; j++, k++)
 		{
-			pr -= one;
-			pq++;
+			int64_t		c = (int64_t) (v[k] - anchor - line - (facc >> sh));
+
+			rmin = c < rmin ? c : rmin;
+			rmax = c > rmax ? c : rmax;
+			line += ip;
+			facc += fr;
 		}
+		/* wider than limit bits already: the caller does not want it */
+		if ((uint64_t) (rmax - rmin) >= over)
+			return 65;
 	}
+	for (; k < len; k++)
+	{
+		int64_t		c = (int64_t) (v[k] - anchor - line - (facc >> sh));
+
+		rmin = c < rmin ? c : rmin;
+		rmax = c > rmax ? c : rmax;
+		line += ip;
+		facc += fr;
+	}
+	if ((uint64_t) (rmax - rmin) >= over)
+		return 65;
 	*base = anchor + (uint64_t) rmin;
 	return leco_bits((leco_u128) (uint64_t) (rmax - rmin));
 }
 
-/* fit partition targets [lo, hi] of length len; returns its cost in bits */
+/*
+ * Fit partition targets [lo, hi] of length len; returns its cost in bits.
+ *
+ * mm: for exact targets, a fit whose mn and mx are already the targets'
+ * minimum and maximum (the two halves of a merge know theirs), or NULL.
+ * budget: the cost only matters if it is below budget (a merge is kept
+ * only if it is cheaper than its halves apart): a fit that cannot be is
+ * abandoned as soon as that is certain, and UINT64_MAX returned (f is then
+ * undefined).  Either way a returned cost below budget, and f, are what
+ * the full computation gives.
+ */
 static uint64_t
-leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
+leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, const LecoFit *mm,
+		 uint64_t budget, LecoFit *f)
 {
+	const uint64_t hdr = (uint64_t) sizeof(LecoPart) * 8;
 	uint64_t	minw = UINT64_MAX;
 	unsigned	q = 0;
 	uint64_t	mfirst,
@@ -871,6 +988,7 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	uint64_t	mn = 0,
 				mx = UINT64_MAX;	/* exact targets: their range, below */
 
+	f->mn = f->mx = 0;
 	/* exact targets: every interval is a point */
 	if (lo == hi && len > 0)
 		minw = 0;
@@ -894,14 +1012,24 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 	if (lo == hi)
 	{
 		/* the constant model of exact targets: min and max say it all */
-		mn = mx = lo[0];
-		for (k = 1; k < len; k++)
+		if (mm != NULL)
 		{
-			mn = lo[k] < mn ? lo[k] : mn;
-			mx = lo[k] > mx ? lo[k] : mx;
+			mn = mm->mn;
+			mx = mm->mx;
+		}
+		else
+		{
+			mn = mx = lo[0];
+			for (k = 1; k < len; k++)
+			{
+				mn = lo[k] < mn ? lo[k] : mn;
+				mx = lo[k] > mx ? lo[k] : mx;
+			}
 		}
 		b0 = leco_bits((leco_u128) (mx - mn));
 		base0 = mn;
+		f->mn = mn;
+		f->mx = mx;
 	}
 	else
 		b0 = leco_residuals(lo, hi, len, mfirst, 0, 0, q, &base0, NULL);
@@ -925,7 +1053,30 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 			s = ((leco_u128) 1 << 63) - 1;
 		slope = neg ? -(int64_t) s : (int64_t) s;
 		if (lo == hi && mx - mn < ((uint64_t) 1 << 61))
-			b1 = leco_line_width64(lo, len, mfirst, slope, sh, &base1);
+		{
+			/*
+			 * The line is chosen only if narrower than the constant, and
+			 * matters only if its cost is below budget: its pass stops as
+			 * soon as it is wider than both allow (b1 = 65 then, and the
+			 * constant model, or no fit within budget, is the answer the
+			 * full pass would give).
+			 */
+			uint64_t	limit = b0 > 0 ? b0 - 1 : 0;
+
+			if (budget != UINT64_MAX)
+			{
+				uint64_t	lb = budget <= hdr ? 0 : (budget - hdr - 1) / len;
+
+				if (budget <= hdr)
+					return UINT64_MAX;
+				if (lb < limit)
+					limit = lb;
+			}
+			if (b0 == 0)
+				b1 = 65;		/* the constant is exact: the line cannot win */
+			else
+				b1 = leco_line_width64(lo, len, mfirst, slope, sh, (unsigned) limit, &base1);
+		}
 		else
 			b1 = leco_residuals(lo, hi, len, mfirst, slope, sh, q, &base1, NULL);
 	}
@@ -945,7 +1096,9 @@ leco_fit(const uint64_t *lo, const uint64_t *hi, uint32_t len, LecoFit *f)
 		f->base = base0;
 	}
 	f->q = (uint8_t) q;
-	return (uint64_t) sizeof(LecoPart) * 8 + (uint64_t) f->b * len;
+	if (hdr + (uint64_t) f->b * len >= budget)
+		return UINT64_MAX;
+	return hdr + (uint64_t) f->b * len;
 }
 
 typedef struct LecoSpan
@@ -954,6 +1107,8 @@ typedef struct LecoSpan
 	uint32_t	len;
 	uint64_t	cost;
 	LecoFit		fit;			/* the model its cost is for */
+	uint32_t	failed_with;	/* the length of the right neighbour a merge
+								 * with failed (0: none tried) */
 } LecoSpan;
 
 static uint8_t *
@@ -992,7 +1147,8 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		spans[i].start = i * blk;
 		spans[i].len = (i + 1 < nspan) ? blk : n - i * blk;
 		spans[i].cost = leco_fit(lo + spans[i].start, hi + spans[i].start,
-								 spans[i].len, &spans[i].fit);
+								 spans[i].len, NULL, UINT64_MAX, &spans[i].fit);
+		spans[i].failed_with = 0;
 	}
 
 	/* cost-based variable-length: merge neighbours while it saves bits */
@@ -1012,23 +1168,36 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 				spans[w++] = spans[j++];
 			while (j < nspan)
 			{
-				if (j + 1 < nspan)
+				/*
+				 * A merge is a function of the two spans (their data, hence
+				 * their fits and costs): one that failed fails again while
+				 * both are unchanged, so it is not recomputed (the
+				 * alternating pairing and the idle passes retry many).
+				 */
+				if (j + 1 < nspan && spans[j].failed_with != spans[j + 1].len)
 				{
 					uint32_t	s = spans[j].start;
 					uint32_t	len = spans[j].len + spans[j + 1].len;
-					uint64_t	c = leco_fit(lo + s, hi + s, len, &f);
+					uint64_t	c;
+					LecoFit		mm;
 
+					mm.mn = Min64(spans[j].fit.mn, spans[j + 1].fit.mn);
+					mm.mx = Max64(spans[j].fit.mx, spans[j + 1].fit.mx);
+					c = leco_fit(lo + s, hi + s, len, lo == hi ? &mm : NULL,
+								 spans[j].cost + spans[j + 1].cost, &f);
 					if (c < spans[j].cost + spans[j + 1].cost)
 					{
 						spans[w].start = s;
 						spans[w].len = len;
 						spans[w].cost = c;
 						spans[w].fit = f;
+						spans[w].failed_with = 0;
 						w++;
 						j += 2;
 						merged = true;
 						continue;
 					}
+					spans[j].failed_with = spans[j + 1].len;
 				}
 				spans[w++] = spans[j++];
 			}
@@ -1102,9 +1271,35 @@ leco_encode_impl(const uint64_t *lo, const uint64_t *hi, uint32_t n,
 		uint32_t	k;
 
 		f = spans[i].fit;
-		(void) leco_residuals(lo + s, hi + s, len,
-							  lo[s] + (hi[s] - lo[s]) / 2,
-							  f.slope, f.sh, f.q, NULL, u);
+		if (lo == hi && f.q == 0)
+		{
+			/*
+			 * Exact targets: residual k is v[k] - line(k) - base, the base
+			 * being the anchor plus the smallest such difference (the fit
+			 * found it): one pass, modulo 2^64 (the true value is in [0,
+			 * 2^b)), the line split as the decoder splits it
+			 */
+			LecoPart	lp;
+			uint64_t	ip,
+						fr,
+						line = 0,
+						facc = 0;
+
+			lp.slope = f.slope;
+			lp.sh = f.sh;
+			ip = leco_line_ip(&lp);
+			fr = leco_line_frac(&lp);
+			for (k = 0; k < len && f.b > 0; k++)
+			{
+				u[k] = lo[s + k] - f.base - line - (facc >> f.sh);
+				line += ip;
+				facc += fr;
+			}
+		}
+		else
+			(void) leco_residuals(lo + s, hi + s, len,
+								  lo[s] + (hi[s] - lo[s]) / 2,
+								  f.slope, f.sh, f.q, NULL, u);
 		parts[i].base = f.base;
 		parts[i].slope = f.slope;
 		parts[i].start = s;
