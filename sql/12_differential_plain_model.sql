@@ -1,5 +1,5 @@
--- 12_differential_plain_model: 07_differential with compression = off (the
--- default, set anyway) mode = model on every
+-- 12_differential_plain_model: 07_differential with compression = off
+-- mode = model on every
 -- index (so merges write their segments so too), 100 queries a round.
 SET ldiff.nq = 100;
 SET ldiff.compression = 'off';

@@ -1,6 +1,6 @@
 -- 14_differential_compressed_model: 07_differential with compression = on
--- mode = model on every index (so merges write their segments so too), 100
--- queries a round.
+-- (the default, set anyway) mode = model on every index (so merges write
+-- their segments so too), 100 queries a round.
 SET ldiff.nq = 100;
 SET ldiff.compression = 'on';
 SET ldiff.mode = 'model';

@@ -112,7 +112,7 @@ typedef struct LearnedOptions
 /* compression reloption */
 #define LEARNED_COMPRESSION_OFF		0
 #define LEARNED_COMPRESSION_ON		1
-#define LEARNED_DEFAULT_COMPRESSION	LEARNED_COMPRESSION_OFF
+#define LEARNED_DEFAULT_COMPRESSION	LEARNED_COMPRESSION_ON
 
 /* ---------- page special space (ON-DISK) ---------- */
 

@@ -1,8 +1,8 @@
--- 13_differential_compressed_zonemap: 07_differential with compression = on
+-- 13_differential_plain_zonemap: 07_differential with compression = off
 -- mode = zonemap on every index (so merges write their segments so too), 100
 -- queries a round.
 SET ldiff.nq = 100;
-SET ldiff.compression = 'on';
+SET ldiff.compression = 'off';
 SET ldiff.mode = 'zonemap';
 \i sql/07_differential.sql
 RESET ldiff.compression;
