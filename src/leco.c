@@ -920,30 +920,7 @@ leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slop
 	 * * k / 2^sh) with no carry to branch on
 	 */
 	rmin = rmax = (int64_t) (v[0] - anchor);
-	k = 0;
-
-	/*
-	 * Eight at a time, the width checked after each eight (it only grows:
-	 * the same answer as a check after every element)
-	 */
-	while (k + 8 <= len)
-	{
-		uint32_t	j;
-
-		for (j = 0; j < 8; j++, k++)
-		{
-			int64_t		c = (int64_t) (v[k] - anchor - line - (facc >> sh));
-
-			rmin = c < rmin ? c : rmin;
-			rmax = c > rmax ? c : rmax;
-			line += ip;
-			facc += fr;
-		}
-		/* wider than limit bits already: the caller does not want it */
-		if ((uint64_t) (rmax - rmin) >= over)
-			return 65;
-	}
-	for (; k < len; k++)
+	for (k = 0; k < len; k++)
 	{
 		int64_t		c = (int64_t) (v[k] - anchor - line - (facc >> sh));
 
@@ -951,6 +928,14 @@ leco_line_width64(const uint64_t *v, uint32_t len, uint64_t anchor, int64_t slop
 		rmax = c > rmax ? c : rmax;
 		line += ip;
 		facc += fr;
+
+		/*
+		 * Wider than limit bits already: the caller does not want it.
+		 * Checked after every eighth element (the width only grows: the
+		 * same answer as a check after each one, for fewer branches).
+		 */
+		if ((k & 7) == 7 && (uint64_t) (rmax - rmin) >= over)
+			return 65;
 	}
 	if ((uint64_t) (rmax - rmin) >= over)
 		return 65;

@@ -138,8 +138,11 @@ LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 	opaque = LearnedPageGetOpaque(page);
 	if (opaque->page_id != LEARNED_PAGE_ID)
 		LearnedReportCorrupt(index, blkno, "bad page id");
+	/* the types say which reader met which page: a recycled page reads as FREE (6) */
 	if (expected_type != 0 && opaque->type != expected_type)
-		LearnedReportCorrupt(index, blkno, "unexpected page type");
+		LearnedReportCorrupt(index, blkno,
+							 psprintf("unexpected page type %u (expected %u, page generation %u)",
+									  opaque->type, expected_type, opaque->generation));
 }
 
 /*
