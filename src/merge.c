@@ -814,9 +814,19 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	learned_fault("merge-before-flip");
 
 	/* the flip: one record makes the new generation the index */
-	flip_xid = ReadNextFullTransactionId();
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+
+	/*
+	 * The next xid only now, under the exclusive lock: a scan that read the
+	 * old metapage did so, and took its snapshot, before we got the lock, so
+	 * its xmin is at most this.  Read before the lock, a snapshot taken in
+	 * between (once more xids were assigned and the older transactions
+	 * ended) could have an xmin above flip_xid while its scan still read the
+	 * old metapage, and GC could then recycle pages that scan was reading
+	 * ("unexpected page type" in t/005, seen once with compressed pages).
+	 */
+	flip_xid = ReadNextFullTransactionId();
 	state = LearnedXLogStart(index);
 	metapage = LearnedXLogRegister(state, metabuf, false);
 	m = LearnedPageGetMeta(metapage);
