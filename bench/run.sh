@@ -53,6 +53,10 @@
 #   --pin            (dynamic) pin server/driver as the static bench does (default: unpinned,
 #                    because 2 clients + 2 backends + the merge worker share 2 vCPUs)
 #   --fpw on|off     full_page_writes of the throwaway cluster (default off, as the static bench)
+#   --shared-buffers S  shared_buffers of the throwaway cluster (default 2GB: every relation of a
+#                    10M-row run stays in shared buffers; PostgreSQL's own default, 128MB, makes a
+#                    10M-row index larger than shared buffers, the disk-resident case)
+#   --extras L       (dynamic) comma-separated subset of pending,merge1 (default both; none)
 #
 #   --keys           run the variable-width / composite keys benchmark instead (issue #6,
 #                    bench/lib/keys_bench.py): words, urls, words_icu (text), uuid_v4, uuid_v7,
@@ -82,6 +86,7 @@ DYNAMIC=0
 KEYS=0
 PIN=""
 FPW=off
+SB=2GB
 OUT=""
 PYARGS=()
 ORIG_CMD="bash bench/run.sh $*"
@@ -96,10 +101,11 @@ while [ $# -gt 0 ]; do
     --dynamic) DYNAMIC=1 ;;
     --pin) PIN=1 ;;
     --fpw) FPW="$2"; shift ;;
+    --shared-buffers) SB="$2"; shift ;;
     --keys)
       # alone (or before another option): the keys benchmark; with a value: --dynamic's key kinds
       if [ $# -ge 2 ] && [[ "$2" != --* ]]; then PYARGS+=("$1" "$2"); shift; else KEYS=1; fi ;;
-    --duration|--workloads) PYARGS+=("$1" "$2"); shift ;;
+    --duration|--workloads|--extras) PYARGS+=("$1" "$2"); shift ;;
     --quick|--full) PYARGS+=("$1") ;;
     --smoke) PYARGS+=("$1"); SMOKE=1 ;;
     --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk) PYARGS+=("$1") ;;
@@ -209,7 +215,7 @@ cat >> "$DATA/postgresql.conf" <<EOF
 port = $PORT
 listen_addresses = '127.0.0.1'   # go-tpc connects over TCP (lib/pq); port is private
 unix_socket_directories = '$TMP'
-shared_buffers = 2GB
+shared_buffers = $SB
 work_mem = 256MB
 maintenance_work_mem = 1GB
 max_parallel_maintenance_workers = 0

@@ -1841,18 +1841,14 @@ nulls_advance(IndexScanDesc scan)
  * Does pending entry i satisfy past_bound(key, bound)?  For a single column
  * and a bound of the key's own type, the exact mapping orders like the
  * comparator and the test compares mapped keys (no fmgr call), from the
- * packed array when the caller has one.
+ * array's packed copy of them (both arrays of the pending copy have one).
  */
 static inline bool
 pending_past(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 			 const uint64 *mkeys, int i, const Bound *b, bool exact)
 {
 	if (exact)
-	{
-		uint64		m = mkeys ? mkeys[i] : arr[i].mkey;
-
-		return b->strict ? m > b->hint : m >= b->hint;
-	}
+		return b->strict ? mkeys[i] > b->hint : mkeys[i] >= b->hint;
 	return past_bound(so, arr[i].key, b);
 }
 
@@ -1921,7 +1917,7 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 			step *= 2;
 		}
 	}
-	else if (exact && mkeys)
+	else if (exact)
 	{
 		uint64		t;
 		int			j;

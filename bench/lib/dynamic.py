@@ -637,7 +637,8 @@ class Dyn:
                         except Exception as e:      # keep going: the next reset rebuilds the index
                             self.problem("%s/%s/%s/rep%d: run FAILED: %s" % (keys, wl, side, rep, e))
                 self.write()
-            for fn in (self.measure_pending, self.measure_merge1):
+            extras = [e for e in a.extras.split(",") if e and e != "none"]
+            for fn in [getattr(self, "measure_" + e) for e in extras]:
                 try:
                     fn(keys)
                 except Exception as e:
@@ -708,6 +709,7 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--keys", default="random,append")
     p.add_argument("--workloads", default="insert,mix50,mix90")
+    p.add_argument("--extras", default="pending,merge1")
     p.add_argument("--probes", type=int)
     p.add_argument("--reps-probe", type=int, default=7)
     p.add_argument("--sampling-rate", type=float, default=0.2)
@@ -743,6 +745,9 @@ def main():
     for k in a.keys:
         if k not in ("random", "append"):
             p.error("unknown key mode %s" % k)
+    for e in a.extras.split(","):
+        if e not in ("pending", "merge1", "none", ""):
+            p.error("unknown extra measurement %s (pending, merge1 or none)" % e)
     for w in a.workloads:
         if w not in WORKLOADS:
             p.error("unknown workload %s" % w)
