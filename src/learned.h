@@ -71,7 +71,7 @@
 #define LEARNED_MAX_ERROR_BOUND		65536
 
 /* merge_ratio reloption (used by the dynamic stage) */
-#define LEARNED_DEFAULT_MERGE_RATIO	100.0
+#define LEARNED_DEFAULT_MERGE_RATIO	10.0
 #define LEARNED_MIN_MERGE_RATIO		1.0
 #define LEARNED_MAX_MERGE_RATIO		100000.0
 

@@ -199,7 +199,7 @@ def write_report(out, copy_to=""):
     st = meta.get("settings", {})
     lw = meta.get("learned_with") or {}
     lw_text = ", ".join("%s = %s" % kv for kv in lw.items())
-    mr_text = lw.get("merge_ratio", "100")
+    mr_text = lw.get("merge_ratio", "10")
     w("# learned_idx dynamic-stage benchmark: learned vs btree under inserts\n")
     w("Finished %s; %s mode, N = %s starting rows; %d s pgbench runs, %d repetitions (median reported); "
       "wall time %s.%s\n" % (meta.get("finished"), meta.get("size_mode"), "{:,}".format(meta["n"]),
@@ -227,7 +227,7 @@ def write_report(out, copy_to=""):
       "index, so every run starts from the same N-row state with a fresh index. Learned uses %s "
       "in the pgbench runs, so merges happen during the runs (by the background worker)."
       % (("the reloptions `WITH (%s)` (others default)" % lw_text) if lw_text else
-         "its default reloptions (merge_ratio = 100, pending_limit = learned_idx.pending_limit = 4096 kB)"))
+         "its default reloptions (merge_ratio = 10, compression = on, pending_limit = learned_idx.pending_limit = 4096 kB)"))
     w("- After every run: learned_index_info (generation = merges), `learned_index_merge` for the rest of the "
       "pending list (its WAL counted), `learned_index_check(idx, true)`, and count/sum/inserted rows through "
       "the index vs a seqscan and vs pgbench's insert count.")

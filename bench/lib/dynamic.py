@@ -17,7 +17,7 @@ vs pgbench's count).
 
 Plus two single-backend measurements on the learned index:
   pending  per-lookup time (server-side probe loop) with the pending list just under its
-           merge trigger (0.9 N / merge_ratio entries; merge_ratio = 100 unless --learned-with
+           merge trigger (0.9 N / merge_ratio entries; merge_ratio = 10, the default, unless --learned-with
            sets it; pending_limit = 1000000 kB)
            vs the same index after learned_index_merge;
   merge1   appending 1% of N and merging: pages written (WAL bytes / 8192, and segments
@@ -60,6 +60,9 @@ PROBE_GUCS = {
     "enable_memoize": "off", "enable_material": "off", "enable_seqscan": "off",
     "max_parallel_workers_per_gather": "0", "jit": "off",
 }
+# LEARNED_DEFAULT_MERGE_RATIO of src/learned.h
+DEFAULT_MERGE_RATIO = 10
+
 SETTINGS = ("shared_buffers", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
             "wal_compression", "checkpoint_timeout", "max_wal_size", "min_wal_size", "autovacuum",
             "max_worker_processes", "wal_buffers", "jit")
@@ -477,8 +480,8 @@ class Dyn:
             return
         db, a = self.db, self.a
         idx = self.idx("learned")
-        # just under the trigger of the index's merge_ratio (100 unless --learned-with sets one)
-        ratio = float(a.learned_with_opts.get("merge_ratio", 100))
+        # just under the trigger of the index's merge_ratio (the default unless --learned-with sets one)
+        ratio = float(a.learned_with_opts.get("merge_ratio", DEFAULT_MERGE_RATIO))
         m = int(a.n * 0.9 / ratio)
         row = {"keys": keys, "n": a.n, "pending_inserted": m, "probes": a.probes, "merge_ratio": ratio}
         try:
