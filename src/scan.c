@@ -1519,10 +1519,10 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			from = 0;
 	bool		sliced = false;
 	int			decoded = 0;	/* sliced: entries of the slice decoded so far */
+	int			room = so->view.compressed ? 0 : nitems;	/* items the loop may return */
 	ScanArray  *drv = so->driver;
 
 	Assert(so->view.page == page);
-	ensure_batch_cap(so, nitems);
 	b->buf = buf;
 	b->vpage = vpage;
 	b->seq = ++so->batch_seq;
@@ -1546,6 +1546,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 
 		from = so->forward ? slot : slot - c + 1;
 		end = so->forward ? slot + c : slot - c;
+		room = c;
 		if (c > SLICE_FIRST || !so->slice_point)
 		{
 			if (so->slice_keys == NULL)
@@ -1561,6 +1562,14 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 		so->slice = Min(Max(so->slice, SLICE_FIRST) * 2, SLICE_MAX);
 	}
+
+	/*
+	 * Room for the items the loop can return: the page's, or a compressed
+	 * page's slice.  Sizing for a compressed page's thousands of entries
+	 * made every fresh scan (one per query in an OLTP lookup) reallocate
+	 * both item arrays, about 30 kB each, for the one item it returns.
+	 */
+	ensure_batch_cap(so, room);
 	for (i = slot; i >= 0 && i < nitems && i != end; i += step)
 	{
 		Datum		key;
