@@ -261,6 +261,25 @@ filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
 }
 
 /*
+ * The mapped keys of every stride-th entry of arr[0, n), packed into a new
+ * array of room (at least that many) elements that replaces old (NULL: none).
+ */
+static uint64 *
+pack_mkeys(MemoryContext cxt, uint64 *old, const LearnedPendingEntry *arr,
+		   int n, int stride, int room)
+{
+	uint64	   *packed;
+	int			i;
+
+	if (old)
+		pfree(old);
+	packed = MemoryContextAllocHuge(cxt, sizeof(uint64) * Max(room, 1));
+	for (i = 0; i * stride < n; i++)
+		packed[i] = arr[i * stride].mkey;
+	return packed;
+}
+
+/*
  * Add freshly read entries (unsorted) to the copy.
  */
 static void
@@ -287,10 +306,8 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 	pfree(c->recent);
 	c->recent = dst;
 	c->nrecent += nfresh;
-	pfree(c->recent_mkeys);
-	c->recent_mkeys = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * pc->maxrecent);
-	for (n = 0; n < c->nrecent; n++)
-		c->recent_mkeys[n] = c->recent[n].mkey;
+	c->recent_mkeys = pack_mkeys(pc->cxt, c->recent_mkeys, c->recent, c->nrecent,
+								 1, pc->maxrecent);
 
 	/*
 	 * recent grew past ~2 sqrt(main): fold it into main.  A refresh copies
@@ -309,16 +326,11 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 		pfree(c->main);
 		c->main = dst;
 		c->nmain = n;
-		pfree(c->main_mkeys);
-		c->main_mkeys = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * pc->maxmain);
-		for (n = 0; n < c->nmain; n++)
-			c->main_mkeys[n] = c->main[n].mkey;
-		if (c->main_top)
-			pfree(c->main_top);
+		c->main_mkeys = pack_mkeys(pc->cxt, c->main_mkeys, c->main, c->nmain,
+								   1, pc->maxmain);
 		c->ntop = (c->nmain + LEARNED_PENDING_TOP_STRIDE - 1) / LEARNED_PENDING_TOP_STRIDE;
-		c->main_top = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * Max(c->ntop, 1));
-		for (n = 0; n < c->ntop; n++)
-			c->main_top[n] = c->main_mkeys[n * LEARNED_PENDING_TOP_STRIDE];
+		c->main_top = pack_mkeys(pc->cxt, c->main_top, c->main, c->nmain,
+								 LEARNED_PENDING_TOP_STRIDE, c->ntop);
 		c->nrecent = 0;
 	}
 	filter_add(pc, ki, fresh, nfresh);

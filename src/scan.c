@@ -1972,14 +1972,21 @@ push_pending(LearnedScanOpaque so, const LearnedPendingEntry *e, int *max)
 
 /*
  * Append to the scan's pending list the matching entries of one sorted
- * array of the backend's pending copy, from the entries [lo, hi) of one
- * interval's key range; returns how many it took.
+ * array of the backend's pending copy (n entries, mkeys their packed mapped
+ * keys, top their stride samples or NULL) within one interval's key range:
+ * [first past fwd, first past bwd), a NULL bound being the array's end.
+ * Returns how many it took.
  */
 static int
-collect_pending_range(LearnedScanOpaque so, const LearnedPendingEntry *arr,
-					  int lo, int hi, int *max)
+collect_pending_array(LearnedScanOpaque so, const LearnedPendingEntry *arr,
+					  const uint64 *mkeys, const uint64 *top, int ntop, int n,
+					  const Bound *fwd, bool exact_fwd,
+					  const Bound *bwd, bool exact_bwd, int *max)
 {
 	int			before = so->npending;
+	int			lo = fwd ? pending_bound(so, arr, mkeys, top, ntop, n, 0, fwd, exact_fwd) : 0;
+	/* the run ends at or after its start */
+	int			hi = bwd ? pending_bound(so, arr, mkeys, NULL, 0, n, lo, bwd, exact_bwd) : n;
 	int			i;
 
 	for (i = lo; i < hi; i++)
@@ -2016,8 +2023,6 @@ collect_pending(LearnedScanOpaque so, const LearnedPendingCache *c, int *max)
 		int			start = so->npending;
 		int			nmain = 0;
 		int			nrecent = 0;
-		int			lo,
-					hi;
 
 		/*
 		 * A point lookup (the whole single-column key equal to a value of its
@@ -2028,22 +2033,15 @@ collect_pending(LearnedScanOpaque so, const LearnedPendingCache *c, int *max)
 			!LearnedPendingMayContain(c, fwd.hint))
 			continue;
 		if (c->nmain > 0)
-		{
-			lo = has_fwd ? pending_bound(so, c->main, c->main_mkeys, c->main_top,
-										 c->ntop, c->nmain, 0, &fwd, exact_fwd) : 0;
-			/* the run ends at or after its start */
-			hi = has_bwd ? pending_bound(so, c->main, c->main_mkeys, NULL, 0,
-										 c->nmain, lo, &bwd, exact_bwd) : c->nmain;
-			nmain = collect_pending_range(so, c->main, lo, hi, max);
-		}
+			nmain = collect_pending_array(so, c->main, c->main_mkeys, c->main_top,
+										  c->ntop, c->nmain,
+										  has_fwd ? &fwd : NULL, exact_fwd,
+										  has_bwd ? &bwd : NULL, exact_bwd, max);
 		if (c->nrecent > 0)
-		{
-			lo = has_fwd ? pending_bound(so, c->recent, c->recent_mkeys, NULL, 0,
-										 c->nrecent, 0, &fwd, exact_fwd) : 0;
-			hi = has_bwd ? pending_bound(so, c->recent, c->recent_mkeys, NULL, 0,
-										 c->nrecent, lo, &bwd, exact_bwd) : c->nrecent;
-			nrecent = collect_pending_range(so, c->recent, lo, hi, max);
-		}
+			nrecent = collect_pending_array(so, c->recent, c->recent_mkeys, NULL, 0,
+											c->nrecent,
+											has_fwd ? &fwd : NULL, exact_fwd,
+											has_bwd ? &bwd : NULL, exact_bwd, max);
 		if (nmain > 0 && nrecent > 0)
 			qsort_arg(so->pending_ref + start, nmain + nrecent,
 					  sizeof(LearnedPendingEntry), LearnedPendingEntryCmp, &so->ki);

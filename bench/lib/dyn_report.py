@@ -19,6 +19,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pgdb import reloptions_text  # noqa: E402
+
 COLORS = {"btree": "#4C72B0", "learned": "#DD8452"}
 WL_DESC = {"insert": "insert-only", "mix50": "50/50 insert/lookup", "mix90": "90/10 lookup/insert"}
 
@@ -198,8 +201,10 @@ def write_report(out, copy_to=""):
     mach = meta.get("machine", {})
     st = meta.get("settings", {})
     lw = meta.get("learned_with") or {}
-    lw_text = ", ".join("%s = %s" % kv for kv in lw.items())
-    mr_text = lw.get("merge_ratio", "10")
+    lw_text = reloptions_text(lw)
+    # runs before meta.json recorded the defaults had merge_ratio 100 and plain pages
+    defaults = meta.get("learned_defaults") or {"merge_ratio": 100, "compression": "off"}
+    mr_text = str(lw.get("merge_ratio", defaults["merge_ratio"]))
     w("# learned_idx dynamic-stage benchmark: learned vs btree under inserts\n")
     w("Finished %s; %s mode, N = %s starting rows; %d s pgbench runs, %d repetitions (median reported); "
       "wall time %s.%s\n" % (meta.get("finished"), meta.get("size_mode"), "{:,}".format(meta["n"]),
@@ -227,7 +232,7 @@ def write_report(out, copy_to=""):
       "index, so every run starts from the same N-row state with a fresh index. Learned uses %s "
       "in the pgbench runs, so merges happen during the runs (by the background worker)."
       % (("the reloptions `WITH (%s)` (others default)" % lw_text) if lw_text else
-         "its default reloptions (merge_ratio = 10, compression = on, pending_limit = learned_idx.pending_limit = 4096 kB)"))
+         "its default reloptions (%s, pending_limit = learned_idx.pending_limit = 4096 kB)" % reloptions_text(defaults)))
     w("- After every run: learned_index_info (generation = merges), `learned_index_merge` for the rest of the "
       "pending list (its WAL counted), `learned_index_check(idx, true)`, and count/sum/inserted rows through "
       "the index vs a seqscan and vs pgbench's insert count.")

@@ -40,7 +40,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import datasets as D          # noqa: E402
-from pgdb import DB, write_csv, parse_with, with_clause  # noqa: E402
+from pgdb import DB, write_csv, parse_with, with_clause, reloptions_text  # noqa: E402
 
 PAGE = 8192
 SIDES = ("learned", "btree")
@@ -60,8 +60,10 @@ PROBE_GUCS = {
     "enable_memoize": "off", "enable_material": "off", "enable_seqscan": "off",
     "max_parallel_workers_per_gather": "0", "jit": "off",
 }
-# LEARNED_DEFAULT_MERGE_RATIO of src/learned.h
+# LEARNED_DEFAULT_MERGE_RATIO and LEARNED_DEFAULT_COMPRESSION of src/learned.h (written to meta.json,
+# so that a report regenerated later names the defaults its run had)
 DEFAULT_MERGE_RATIO = 10
+LEARNED_DEFAULTS = {"merge_ratio": DEFAULT_MERGE_RATIO, "compression": "on"}
 
 SETTINGS = ("shared_buffers", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
             "wal_compression", "checkpoint_timeout", "max_wal_size", "min_wal_size", "autovacuum",
@@ -473,7 +475,7 @@ class Dyn:
         self.db.q("ALTER INDEX %s RESET (merge_ratio, pending_limit)" % idx)
         keep = {k: v for k, v in self.a.learned_with_opts.items() if k in ("merge_ratio", "pending_limit")}
         if keep:
-            self.db.q("ALTER INDEX %s SET (%s)" % (idx, ", ".join("%s = %s" % kv for kv in keep.items())))
+            self.db.q("ALTER INDEX %s SET (%s)" % (idx, reloptions_text(keep)))
 
     def measure_pending(self, keys):
         if self.a.learned_am != "learned":
@@ -665,7 +667,8 @@ class Dyn:
         meta = {"command": self.a.cmd, "size_mode": self.a.size_mode, "n": self.a.n, "duration_s": self.a.duration,
                 "reps": self.a.reps, "keys": self.a.keys, "workloads": self.a.workloads, "probes": self.a.probes,
                 "reps_probe": self.a.reps_probe, "sampling_rate": self.a.sampling_rate,
-                "learned_am": self.a.learned_am, "learned_with": self.a.learned_with_opts, "settings": getattr(self, "settings", {}),
+                "learned_am": self.a.learned_am, "learned_with": self.a.learned_with_opts,
+                "learned_defaults": LEARNED_DEFAULTS, "settings": getattr(self, "settings", {}),
                 "pg_version": getattr(self, "pg_version", ""), "server_pin": self.a.server_pin,
                 "client_pin": self.a.client_pin, "problems": self.problems, "notes": self.notes,
                 "elapsed_s": getattr(self, "elapsed", None), "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),

@@ -35,9 +35,14 @@ def parse_with(text):
     return opts
 
 
+def reloptions_text(opts):
+    """'a = 1, b = on' for a dict of reloptions."""
+    return ", ".join("%s = %s" % kv for kv in opts.items())
+
+
 def with_clause(opts):
     """' WITH (a = 1, b = on)' for a dict of reloptions, '' for none."""
-    return " WITH (%s)" % ", ".join("%s = %s" % kv for kv in opts.items()) if opts else ""
+    return " WITH (%s)" % reloptions_text(opts) if opts else ""
 
 
 class DB:
