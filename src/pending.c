@@ -36,11 +36,15 @@ typedef struct PendingCacheEntry
 	int			maxmain;
 	int			maxrecent;
 	int			maxnulls;
+	LearnedPendingEntry *fresh; /* a refresh's small read buffer, kept */
 	MemoryContext cxt;
 	LearnedPendingCache cache;
 } PendingCacheEntry;
 
 static HTAB *pending_caches = NULL;
+
+/* entries of a refresh's kept read buffer (under the 8 kB chunk limit) */
+#define LEARNED_PENDING_FRESH_KEEP	128
 
 /*
  * The entry of the index last asked for: a nested-loop lookup asks for the
@@ -143,26 +147,51 @@ LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
 	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
 }
 
-/* merge two sorted runs into dst (which must not overlap either) */
-static void
-merge_runs(LearnedKeyInfo *ki, const LearnedPendingEntry *a, int na,
-		   const LearnedPendingEntry *b, int nb, LearnedPendingEntry *dst)
+/*
+ * Merge the sorted run b[0, nb) into the sorted run a[0, na), in place (a
+ * has room for na + nb entries), and return the first position of a whose
+ * entry changed.  From the back: each entry of b finds its place in what
+ * is left of a by binary search, and the entries of a above it move up in
+ * one block, so no entry of a is overwritten before it moves, entries of
+ * a below every entry of b stay where they were (the caller repacks only
+ * the rest), and equal entries of a stay first.  A refresh absorbs one or
+ * two entries at a time into a few hundred: an element-by-element merge
+ * into a new allocation (the earlier way) cost a compare call per entry
+ * moved and a malloc per lookup under a 50/50 insert/lookup mix.
+ */
+static int
+merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, int na,
+		   const LearnedPendingEntry *b, int nb)
 {
-	int			i = 0,
-				j = 0,
-				k = 0;
+	int			end = na;		/* a[0, end) is still to be placed */
+	int			k = na + nb;	/* a[k, na + nb) is final */
+	bool		exact = LearnedKeyMapExact(ki);
+	int			j;
 
-	while (i < na && j < nb)
+	for (j = nb - 1; j >= 0; j--)
 	{
-		if (LearnedPendingEntryCmp(&a[i], &b[j], ki) <= 0)
-			dst[k++] = a[i++];
-		else
-			dst[k++] = b[j++];
+		int			lo = 0,
+					hi = end;
+
+		/* the first entry of a[0, end) above b[j] */
+		while (lo < hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+
+			/* exact keys: the mapped key decides, as in the comparator */
+			if (exact && a[mid].mkey != b[j].mkey ?
+				a[mid].mkey < b[j].mkey :
+				LearnedPendingEntryCmp(&a[mid], &b[j], ki) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		k -= end - lo;
+		memmove(&a[k], &a[lo], sizeof(LearnedPendingEntry) * (end - lo));
+		a[--k] = b[j];
+		end = lo;
 	}
-	while (i < na)
-		dst[k++] = a[i++];
-	while (j < nb)
-		dst[k++] = b[j++];
+	return end;
 }
 
 static void
@@ -178,10 +207,13 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	pc->next_blk = meta->pending_head;
 	pc->next_slot = 0;
 	pc->recent = InvalidBuffer;
+	pc->fresh = NULL;
 	pc->maxmain = pc->maxrecent = pc->maxnulls = 64;
 	memset(&pc->cache, 0, sizeof(pc->cache));
 	pc->cache.main = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
 	pc->cache.main_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) * pc->maxmain);
+	pc->cache.main_top = MemoryContextAlloc(pc->cxt, sizeof(uint64) *
+											(pc->maxmain / LEARNED_PENDING_TOP_STRIDE));
 	pc->cache.recent = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxrecent);
 	pc->cache.recent_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) * pc->maxrecent);
 	pc->cache.nulls = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxnulls);
@@ -261,22 +293,36 @@ filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
 }
 
 /*
- * The mapped keys of every stride-th entry of arr[0, n), packed into a new
- * array of room (at least that many) elements that replaces old (NULL: none).
+ * Repack the mapped keys of every stride-th entry of arr[from, n) into
+ * packed (element i holds entry i * stride).
  */
-static uint64 *
-pack_mkeys(MemoryContext cxt, uint64 *old, const LearnedPendingEntry *arr,
-		   int n, int stride, int room)
+static void
+repack_mkeys(uint64 *packed, const LearnedPendingEntry *arr, int from,
+			 int n, int stride)
 {
-	uint64	   *packed;
 	int			i;
 
-	if (old)
-		pfree(old);
-	packed = MemoryContextAllocHuge(cxt, sizeof(uint64) * Max(room, 1));
-	for (i = 0; i * stride < n; i++)
+	for (i = from / stride; i * stride < n; i++)
 		packed[i] = arr[i * stride].mkey;
-	return packed;
+}
+
+/*
+ * Make room for need entries in a sorted run and its packed keys (and,
+ * given top, its stride samples), doubling *max.
+ */
+static void
+grow_run(LearnedPendingEntry **arr, uint64 **mkeys, uint64 **top, int *max,
+		 int need)
+{
+	if (need <= *max)
+		return;
+	while (need > *max)
+		*max *= 2;
+	*arr = repalloc_huge(*arr, sizeof(LearnedPendingEntry) * *max);
+	*mkeys = repalloc_huge(*mkeys, sizeof(uint64) * *max);
+	if (top)
+		*top = repalloc_huge(*top, sizeof(uint64) *
+							 ((*max + LEARNED_PENDING_TOP_STRIDE - 1) / LEARNED_PENDING_TOP_STRIDE));
 }
 
 /*
@@ -287,50 +333,37 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 	   int nfresh)
 {
 	LearnedPendingCache *c = &pc->cache;
-	LearnedPendingEntry *dst;
-	int			n;
+	int			from;
 
 	if (nfresh == 0)
 		return;
 	if (nfresh > 1)
 		qsort_arg(fresh, nfresh, sizeof(LearnedPendingEntry), LearnedPendingEntryCmp, ki);
 
-	/* fresh + recent -> new recent */
-	if (c->nrecent + nfresh > pc->maxrecent)
-	{
-		while (c->nrecent + nfresh > pc->maxrecent)
-			pc->maxrecent *= 2;
-	}
-	dst = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxrecent);
-	merge_runs(ki, c->recent, c->nrecent, fresh, nfresh, dst);
-	pfree(c->recent);
-	c->recent = dst;
+	/* fresh into recent */
+	grow_run(&c->recent, &c->recent_mkeys, NULL, &pc->maxrecent,
+			 c->nrecent + nfresh);
+	from = merge_into(ki, c->recent, c->nrecent, fresh, nfresh);
 	c->nrecent += nfresh;
-	c->recent_mkeys = pack_mkeys(pc->cxt, c->recent_mkeys, c->recent, c->nrecent,
-								 1, pc->maxrecent);
+	repack_mkeys(c->recent_mkeys, c->recent, from, c->nrecent, 1);
 
 	/*
-	 * recent grew past ~2 sqrt(main): fold it into main.  A refresh copies
-	 * recent, a fold copies main, so with small refreshes (one entry per
-	 * unique insert's check) the cost per entry is about
+	 * recent grew past ~2 sqrt(main): fold it into main.  A refresh moves
+	 * part of recent, a fold part of main, so with small refreshes (one
+	 * entry per unique insert's check) the cost per entry is about
 	 * nrecent/2 + nmain/threshold, least near sqrt(nmain); an eighth of
 	 * main (the earlier threshold) copied ~nmain/16 entries per refresh.
 	 */
 	if (c->nrecent > Max(256, 2 * (int) sqrt((double) c->nmain)))
 	{
-		n = c->nmain + c->nrecent;
-		while (n > pc->maxmain)
-			pc->maxmain *= 2;
-		dst = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
-		merge_runs(ki, c->main, c->nmain, c->recent, c->nrecent, dst);
-		pfree(c->main);
-		c->main = dst;
-		c->nmain = n;
-		c->main_mkeys = pack_mkeys(pc->cxt, c->main_mkeys, c->main, c->nmain,
-								   1, pc->maxmain);
+		grow_run(&c->main, &c->main_mkeys, &c->main_top, &pc->maxmain,
+				 c->nmain + c->nrecent);
+		from = merge_into(ki, c->main, c->nmain, c->recent, c->nrecent);
+		c->nmain += c->nrecent;
+		repack_mkeys(c->main_mkeys, c->main, from, c->nmain, 1);
 		c->ntop = (c->nmain + LEARNED_PENDING_TOP_STRIDE - 1) / LEARNED_PENDING_TOP_STRIDE;
-		c->main_top = pack_mkeys(pc->cxt, c->main_top, c->main, c->nmain,
-								 LEARNED_PENDING_TOP_STRIDE, c->ntop);
+		repack_mkeys(c->main_top, c->main, from, c->nmain,
+					 LEARNED_PENDING_TOP_STRIDE);
 		c->nrecent = 0;
 	}
 	filter_add(pc, ki, fresh, nfresh);
@@ -349,9 +382,9 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	Oid			key = RelationGetRelid(index);
 	bool		found;
 	int			keylen = meta->keylen;
-	LearnedPendingEntry *fresh = NULL;
+	LearnedPendingEntry *fresh;
 	int			nfresh = 0;
-	int			maxfresh = 0;
+	int			maxfresh;
 	BlockNumber blkno;
 	uint64		expect_seq = PG_UINT64_MAX;
 
@@ -386,6 +419,12 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 
 	/* a failure below leaves the copy to be rebuilt next time */
 	pc->valid = false;
+	/* most refreshes read a few entries: a kept buffer takes them */
+	if (pc->fresh == NULL)
+		pc->fresh = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) *
+									   LEARNED_PENDING_FRESH_KEEP);
+	fresh = pc->fresh;
+	maxfresh = LEARNED_PENDING_FRESH_KEEP;
 	blkno = pc->next_blk;
 	while (blkno != InvalidBlockNumber)
 	{
@@ -435,9 +474,11 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 			{
 				if (nfresh >= maxfresh)
 				{
-					maxfresh = Max(256, maxfresh * 2);
-					fresh = fresh ? repalloc_huge(fresh, sizeof(LearnedPendingEntry) * maxfresh) :
-						MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * maxfresh);
+					maxfresh *= 2;
+					fresh = fresh == pc->fresh ?
+						memcpy(MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * maxfresh),
+							   fresh, sizeof(LearnedPendingEntry) * nfresh) :
+						repalloc_huge(fresh, sizeof(LearnedPendingEntry) * maxfresh);
 				}
 				e = &fresh[nfresh++];
 				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
@@ -466,7 +507,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		CHECK_FOR_INTERRUPTS();
 	}
 	absorb(pc, ki, fresh, nfresh);
-	if (fresh)
+	if (fresh != pc->fresh)
 		pfree(fresh);
 	pc->valid = true;
 	return &pc->cache;
