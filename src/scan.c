@@ -94,6 +94,9 @@ typedef struct Bound
 	Size		blen;
 } Bound;
 
+/* by-value keys: a fresh scan's item arrays (ensure_batch_cap grows them) */
+#define LEARNED_BATCH_INITIAL	64
+
 typedef struct BatchItem
 {
 	Datum		key;
@@ -267,9 +270,8 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	so = palloc0(sizeof(LearnedScanOpaqueData));
 	so->scanCxt = cxt;
 	so->rescanCxt = AllocSetContextCreate(cxt, "learned rescan",
-										  ALLOCSET_DEFAULT_SIZES);
-	so->tupCxt = AllocSetContextCreate(cxt, "learned index tuple",
-									   ALLOCSET_SMALL_SIZES);
+										  ALLOCSET_SMALL_SIZES);
+	/* tupCxt: made by the first index-only fetch */
 	LearnedKeyInfoInit(index, &so->ki);
 	LearnedKeyInfoLoadMap(index, &so->ki);
 	/* composite keys are stored in index order: no direction flip */
@@ -277,23 +279,29 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 		(index->rd_indoption[0] & INDOPTION_DESC) != 0;
 	so->nulls_first = !LearnedKeyIsComposite(&so->ki) &&
 		(index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
-	/* a batch holds one page of keys or of NULL TIDs (the denser one) */
+	/*
+	 * A batch holds one page of keys or of NULL TIDs (the denser one).  By-
+	 * value keys start small and grow to what a batch needs (ensure_batch_cap):
+	 * a point lookup on compressed pages returns one slice, and sizing both
+	 * item arrays for a page of NULL TIDs (about 20 kB each) cost every scan,
+	 * one per query in an OLTP lookup, two fresh mallocs.  By-reference keys
+	 * point into the key area, which cannot move, so their arrays start at
+	 * full size.  The spare arrays are made by the first markpos.
+	 */
 	LearnedLeafLayoutInit(&nl, 0);
 	cap = Max((LearnedKeyIsVarwidth(&so->ki) || LearnedKeyPackable(&so->ki)) ?
 			  LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
 			  nl.capacity);
+	if (!so->ki.byref)
+		cap = Min(cap, LEARNED_BATCH_INITIAL);
 	so->pos.batch.buf = InvalidBuffer;
 	so->pos.batch.resume = -1;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
-	so->spare_items = palloc(sizeof(BatchItem) * cap);
-	/* compressed pages hold more: fill_batch grows both arrays then */
 	so->batch_cap = cap;
 	if (so->ki.byref)
 	{
 		so->pos.batch.keys = palloc(BATCH_KEY_BYTES(&so->ki));
 		so->pos.batch.keys_cap = BATCH_KEY_BYTES(&so->ki);
-		so->spare_keys = palloc(BATCH_KEY_BYTES(&so->ki));
-		so->spare_keys_cap = BATCH_KEY_BYTES(&so->ki);
 	}
 	so->mark.batch.buf = InvalidBuffer;
 	so->mark.batch.items = NULL;
@@ -1444,9 +1452,9 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 /* ---------- building batches ---------- */
 
 /*
- * Make both item arrays (the batch's and the mark's or spare one) hold n
- * items.  Only compressed pages exceed the initial size, and their keys
- * are by value, so no key bytes move.
+ * Make both item arrays (the batch's and the mark's or spare one, once
+ * made) hold n items.  Only by-value keys start below a page's size, so no
+ * key bytes move.
  */
 static void
 ensure_batch_cap(LearnedScanOpaque so, int n)
@@ -1457,9 +1465,11 @@ ensure_batch_cap(LearnedScanOpaque so, int n)
 		return;
 	if (so->ki.byref)
 		elog(ERROR, "learned index: page of %d by-reference keys over the batch size", n);
+	n = Max(n, so->batch_cap * 2);
 	other = so->mark.batch.items ? &so->mark.batch.items : &so->spare_items;
 	so->pos.batch.items = repalloc(so->pos.batch.items, sizeof(BatchItem) * n);
-	*other = repalloc(*other, sizeof(BatchItem) * n);
+	if (*other)
+		*other = repalloc(*other, sizeof(BatchItem) * n);
 	so->batch_cap = n;
 }
 
@@ -1832,6 +1842,7 @@ nulls_advance(IndexScanDesc scan)
 		b->next = 0;
 		b->last = false;
 		b->resume = -1;
+		ensure_batch_cap(so, Min(n, nl.capacity));
 		for (i = 0; i < n && i < nl.capacity; i++)
 		{
 			if (LearnedLeafIsDead(page, &nl, i))
@@ -2259,7 +2270,11 @@ set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
 		Datum		values[INDEX_MAX_KEYS];
 		bool		nulls[INDEX_MAX_KEYS];
 
-		MemoryContextReset(so->tupCxt);
+		if (so->tupCxt == NULL)
+			so->tupCxt = AllocSetContextCreate(so->scanCxt, "learned index tuple",
+											   ALLOCSET_SMALL_SIZES);
+		else
+			MemoryContextReset(so->tupCxt);
 		old = MemoryContextSwitchTo(so->tupCxt);
 		if (LearnedKeyIsComposite(&so->ki))
 			LearnedKeyDeform(&so->ki, item->key, values, nulls);
@@ -2490,6 +2505,16 @@ learnedmarkpos(IndexScanDesc scan)
 
 	if (so->mark_valid)
 		release_batch(&so->mark.batch);
+	if (so->mark.batch.items == NULL && so->spare_items == NULL)
+	{
+		/* the first mark: make the second set of arrays */
+		so->spare_items = MemoryContextAlloc(so->scanCxt, sizeof(BatchItem) * so->batch_cap);
+		if (so->ki.byref)
+		{
+			so->spare_keys = MemoryContextAlloc(so->scanCxt, BATCH_KEY_BYTES(&so->ki));
+			so->spare_keys_cap = BATCH_KEY_BYTES(&so->ki);
+		}
+	}
 	items = so->mark.batch.items ? so->mark.batch.items : so->spare_items;
 	keys = so->mark.batch.items ? so->mark.batch.keys : so->spare_keys;
 	keys_cap = so->mark.batch.items ? so->mark.batch.keys_cap : so->spare_keys_cap;
