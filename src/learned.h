@@ -590,6 +590,7 @@ extern LearnedDirectory *LearnedReadMetaAndDirectory(Relation index,
 													 LearnedMetaPageData *meta);
 extern void LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki);
 extern void LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki);
+extern void LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki);
 extern void LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp);
 
 /* GenericXLog wrappers: every page change goes through these */

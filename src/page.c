@@ -366,6 +366,59 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
 	LearnedStringMapApply(ki);
 }
 
+/*
+ * A scan's key info.  LearnedKeyInfoInit and LearnedKeyInfoLoadMap run
+ * once per relcache entry; their result is kept flat (the struct, then its
+ * columns) in rd_amcache, which a relcache invalidation frees (a REINDEX
+ * gives a new relfilenode and so a new key map, an ALTER INDEX new
+ * options).  Each scan takes a copy, since a relcache invalidation may
+ * free rd_amcache while the scan runs; the copy's comparators get the
+ * scan's memory for their fn_extra, and its columns make their own string
+ * image state.  Setting all this up from the catalogs (support functions,
+ * type switches, for a string or composite key the metapage read of its
+ * map) was about a third of a point lookup's scan start (perf).
+ */
+void
+LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki)
+{
+	LearnedKeyInfo *t = (LearnedKeyInfo *) index->rd_amcache;
+	int			i;
+
+	if (t == NULL)
+	{
+		LearnedKeyInfo built;
+		Size		head = MAXALIGN(sizeof(LearnedKeyInfo));
+
+		memset(&built, 0, sizeof(built));
+		LearnedKeyInfoInit(index, &built);
+		LearnedKeyInfoLoadMap(index, &built);
+		t = MemoryContextAlloc(index->rd_indexcxt,
+							   head + sizeof(LearnedColumn) * built.natts);
+		memcpy(t, &built, sizeof(LearnedKeyInfo));
+		t->cols = (LearnedColumn *) ((char *) t + head);
+		memcpy(t->cols, built.cols, sizeof(LearnedColumn) * built.natts);
+		pfree(built.cols);
+		/* nothing in the template points into memory it does not own */
+		t->cmp.fn_extra = NULL;
+		for (i = 0; i < t->natts; i++)
+		{
+			t->cols[i].cmp.fn_extra = NULL;
+			t->cols[i].strmap = NULL;
+			t->cols[i].cxt = NULL;
+		}
+		index->rd_amcache = t;
+	}
+	memcpy(ki, t, sizeof(LearnedKeyInfo));
+	ki->cols = palloc(sizeof(LearnedColumn) * t->natts);
+	memcpy(ki->cols, t->cols, sizeof(LearnedColumn) * t->natts);
+	ki->cmp.fn_mcxt = CurrentMemoryContext;
+	for (i = 0; i < ki->natts; i++)
+	{
+		ki->cols[i].cmp.fn_mcxt = CurrentMemoryContext;
+		ki->cols[i].cxt = CurrentMemoryContext;
+	}
+}
+
 /* ---------- GenericXLog wrappers ---------- */
 
 GenericXLogState *

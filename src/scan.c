@@ -272,8 +272,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	so->rescanCxt = AllocSetContextCreate(cxt, "learned rescan",
 										  ALLOCSET_SMALL_SIZES);
 	/* tupCxt: made by the first index-only fetch */
-	LearnedKeyInfoInit(index, &so->ki);
-	LearnedKeyInfoLoadMap(index, &so->ki);
+	LearnedKeyInfoForScan(index, &so->ki);
 	/* composite keys are stored in index order: no direction flip */
 	so->desc = !LearnedKeyIsComposite(&so->ki) &&
 		(index->rd_indoption[0] & INDOPTION_DESC) != 0;
