@@ -15,24 +15,13 @@
 set -euo pipefail
 ROWS="${1:-100000}"
 NEW="${2:-10000}"
-PORT="${WBENCH_PORT:-5513}"
-PGBIN=/usr/lib/postgresql/15/bin
-W="$(mktemp -d /tmp/wbench.XXXXXX)"
-asuser() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" -eq 0 ] && chown postgres "$W"
-cleanup() { asuser "$PGBIN/pg_ctl" -D "$W/db" -m fast -w stop >/dev/null 2>&1 || true; rm -rf "$W"; }
+. "$(dirname "$0")/../scripts/common.sh"
+W="$(li_mktemp_pg wbench)"
+cleanup() { li_cluster_stop; rm -rf "$W"; }
 trap cleanup EXIT
-asuser "$PGBIN/initdb" -D "$W/db" -A trust >/dev/null
-cat >> "$W/db/postgresql.conf" <<CONF
-port = $PORT
-listen_addresses = ''
-unix_socket_directories = '$W'
-shared_buffers = 256MB
-full_page_writes = off
-autovacuum = off
-CONF
-asuser "$PGBIN/pg_ctl" -D "$W/db" -l "$W/server.log" -w start >/dev/null
-P() { asuser psql -qAtX -h "$W" -p "$PORT" postgres "$@"; }
+li_cluster_start "$W" "${WBENCH_PORT:-5513}" "shared_buffers = 256MB" \
+	"full_page_writes = off" "autovacuum = off"
+P() { li_as_pg psql -qAtX postgres "$@"; }
 P -c "CREATE EXTENSION learned_idx" >/dev/null
 for am in learned btree; do
 	P -c "CREATE TABLE t_$am (k int8)" \
@@ -44,6 +33,6 @@ for am in learned btree; do
 	P -c "INSERT INTO t_$am SELECT generate_series($ROWS + 1, $ROWS + $NEW)" >/dev/null
 	e=$(P -c "SELECT pg_current_wal_insert_lsn()")
 	echo "== $am: $(P -c "SELECT round(pg_wal_lsn_diff('$e', '$s') / $NEW, 1)") WAL bytes per row (heap + index)"
-	asuser "$PGBIN/pg_waldump" -p "$W/db/pg_wal" -s "$s" -e "$e" --stats=record 2>/dev/null | sed -n '2,12p'
-	asuser "$PGBIN/pg_waldump" -p "$W/db/pg_wal" -s "$s" -e "$e" 2>/dev/null | grep -m2 -E "Generic|INSERT_LEAF" || true
+	li_as_pg "$LI_PGBIN/pg_waldump" -p "$W/data/pg_wal" -s "$s" -e "$e" --stats=record 2>/dev/null | sed -n '2,12p'
+	li_as_pg "$LI_PGBIN/pg_waldump" -p "$W/data/pg_wal" -s "$s" -e "$e" 2>/dev/null | grep -m2 -E "Generic|INSERT_LEAF" || true
 done
