@@ -3,8 +3,9 @@
  *		aminsert: append (key, TID) to the pending list.
  *
  * The pending list is a chain of append-only pages (like GIN's fast-update
- * list).  One insert changes the tail page and the metapage's append counter
- * in a single GenericXLog record; a new tail page adds the old tail's link.
+ * list).  One insert changes only the tail page (the record and pd_lower),
+ * in a single GenericXLog record; a new tail page adds the metapage and
+ * the old tail's link.
  *
  * Lock order (everywhere in the AM): metapage, then pending or leaf pages.
  * Nobody waits for the metapage while holding another page's lock.
@@ -29,7 +30,7 @@
  * little more for twice the pages.  The records are the same, so the WAL
  * per insert is the same; a new tail page costs one small record (its
  * image is only the used part).  Pages written by older builds may hold
- * more; readers use nitems.
+ * more; readers count the used slots (LearnedPendingCount).
  */
 #define LEARNED_PENDING_FILL_BYTES	2048
 
@@ -61,10 +62,9 @@ typedef struct PendingKey
  * key and the key's alignment padding.
  */
 static bool
-pending_has_room(Page page, int keylen, const PendingKey *key)
+pending_has_room(Page page, int keylen, int n, const PendingKey *key)
 {
 	PageHeader	ph = (PageHeader) page;
-	int			n = LearnedPageGetOpaque(page)->nitems;
 	Size		need;
 	Size		used;
 
@@ -87,6 +87,10 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
 	char	   *p = LearnedPendingItemPtr(page, keylen, slot);
 	uint16		flags = key->isnull ? LEARNED_PENDING_NULL : 0;
 
+	/* a zero offset number marks a free slot (LearnedPendingCount) */
+	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(tid)))
+		elog(ERROR, "learned index: invalid heap TID offset %u",
+			 ItemPointerGetOffsetNumberNoCheck(tid));
 	memcpy(p, tid, sizeof(ItemPointerData));
 	memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
 	if (keylen < 0)
@@ -129,8 +133,8 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	int			keylen = meta->keylen;
 	Buffer		tailbuf;
 	Page		tailpage;
-	LearnedPageOpaque opaque;
 	GenericXLogState *state;
+	int			n;
 
 	if (meta->pending_tail == InvalidBlockNumber)
 		return false;
@@ -138,17 +142,19 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
 	tailpage = BufferGetPage(tailbuf);
 	LearnedCheckPage(index, tailpage, meta->pending_tail, LEARNED_PAGE_PENDING);
-	if (!pending_has_room(tailpage, keylen, key))
+	n = LearnedPendingCount(tailpage, keylen);
+	if (!pending_has_room(tailpage, keylen, n, key))
 	{
 		UnlockReleaseBuffer(tailbuf);
 		return false;
 	}
 	state = LearnedXLogStart(index);
 	tailpage = LearnedXLogRegister(state, tailbuf, false);
-	opaque = LearnedPageGetOpaque(tailpage);
-	pending_put(tailpage, keylen, opaque->nitems, tid, key);
-	opaque->nitems++;
-	*appended = LearnedPendingFirstSeq(tailpage) + opaque->nitems;
+	pending_put(tailpage, keylen, n, tid, key);
+	/* format 5 keeps counting, for older builds (learned.h) */
+	if (LearnedPendingCountsItems(meta))
+		LearnedPageGetOpaque(tailpage)->nitems = n + 1;
+	*appended = LearnedPendingFirstSeq(tailpage) + n + 1;
 	LearnedXLogFinish(state);
 	UnlockReleaseBuffer(tailbuf);
 	return true;
@@ -229,7 +235,7 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 			tailbuf = ReadBuffer(index, meta->pending_tail);
 			LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
 			first_seq = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +
-				LearnedPageGetOpaque(BufferGetPage(tailbuf))->nitems;
+				LearnedPendingCount(BufferGetPage(tailbuf), keylen);
 		}
 		newbuf = LearnedAllocPage(index);
 		newblk = BufferGetBlockNumber(newbuf);
@@ -239,7 +245,8 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 		newpage = LearnedXLogRegister(state, newbuf, true);
 		LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
 		pending_put(newpage, keylen, 0, ht_ctid, &key);
-		LearnedPageGetOpaque(newpage)->nitems = 1;
+		if (LearnedPendingCountsItems(meta))
+			LearnedPageGetOpaque(newpage)->nitems = 1;
 		if (BufferIsValid(tailbuf))
 		{
 			Page		tailpage = LearnedXLogRegister(state, tailbuf, false);

@@ -122,7 +122,7 @@ learned_index_info(PG_FUNCTION_ARGS)
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
 		{
 			uint64		first_seq = LearnedPendingFirstSeq(page);
-			int			n = LearnedPageGetOpaque(page)->nitems;
+			int			n = LearnedPendingCount(page, meta.keylen);
 			int			i;
 
 			for (i = 0; i < n; i++)
@@ -627,7 +627,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blk, LEARNED_PAGE_PENDING);
 		first_seq = LearnedPendingFirstSeq(page);
-		n = LearnedPageGetOpaque(page)->nitems;
+		n = LearnedPendingCount(page, meta.keylen);
 		if (chain > 0 && first_seq != expect_seq)
 			check_fail(index, "pending sequence numbers are not contiguous",
 					   psprintf("block %u starts at " UINT64_FORMAT ", expected " UINT64_FORMAT,

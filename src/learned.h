@@ -42,7 +42,16 @@
  *    prefix, no offsets), also for the packed segments of a fixed-width
  *    by-reference key such as uuid (the kind column's bit 48).
  */
-#define LEARNED_VERSION			5
+/*
+ * 6: appends to a pending page leave nitems alone (0); a page's record count
+ *    is its used slots, found by LearnedPendingCount.  Format-5 indexes stay
+ *    readable and writable: their appends keep counting in nitems, so older
+ *    builds can still read them, until a REINDEX makes them format 6.
+ */
+#define LEARNED_VERSION			6
+#define LEARNED_MIN_VERSION		5
+/* do this index's pending appends count their records in nitems? */
+#define LearnedPendingCountsItems(meta)	((meta)->version < 6)
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -789,6 +798,7 @@ extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);
 extern Datum LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 							   BlockNumber blkno, const char *p);
 extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);
+extern int	LearnedPendingCount(Page page, int keylen);
 
 /* ---------- handler.c ---------- */
 

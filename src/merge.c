@@ -293,7 +293,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
 		first_seq = LearnedPendingFirstSeq(page);
-		n = LearnedPageGetOpaque(page)->nitems;
+		n = LearnedPendingCount(page, keylen);
 		for (i = 0; i < n; i++)
 		{
 			char	   *p = LearnedPendingItemPtr(page, keylen, i);

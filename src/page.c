@@ -173,12 +173,12 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 				 errmsg("index \"%s\" is not a valid learned index",
 						RelationGetRelationName(index)),
 				 errhint("REINDEX the index.")));
-	if (meta->version != LEARNED_VERSION)
+	if (meta->version < LEARNED_MIN_VERSION || meta->version > LEARNED_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("learned index \"%s\" has on-disk format version %u, but this build reads version %u",
+				 errmsg("learned index \"%s\" has on-disk format version %u, but this build reads versions %u to %u",
 						RelationGetRelationName(index), meta->version,
-						LEARNED_VERSION),
+						LEARNED_MIN_VERSION, LEARNED_VERSION),
 				 errhint("REINDEX the index.")));
 	if ((meta->keylen <= 0 && meta->keylen != LEARNED_VARWIDTH) ||
 		meta->keylen > (int) (LEARNED_LEAF_SPACE / 4) ||

@@ -60,8 +60,8 @@ static PendingCacheEntry *last_pc = NULL;
  * keeps what is below pd_lower, zeroes the hole, and computes each
  * append's delta byte by byte over [0, pd_lower), so a short pd_lower
  * makes the early appends to a page cheaper.  Pages written by older
- * builds have pd_lower at the end of the record area; they stay valid
- * (readers use nitems, never pd_lower).
+ * builds have pd_lower at the end of the record area, and zeros past their
+ * records; they stay valid (LearnedPendingCount).
  */
 void
 LearnedPendingInitPage(Page page, int keylen, uint32 generation,
@@ -99,6 +99,41 @@ LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 }
 
 /*
+ * The number of records on a pending page.  Appends fill the slots in
+ * order and nothing empties one (VACUUM only flags it dead), and a heap
+ * TID's offset number is never 0, so the used slots are a prefix of those
+ * below pd_lower, whose end a binary search finds.  Format 6 does not
+ * count the records in nitems: then an append changes the page in two
+ * places (pd_lower and the record), not three, and its GenericXLog record
+ * is 69 bytes, not 74 (72 and 80 in the WAL, which aligns records to 8).
+ * On format-5 pages, whose slots past nitems are zero, the answer is nitems.
+ */
+int
+LearnedPendingCount(Page page, int keylen)
+{
+	int			lower = ((PageHeader) page)->pd_lower;
+	int			lo = 0;
+	int			hi;
+
+	if (lower <= (int) LEARNED_PENDING_ITEMS_OFFSET)
+		return 0;
+	hi = Min((lower - (int) LEARNED_PENDING_ITEMS_OFFSET) / (int) LearnedPendingItemSize(keylen),
+			 LearnedPendingCapacity(keylen));
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		ItemPointerData tid;
+
+		memcpy(&tid, LearnedPendingItemPtr(page, keylen, mid), sizeof(tid));
+		if (ItemPointerGetOffsetNumberNoCheck(&tid) != InvalidOffsetNumber)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
  * The sequence number of the next append.  Inserts touch the metapage only
  * when they start a new tail page, so the exact count is on the tail page.
  */
@@ -115,7 +150,7 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	LearnedCheckPage(index, page, meta->pending_tail, LEARNED_PAGE_PENDING);
-	appended = LearnedPendingFirstSeq(page) + LearnedPageGetOpaque(page)->nitems;
+	appended = LearnedPendingFirstSeq(page) + LearnedPendingCount(page, meta->keylen);
 	UnlockReleaseBuffer(buf);
 	return appended;
 }
@@ -440,7 +475,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
 		opaque = LearnedPageGetOpaque(page);
 		first_seq = LearnedPendingFirstSeq(page);
-		n = opaque->nitems;
+		n = LearnedPendingCount(page, keylen);
 		/* the chain numbers entries without gaps: anything else was recycled */
 		if (expect_seq != PG_UINT64_MAX && first_seq != expect_seq)
 		{

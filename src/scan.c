@@ -2127,7 +2127,8 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 	page = BufferGetPage(buf);
 	LearnedCheckPage(scan->indexRelation, page, e->blkno, LEARNED_PAGE_PENDING);
 	first_seq = LearnedPendingFirstSeq(page);
-	if (e->seq >= first_seq && e->seq - first_seq < LearnedPageGetOpaque(page)->nitems)
+	if (e->seq >= first_seq &&
+		e->seq - first_seq < (uint64) LearnedPendingCount(page, so->ki.keylen))
 	{
 		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, e->seq - first_seq);
 		uint16		flags;

@@ -125,8 +125,7 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 {
 	Page		page = BufferGetPage(buf);
 	uint64		first_seq = LearnedPendingFirstSeq(page);
-	int			n = Min(LearnedPageGetOpaque(page)->nitems,
-						LearnedPendingCapacity(keylen));
+	int			n = LearnedPendingCount(page, keylen);
 	int			ndead = 0;
 	int			nreported = 0;
 	int			i;
