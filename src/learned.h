@@ -362,7 +362,9 @@ typedef struct LearnedLeafLayout
  * Pending page: data area starts with the sequence number of its first
  * entry (uint64), then records of: tid, flags, key bytes (ON-DISK).  An
  * entry's sequence number is first_seq + slot; VACUUM marks entries dead
- * instead of moving them, so sequence numbers are stable.
+ * instead of moving them, so sequence numbers are stable.  The record count
+ * is the number of used slots (LearnedPendingCount; nitems only on format-5
+ * indexes).
  */
 typedef struct LearnedPendingItem
 {
