@@ -162,24 +162,30 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
  * Composite keys and lossy types (arg is the LearnedKeyInfo) are ordered by
  * the comparator alone: their image is not exact.
  */
-int
-LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
+static inline int
+entry_cmp(const LearnedPendingEntry *x, const LearnedPendingEntry *y,
+		  LearnedKeyInfo *ki, bool exact)
 {
-	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
-	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
-	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
-
-	if (ki && !LearnedKeyMapExact(ki))
+	if (!exact)
 	{
 		int			r = LearnedKeyCmp(ki, x->key, y->key);
 
 		if (r != 0)
 			return r;
-		return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
 	}
-	if (x->mkey != y->mkey)
+	else if (x->mkey != y->mkey)
 		return x->mkey < y->mkey ? -1 : 1;
 	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+}
+
+int
+LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
+{
+	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
+
+	return entry_cmp((const LearnedPendingEntry *) a,
+					 (const LearnedPendingEntry *) b,
+					 ki, ki == NULL || LearnedKeyMapExact(ki));
 }
 
 /*
@@ -213,10 +219,7 @@ merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, int na,
 		{
 			int			mid = lo + (hi - lo) / 2;
 
-			/* exact keys: the mapped key decides, as in the comparator */
-			if (exact && a[mid].mkey != b[j].mkey ?
-				a[mid].mkey < b[j].mkey :
-				LearnedPendingEntryCmp(&a[mid], &b[j], ki) <= 0)
+			if (entry_cmp(&a[mid], &b[j], ki, exact) <= 0)
 				lo = mid + 1;
 			else
 				hi = mid;
