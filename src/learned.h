@@ -751,14 +751,20 @@ LearnedLeafViewTid(const LearnedLeafView *v, int slot)
 
 /* ---------- pending.c: per-backend sorted copy of the pending list ---------- */
 
+/*
+ * One entry of the copy: 24 bytes, since every backend that scans the index
+ * holds one per pending entry.  The mapped keys live in packed arrays beside
+ * the entries (a lookup's binary search reads those), NULL keys in their own
+ * array, and the entry's place is (blkno, slot) plus the low half of its
+ * sequence number, which tells a recycled page apart (pending_entry_usable).
+ */
 typedef struct LearnedPendingEntry
 {
-	uint64		mkey;			/* mapped key: exact order for the key type */
 	Datum		key;
 	ItemPointerData tid;
-	bool		isnull;
+	uint16		slot;			/* its slot on the page */
 	BlockNumber blkno;			/* pending page holding it */
-	uint64		seq;
+	uint32		seqlo;			/* low 32 bits of its sequence number */
 } LearnedPendingEntry;
 
 /*

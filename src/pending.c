@@ -24,6 +24,16 @@
 
 #include "learned.h"
 
+/*
+ * An entry of a refresh's read buffer: the entry and its mapped key, sorted
+ * together, then split into the copy's entry and mapped-key arrays.
+ */
+typedef struct PendingFresh
+{
+	uint64		mkey;
+	LearnedPendingEntry e;
+} PendingFresh;
+
 typedef struct PendingCacheEntry
 {
 	Oid			indexoid;		/* hash key */
@@ -36,7 +46,9 @@ typedef struct PendingCacheEntry
 	int			maxmain;
 	int			maxrecent;
 	int			maxnulls;
-	LearnedPendingEntry *fresh; /* a refresh's small read buffer, kept */
+	PendingFresh *fresh;		/* a refresh's small read buffer, kept */
+	LearnedPendingEntry *scratch;	/* ... and its entries, split for merging */
+	uint64	   *scratch_mkeys;
 	MemoryContext cxt;
 	LearnedPendingCache cache;
 } PendingCacheEntry;
@@ -45,6 +57,9 @@ static HTAB *pending_caches = NULL;
 
 /* entries of a refresh's kept read buffer (under the 8 kB chunk limit) */
 #define LEARNED_PENDING_FRESH_KEEP	128
+
+/* main grows by doubling up to this many entries, then by a quarter */
+#define LEARNED_PENDING_GROW_DOUBLE	65536
 
 /*
  * The entry of the index last asked for: a nested-loop lookup asks for the
@@ -159,12 +174,14 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
  * Order by (mapped key, TID).  For every supported single-column key type
  * the mapping is strictly monotone on the opclass's equality classes, so
  * this is the comparator's order, without an fmgr call per comparison.
- * Composite keys and lossy types (arg is the LearnedKeyInfo) are ordered by
- * the comparator alone: their image is not exact.
+ * Composite keys and lossy types are ordered by the comparator alone: their
+ * image is not exact.  xm and ym are the entries' mapped keys (the copy
+ * keeps them beside the entries, not in them).
  */
 static inline int
-entry_cmp(const LearnedPendingEntry *x, const LearnedPendingEntry *y,
-		  LearnedKeyInfo *ki, bool exact)
+entry_cmp(LearnedKeyInfo *ki, bool exact,
+		  const LearnedPendingEntry *x, uint64 xm,
+		  const LearnedPendingEntry *y, uint64 ym)
 {
 	if (!exact)
 	{
@@ -173,36 +190,56 @@ entry_cmp(const LearnedPendingEntry *x, const LearnedPendingEntry *y,
 		if (r != 0)
 			return r;
 	}
-	else if (x->mkey != y->mkey)
-		return x->mkey < y->mkey ? -1 : 1;
+	else if (xm != ym)
+		return xm < ym ? -1 : 1;
 	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
 }
 
+/* qsort_arg order of a refresh's read buffer (arg is the LearnedKeyInfo) */
+static int
+fresh_cmp(const void *a, const void *b, void *arg)
+{
+	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
+	const PendingFresh *x = (const PendingFresh *) a;
+	const PendingFresh *y = (const PendingFresh *) b;
+
+	return entry_cmp(ki, LearnedKeyMapExact(ki), &x->e, x->mkey, &y->e, y->mkey);
+}
+
+/*
+ * qsort_arg order of bare entries (arg is the LearnedKeyInfo): the scan
+ * sorts the few matches it took from both of the copy's arrays.  Exact
+ * mapped keys are recomputed, which costs no fmgr call.
+ */
 int
 LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
 {
 	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
+	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
+	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
 
-	return entry_cmp((const LearnedPendingEntry *) a,
-					 (const LearnedPendingEntry *) b,
-					 ki, ki == NULL || LearnedKeyMapExact(ki));
+	if (!LearnedKeyMapExact(ki))
+		return entry_cmp(ki, false, x, 0, y, 0);
+	return entry_cmp(ki, true, x, LearnedKeyMap(ki, x->key),
+					 y, LearnedKeyMap(ki, y->key));
 }
 
 /*
- * Merge the sorted run b[0, nb) into the sorted run a[0, na), in place (a
- * has room for na + nb entries), and return the first position of a whose
- * entry changed.  From the back: each entry of b finds its place in what
- * is left of a by binary search, and the entries of a above it move up in
- * one block, so no entry of a is overwritten before it moves, entries of
- * a below every entry of b stay where they were (the caller repacks only
- * the rest), and equal entries of a stay first.  A refresh absorbs one or
- * two entries at a time into a few hundred: an element-by-element merge
- * into a new allocation (the earlier way) cost a compare call per entry
- * moved and a malloc per lookup under a 50/50 insert/lookup mix.
+ * Merge the sorted run b[0, nb) (bm its mapped keys) into the sorted run
+ * a[0, na) (am), in place (a and am have room for na + nb), and return the
+ * first position of a whose entry changed.  From the back: each entry of b
+ * finds its place in what is left of a by binary search, and the entries
+ * of a above it move up in one block, so no entry of a is overwritten
+ * before it moves, entries of a below every entry of b stay where they
+ * were (the caller re-samples only the rest), and equal entries of a stay
+ * first.  A refresh absorbs one or two entries at a time into a few
+ * hundred: an element-by-element merge into a new allocation (the earlier
+ * way) cost a compare call per entry moved and a malloc per lookup under a
+ * 50/50 insert/lookup mix.
  */
 static int
-merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, int na,
-		   const LearnedPendingEntry *b, int nb)
+merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, uint64 *am, int na,
+		   const LearnedPendingEntry *b, const uint64 *bm, int nb)
 {
 	int			end = na;		/* a[0, end) is still to be placed */
 	int			k = na + nb;	/* a[k, na + nb) is final */
@@ -219,14 +256,16 @@ merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, int na,
 		{
 			int			mid = lo + (hi - lo) / 2;
 
-			if (entry_cmp(&a[mid], &b[j], ki, exact) <= 0)
+			if (entry_cmp(ki, exact, &a[mid], am[mid], &b[j], bm[j]) <= 0)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		k -= end - lo;
 		memmove(&a[k], &a[lo], sizeof(LearnedPendingEntry) * (end - lo));
+		memmove(&am[k], &am[lo], sizeof(uint64) * (end - lo));
 		a[--k] = b[j];
+		am[k] = bm[j];
 		end = lo;
 	}
 	return end;
@@ -240,12 +279,16 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	else
 		pc->cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending copy",
 										ALLOCSET_DEFAULT_SIZES);
+	/* named after the index in pg_backend_memory_contexts (the reset freed the name) */
+	MemoryContextCopyAndSetIdentifier(pc->cxt, RelationGetRelationName(index));
 	pc->relfilenode = index->rd_node.relNode;
 	pc->epoch = meta->pending_epoch;
 	pc->next_blk = meta->pending_head;
 	pc->next_slot = 0;
 	pc->recent = InvalidBuffer;
 	pc->fresh = NULL;
+	pc->scratch = NULL;
+	pc->scratch_mkeys = NULL;
 	pc->maxmain = pc->maxrecent = pc->maxnulls = 64;
 	memset(&pc->cache, 0, sizeof(pc->cache));
 	pc->cache.main = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
@@ -301,7 +344,7 @@ LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey)
 
 static void
 filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
-		   const LearnedPendingEntry *fresh, int nfresh)
+		   const PendingFresh *fresh, int nfresh)
 {
 	LearnedPendingCache *c = &pc->cache;
 	uint64		nkeys = (uint64) c->nmain + c->nrecent;
@@ -331,22 +374,30 @@ filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
 }
 
 /*
- * Repack the mapped keys of every stride-th entry of arr[from, n) into
- * packed (element i holds entry i * stride).
+ * Sample every LEARNED_PENDING_TOP_STRIDE-th mapped key of main from entry
+ * from on (element i of top holds entry i * stride).
  */
 static void
-repack_mkeys(uint64 *packed, const LearnedPendingEntry *arr, int from,
-			 int n, int stride)
+resample_top(LearnedPendingCache *c, int from)
 {
 	int			i;
 
-	for (i = from / stride; i * stride < n; i++)
-		packed[i] = arr[i * stride].mkey;
+	c->ntop = (c->nmain + LEARNED_PENDING_TOP_STRIDE - 1) / LEARNED_PENDING_TOP_STRIDE;
+	for (i = from / LEARNED_PENDING_TOP_STRIDE; i < c->ntop; i++)
+		c->main_top[i] = c->main_mkeys[i * LEARNED_PENDING_TOP_STRIDE];
+}
+
+static inline Size
+top_size(int n)
+{
+	return sizeof(uint64) * ((n + LEARNED_PENDING_TOP_STRIDE - 1) / LEARNED_PENDING_TOP_STRIDE);
 }
 
 /*
- * Make room for need entries in a sorted run and its packed keys (and,
- * given top, its stride samples), doubling *max.
+ * Make room for need entries in a sorted run and its mapped keys (and,
+ * given top, its stride samples).  Small runs double; large ones grow by a
+ * quarter, so main, which holds nearly every entry, wastes at most a fifth
+ * of its room.
  */
 static void
 grow_run(LearnedPendingEntry **arr, uint64 **mkeys, uint64 **top, int *max,
@@ -355,35 +406,92 @@ grow_run(LearnedPendingEntry **arr, uint64 **mkeys, uint64 **top, int *max,
 	if (need <= *max)
 		return;
 	while (need > *max)
-		*max *= 2;
+		*max = *max < LEARNED_PENDING_GROW_DOUBLE ? *max * 2 : *max + *max / 4;
 	*arr = repalloc_huge(*arr, sizeof(LearnedPendingEntry) * *max);
 	*mkeys = repalloc_huge(*mkeys, sizeof(uint64) * *max);
 	if (top)
-		*top = repalloc_huge(*top, sizeof(uint64) *
-							 ((*max + LEARNED_PENDING_TOP_STRIDE - 1) / LEARNED_PENDING_TOP_STRIDE));
+		*top = repalloc_huge(*top, top_size(*max));
 }
 
 /*
  * Add freshly read entries (unsorted) to the copy.
  */
 static void
-absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
+absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 	   int nfresh)
 {
 	LearnedPendingCache *c = &pc->cache;
+	LearnedPendingEntry *be;
+	uint64	   *bm;
 	int			from;
+	int			fold_at;
+	int			i;
 
 	if (nfresh == 0)
 		return;
 	if (nfresh > 1)
-		qsort_arg(fresh, nfresh, sizeof(LearnedPendingEntry), LearnedPendingEntryCmp, ki);
+		qsort_arg(fresh, nfresh, sizeof(PendingFresh), fresh_cmp, ki);
+
+	if (c->nmain == 0 && c->nrecent == 0 && nfresh > LEARNED_PENDING_FRESH_KEEP)
+	{
+		/*
+		 * A full load (after a merge or VACUUM, or a backend's first scan):
+		 * the sorted entries become main, allocated to size.  Passing them
+		 * through recent, as small refreshes go, would hold three copies
+		 * of the list at once and keep recent that large.
+		 */
+		pfree(c->main);
+		pfree(c->main_mkeys);
+		pfree(c->main_top);
+		pc->maxmain = nfresh;
+		c->main = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * nfresh);
+		c->main_mkeys = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * nfresh);
+		c->main_top = MemoryContextAllocHuge(pc->cxt, top_size(nfresh));
+		for (i = 0; i < nfresh; i++)
+		{
+			c->main[i] = fresh[i].e;
+			c->main_mkeys[i] = fresh[i].mkey;
+		}
+		c->nmain = nfresh;
+		resample_top(c, 0);
+		filter_add(pc, ki, fresh, nfresh);
+		return;
+	}
+
+	/* split the sorted entries from their mapped keys, for merge_into */
+	if (nfresh <= LEARNED_PENDING_FRESH_KEEP)
+	{
+		if (pc->scratch == NULL)
+		{
+			pc->scratch = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) *
+											 LEARNED_PENDING_FRESH_KEEP);
+			pc->scratch_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) *
+												   LEARNED_PENDING_FRESH_KEEP);
+		}
+		be = pc->scratch;
+		bm = pc->scratch_mkeys;
+	}
+	else
+	{
+		be = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * nfresh);
+		bm = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * nfresh);
+	}
+	for (i = 0; i < nfresh; i++)
+	{
+		be[i] = fresh[i].e;
+		bm[i] = fresh[i].mkey;
+	}
 
 	/* fresh into recent */
 	grow_run(&c->recent, &c->recent_mkeys, NULL, &pc->maxrecent,
 			 c->nrecent + nfresh);
-	from = merge_into(ki, c->recent, c->nrecent, fresh, nfresh);
+	merge_into(ki, c->recent, c->recent_mkeys, c->nrecent, be, bm, nfresh);
 	c->nrecent += nfresh;
-	repack_mkeys(c->recent_mkeys, c->recent, from, c->nrecent, 1);
+	if (be != pc->scratch)
+	{
+		pfree(be);
+		pfree(bm);
+	}
 
 	/*
 	 * recent grew past ~2 sqrt(main): fold it into main.  A refresh moves
@@ -392,17 +500,23 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, LearnedPendingEntry *fresh,
 	 * nrecent/2 + nmain/threshold, least near sqrt(nmain); an eighth of
 	 * main (the earlier threshold) copied ~nmain/16 entries per refresh.
 	 */
-	if (c->nrecent > Max(256, 2 * (int) sqrt((double) c->nmain)))
+	fold_at = Max(256, 2 * (int) sqrt((double) c->nmain));
+	if (c->nrecent > fold_at)
 	{
 		grow_run(&c->main, &c->main_mkeys, &c->main_top, &pc->maxmain,
 				 c->nmain + c->nrecent);
-		from = merge_into(ki, c->main, c->nmain, c->recent, c->nrecent);
+		from = merge_into(ki, c->main, c->main_mkeys, c->nmain,
+						  c->recent, c->recent_mkeys, c->nrecent);
 		c->nmain += c->nrecent;
-		repack_mkeys(c->main_mkeys, c->main, from, c->nmain, 1);
-		c->ntop = (c->nmain + LEARNED_PENDING_TOP_STRIDE - 1) / LEARNED_PENDING_TOP_STRIDE;
-		repack_mkeys(c->main_top, c->main, from, c->nmain,
-					 LEARNED_PENDING_TOP_STRIDE);
+		resample_top(c, from);
 		c->nrecent = 0;
+		/* a large refresh grew recent: give the room back */
+		if (pc->maxrecent > 4 * fold_at)
+		{
+			pc->maxrecent = 64;
+			c->recent = repalloc(c->recent, sizeof(LearnedPendingEntry) * pc->maxrecent);
+			c->recent_mkeys = repalloc(c->recent_mkeys, sizeof(uint64) * pc->maxrecent);
+		}
 	}
 	filter_add(pc, ki, fresh, nfresh);
 }
@@ -420,7 +534,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	Oid			key = RelationGetRelid(index);
 	bool		found;
 	int			keylen = meta->keylen;
-	LearnedPendingEntry *fresh;
+	PendingFresh *fresh;
 	int			nfresh = 0;
 	int			maxfresh;
 	BlockNumber blkno;
@@ -459,10 +573,29 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	pc->valid = false;
 	/* most refreshes read a few entries: a kept buffer takes them */
 	if (pc->fresh == NULL)
-		pc->fresh = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) *
+		pc->fresh = MemoryContextAlloc(pc->cxt, sizeof(PendingFresh) *
 									   LEARNED_PENDING_FRESH_KEEP);
 	fresh = pc->fresh;
 	maxfresh = LEARNED_PENDING_FRESH_KEEP;
+	if (pc->cache.nentries == 0 && pc->next_slot == 0)
+	{
+		/*
+		 * A full load: size the buffer for the list as the metapage copy
+		 * describes it (entries from pending_merged to the tail page, plus
+		 * one page), so that it is not doubled, and twice as large, at the
+		 * end.  Entries appended meanwhile still grow it.
+		 */
+		uint64		est = LearnedPendingCapacity(keylen);
+
+		if (meta->pending_tail_seq > meta->pending_merged)
+			est += meta->pending_tail_seq - meta->pending_merged;
+		est = Min(est, (uint64) (meta->pending_pages + 1) * LearnedPendingCapacity(keylen));
+		if (est > (uint64) maxfresh && est < (uint64) (MaxAllocHugeSize / sizeof(PendingFresh)))
+		{
+			maxfresh = (int) Min(est, (uint64) INT_MAX / 2);
+			fresh = MemoryContextAllocHuge(pc->cxt, sizeof(PendingFresh) * maxfresh);
+		}
+	}
 	blkno = pc->next_blk;
 	while (blkno != InvalidBlockNumber)
 	{
@@ -506,7 +639,6 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 				}
 				e = &c->nulls[c->nnulls++];
 				e->key = (Datum) 0;
-				e->mkey = 0;
 			}
 			else
 			{
@@ -514,19 +646,19 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 				{
 					maxfresh *= 2;
 					fresh = fresh == pc->fresh ?
-						memcpy(MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * maxfresh),
-							   fresh, sizeof(LearnedPendingEntry) * nfresh) :
-						repalloc_huge(fresh, sizeof(LearnedPendingEntry) * maxfresh);
+						memcpy(MemoryContextAllocHuge(pc->cxt, sizeof(PendingFresh) * maxfresh),
+							   fresh, sizeof(PendingFresh) * nfresh) :
+						repalloc_huge(fresh, sizeof(PendingFresh) * maxfresh);
 				}
-				e = &fresh[nfresh++];
+				e = &fresh[nfresh].e;
 				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
 											 pc->cxt);
-				e->mkey = LearnedKeyMap(ki, e->key);
+				fresh[nfresh++].mkey = LearnedKeyMap(ki, e->key);
 			}
 			memcpy(&e->tid, p, sizeof(ItemPointerData));
-			e->isnull = (flags & LEARNED_PENDING_NULL) != 0;
+			e->slot = (uint16) i;
 			e->blkno = blkno;
-			e->seq = first_seq + i;
+			e->seqlo = (uint32) (first_seq + i);
 			pc->cache.nentries++;
 		}
 		if (opaque->next != InvalidBlockNumber)

@@ -2127,10 +2127,10 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 	page = BufferGetPage(buf);
 	LearnedCheckPage(scan->indexRelation, page, e->blkno, LEARNED_PAGE_PENDING);
 	first_seq = LearnedPendingFirstSeq(page);
-	if (e->seq >= first_seq &&
-		e->seq - first_seq < (uint64) LearnedPendingCount(page, so->ki.keylen))
+	if ((uint32) (first_seq + e->slot) == e->seqlo &&
+		e->slot < LearnedPendingCount(page, so->ki.keylen))
 	{
-		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, e->seq - first_seq);
+		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, e->slot);
 		uint16		flags;
 
 		memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
