@@ -232,7 +232,8 @@ def write_report(out, copy_to=""):
       "index, so every run starts from the same N-row state with a fresh index. Learned uses %s "
       "in the pgbench runs, so merges happen during the runs (by the background worker)."
       % (("the reloptions `WITH (%s)` (others default)" % lw_text) if lw_text else
-         "its default reloptions (%s, pending_limit = learned_idx.pending_limit = 4096 kB)" % reloptions_text(defaults)))
+         "its default reloptions (%s, pending_limit = learned_idx.pending_limit = %s)"
+         % (reloptions_text(defaults), st.get("learned_idx.pending_limit", "its default"))))
     w("- After every run: learned_index_info (generation = merges), `learned_index_merge` for the rest of the "
       "pending list (its WAL counted), `learned_index_check(idx, true)`, and count/sum/inserted rows through "
       "the index vs a seqscan and vs pgbench's insert count.")

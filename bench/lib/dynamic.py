@@ -67,7 +67,7 @@ LEARNED_DEFAULTS = {"merge_ratio": DEFAULT_MERGE_RATIO, "compression": "on"}
 
 SETTINGS = ("shared_buffers", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
             "wal_compression", "checkpoint_timeout", "max_wal_size", "min_wal_size", "autovacuum",
-            "max_worker_processes", "wal_buffers", "jit")
+            "max_worker_processes", "wal_buffers", "jit", "learned_idx.pending_limit")
 
 
 def log(msg):
@@ -622,6 +622,7 @@ class Dyn:
         db.q("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
         if a.learned_am == "learned":
             db.q("CREATE EXTENSION IF NOT EXISTS learned_idx")
+            db.q("LOAD 'learned_idx'")  # its GUCs show in pg_settings once loaded
         self.settings = {r[0]: r[1] for r in db.q(
             "SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY(%s)", (list(SETTINGS),))}
         self.pg_version = db.q1("SELECT version()")[0]
