@@ -207,6 +207,26 @@ fresh_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
+ * Exact keys: the same order with the comparison inlined into the sort (a
+ * full load sorts the whole list, 786k entries at the default limit).
+ */
+static inline int
+fresh_exact_cmp(const PendingFresh *x, const PendingFresh *y)
+{
+	if (x->mkey != y->mkey)
+		return x->mkey < y->mkey ? -1 : 1;
+	return ItemPointerCompare((ItemPointer) &x->e.tid, (ItemPointer) &y->e.tid);
+}
+
+#define ST_SORT sort_fresh_exact
+#define ST_ELEMENT_TYPE PendingFresh
+#define ST_COMPARE(a, b) fresh_exact_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/*
  * qsort_arg order of bare entries (arg is the LearnedKeyInfo): the scan
  * sorts the few matches it took from both of the copy's arrays.  Exact
  * mapped keys are recomputed, which costs no fmgr call.
@@ -429,7 +449,9 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 
 	if (nfresh == 0)
 		return;
-	if (nfresh > 1)
+	if (nfresh > 1 && LearnedKeyMapExact(ki))
+		sort_fresh_exact(fresh, nfresh);
+	else if (nfresh > 1)
 		qsort_arg(fresh, nfresh, sizeof(PendingFresh), fresh_cmp, ki);
 
 	if (c->nmain == 0 && c->nrecent == 0 && nfresh > LEARNED_PENDING_FRESH_KEEP)
