@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# bench/pending_copy.sh: what a backend's sorted copy of the pending list
+# costs: its memory, and the first index scan of a new backend (which loads
+# the whole copy), against the same scan once the copy is loaded.
+#
+#   bash bench/pending_copy.sh [ROWS] [PENDING] [BACKENDS]
+#                                       (defaults: 1000000 786000 5)
+#
+# Run as root or postgres on Debian 12 + PostgreSQL 15 with the extension
+# installed (make install).  Starts a throwaway cluster (port PBENCH_PORT,
+# default 5514), builds a learned index on ROWS int8 keys (random heap
+# order), appends PENDING random keys with merges held off (merge_ratio = 1,
+# pending_limit = 1000000 kB), prewarms the index, then in each of BACKENDS
+# new connections times a first point lookup (the full load) and a second
+# one, and prints the copy's context size from pg_backend_memory_contexts.
+# 786,000 int8 entries fill the default 12 MB pending_limit.
+set -euo pipefail
+ROWS="${1:-1000000}"
+PENDING="${2:-786000}"
+BACKENDS="${3:-5}"
+. "$(dirname "$0")/../scripts/common.sh"
+W="$(li_mktemp_pg pbench)"
+cleanup() { li_cluster_stop; rm -rf "$W"; }
+trap cleanup EXIT
+li_cluster_start "$W" "${PBENCH_PORT:-5514}" "shared_buffers = 1GB" \
+	"fsync = off" "autovacuum = off" "jit = off"
+P() { li_as_pg psql -qAtX postgres "$@"; }
+P -c "CREATE EXTENSION learned_idx" -c "CREATE EXTENSION pg_prewarm" >/dev/null
+P -c "CREATE TABLE t AS SELECT (i * 10)::int8 AS k FROM generate_series(1, $ROWS) i ORDER BY random()" \
+  -c "CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 1, pending_limit = 1000000)" \
+  -c "VACUUM ANALYZE t" >/dev/null
+P -c "INSERT INTO t SELECT (random() * $ROWS)::int8 * 10 + 1 FROM generate_series(1, $PENDING)" >/dev/null
+P -c "SELECT pg_prewarm('t_k')" >/dev/null
+echo "== $ROWS static, $(P -c "SELECT pending_entries FROM learned_index_info('t_k')") pending entries"
+echo "backend | first lookup (full load) | second lookup | copy bytes | bytes per entry"
+for i in $(seq 1 "$BACKENDS"); do
+	P -c "SET enable_seqscan = off" -c "SET enable_bitmapscan = off" -c '\timing on' \
+	  -c "SELECT count(*) FROM t WHERE k = 5000" -c "SELECT count(*) FROM t WHERE k = 5010" \
+	  -c "SELECT total_bytes, round(total_bytes::numeric / $PENDING, 1) FROM pg_backend_memory_contexts
+	      WHERE name = 'learned pending copy' AND ident = 't_k'" |
+	awk -v b="$i" '/^Time:/ { t[++n] = $2 " ms" } /\|/ { m = $0 }
+		END { split(m, f, "|"); printf "%7d | %24s | %13s | %10s | %s\n", b, t[1], t[2], f[1], f[2] }'
+done
