@@ -19,10 +19,7 @@ ROWS="${1:-1000000}"
 PENDING="${2:-786000}"
 BACKENDS="${3:-5}"
 . "$(dirname "$0")/../scripts/common.sh"
-W="$(li_mktemp_pg pbench)"
-cleanup() { li_cluster_stop; rm -rf "$W"; }
-trap cleanup EXIT
-li_cluster_start "$W" "${PBENCH_PORT:-5514}" "shared_buffers = 1GB" \
+li_throwaway_cluster pbench "${PBENCH_PORT:-5514}" "shared_buffers = 1GB" \
 	"fsync = off" "autovacuum = off" "jit = off"
 P() { li_as_pg psql -qAtX postgres "$@"; }
 P -c "CREATE EXTENSION learned_idx" -c "CREATE EXTENSION pg_prewarm" >/dev/null

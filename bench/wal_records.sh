@@ -16,11 +16,9 @@ set -euo pipefail
 ROWS="${1:-100000}"
 NEW="${2:-10000}"
 . "$(dirname "$0")/../scripts/common.sh"
-W="$(li_mktemp_pg wbench)"
-cleanup() { li_cluster_stop; rm -rf "$W"; }
-trap cleanup EXIT
-li_cluster_start "$W" "${WBENCH_PORT:-5513}" "shared_buffers = 256MB" \
+li_throwaway_cluster wbench "${WBENCH_PORT:-5513}" "shared_buffers = 256MB" \
 	"full_page_writes = off" "autovacuum = off"
+W="$LI_THROWAWAY_DIR"
 P() { li_as_pg psql -qAtX postgres "$@"; }
 P -c "CREATE EXTENSION learned_idx" >/dev/null
 for am in learned btree; do

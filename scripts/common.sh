@@ -132,6 +132,17 @@ li_cluster_stop() {
     return 0
 }
 
+# li_throwaway_cluster PREFIX PORT [postgresql.conf lines...]
+#   li_cluster_start in a fresh temp dir (LI_THROWAWAY_DIR), stopped and
+#   removed when the script exits: the setup of the one-off bench scripts.
+LI_THROWAWAY_DIR=""
+li_throwaway_cluster() {
+    local prefix="$1"; shift
+    LI_THROWAWAY_DIR="$(li_mktemp_pg "$prefix")"
+    trap 'li_cluster_stop; rm -rf "$LI_THROWAWAY_DIR"' EXIT
+    li_cluster_start "$LI_THROWAWAY_DIR" "$@"
+}
+
 # li_mktemp_pg PREFIX: a fresh temp dir owned by the server user.
 li_mktemp_pg() {
     local d
