@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "utils/rel.h"
 
@@ -87,10 +88,7 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
 	char	   *p = LearnedPendingItemPtr(page, keylen, slot);
 	uint16		flags = key->isnull ? LEARNED_PENDING_NULL : 0;
 
-	/* a zero offset number marks a free slot (LearnedPendingCount) */
-	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(tid)))
-		elog(ERROR, "learned index: invalid heap TID offset %u",
-			 ItemPointerGetOffsetNumberNoCheck(tid));
+	/* LearnedAppendEntry checked the TID (this may run in a critical section) */
 	memcpy(p, tid, sizeof(ItemPointerData));
 	memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
 	if (keylen < 0)
@@ -133,8 +131,16 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	int			keylen = meta->keylen;
 	Buffer		tailbuf;
 	Page		tailpage;
-	GenericXLogState *state;
+	PageHeader	ph;
 	int			n;
+	uint16		old_upper;
+	char	   *rec;
+	int			recsize;
+	char		old_hdr[2 * sizeof(LocationIndex)];
+	char		old_rec[64];
+	uint16		old_nitems;
+	LearnedByteRange r[LEARNED_XLOG_MAX_RANGES];
+	int			nr = 0;
 
 	if (meta->pending_tail == InvalidBlockNumber)
 		return false;
@@ -148,14 +154,48 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 		UnlockReleaseBuffer(tailbuf);
 		return false;
 	}
-	state = LearnedXLogStart(index);
-	tailpage = LearnedXLogRegister(state, tailbuf, false);
+
+	/*
+	 * Change the page in place and log just what changed (LearnedXLogRanges):
+	 * pd_lower and pd_upper, the record, a variable-width key's bytes below
+	 * the old pd_upper, and on format 5 the record count.  The hole stays
+	 * zero: the record lies below the new pd_lower, the key above the new
+	 * pd_upper.
+	 */
+	ph = (PageHeader) tailpage;
+	old_upper = ph->pd_upper;
+	rec = LearnedPendingItemPtr(tailpage, keylen, n);
+	recsize = LearnedPendingItemSize(keylen);
+	memcpy(old_hdr, &ph->pd_lower, sizeof(old_hdr));
+	if (recsize <= (int) sizeof(old_rec))
+		memcpy(old_rec, rec, recsize);
+	old_nitems = LearnedPageGetOpaque(tailpage)->nitems;
+
+	START_CRIT_SECTION();
 	pending_put(tailpage, keylen, n, tid, key);
+	r[nr].off = offsetof(PageHeaderData, pd_lower);
+	r[nr].len = sizeof(old_hdr);
+	r[nr++].old = old_hdr;
+	r[nr].off = (uint16) (rec - (char *) tailpage);
+	r[nr].len = (uint16) recsize;
+	r[nr++].old = recsize <= (int) sizeof(old_rec) ? old_rec : NULL;
+	if (ph->pd_upper < old_upper)
+	{
+		r[nr].off = ph->pd_upper;
+		r[nr].len = old_upper - ph->pd_upper;
+		r[nr++].old = NULL;
+	}
 	/* format 5 keeps counting, for older builds (learned.h) */
 	if (LearnedPendingCountsItems(meta))
+	{
 		LearnedPageGetOpaque(tailpage)->nitems = n + 1;
+		r[nr].off = (uint16) ((char *) &LearnedPageGetOpaque(tailpage)->nitems - (char *) tailpage);
+		r[nr].len = sizeof(uint16);
+		r[nr++].old = (const char *) &old_nitems;
+	}
+	LearnedXLogRanges(index, tailbuf, r, nr);
+	END_CRIT_SECTION();
 	*appended = LearnedPendingFirstSeq(tailpage) + n + 1;
-	LearnedXLogFinish(state);
 	UnlockReleaseBuffer(tailbuf);
 	return true;
 }
@@ -183,6 +223,10 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 	bool		done;
 	PendingKey	key;
 
+	/* a zero offset number marks a free slot (LearnedPendingCount) */
+	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(ht_ctid)))
+		elog(ERROR, "learned index: invalid heap TID offset %u",
+			 ItemPointerGetOffsetNumberNoCheck(ht_ctid));
 	key.value = values[0];
 	key.isnull = isnull[0];
 	key.packed = NULL;

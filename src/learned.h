@@ -610,10 +610,27 @@ extern void LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki);
 extern void LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki);
 extern void LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp);
 
-/* GenericXLog wrappers: every page change goes through these */
+/*
+ * GenericXLog wrappers: every page change goes through these, and pending
+ * appends through LearnedXLogRanges (the same record format, built directly)
+ */
 extern GenericXLogState *LearnedXLogStart(Relation index);
 extern Page LearnedXLogRegister(GenericXLogState *state, Buffer buf, bool newpage);
 extern void LearnedXLogFinish(GenericXLogState *state);
+
+/* a changed byte range of a page, for LearnedXLogRanges */
+typedef struct LearnedByteRange
+{
+	uint16		off;
+	uint16		len;
+	const char *old;			/* its bytes before the change (at most 64),
+								 * so that only changed bytes are logged; or
+								 * NULL: log them all */
+} LearnedByteRange;
+
+#define LEARNED_XLOG_MAX_RANGES	4
+extern void LearnedXLogRanges(Relation index, Buffer buf,
+							  const LearnedByteRange *ranges, int nranges);
 
 /* leaf accessors */
 static inline char *
