@@ -19,21 +19,19 @@
 #include "learned.h"
 
 /*
- * A pending page takes records up to about this many bytes, not up to its
- * capacity.  Every append logs a GenericXLog delta, and GenericXLogFinish
- * finds it by comparing the page's whole used area ([0, pd_lower), which
- * grows with the records) byte by byte, under the tail page's exclusive
- * lock.  On full pages that comparison was the largest single cost of an
- * insert (about 9% of a backend's CPU under 2-client append inserts,
- * perf), and held the lock the other inserter waits for.  A quarter page
- * cut the time of 200k single-row inserts of int8 keys (one statement,
- * no merge) from about 1.4 s to 0.5 s (btree 0.35 s); an eighth saved
- * little more for twice the pages.  The records are the same, so the WAL
- * per insert is the same; a new tail page costs one small record (its
- * image is only the used part).  Pages written by older builds may hold
- * more; readers count the used slots (LearnedPendingCount).
+ * A pending page takes records up to this many bytes: all of it.  Until the
+ * append logged its own record (LearnedXLogRanges), GenericXLogFinish found
+ * each append's delta by comparing the page's used area byte by byte under
+ * the tail's exclusive lock, so pages were filled to 2 kB only (on full
+ * pages 200k single-row int8 inserts took about 1.4 s, 0.5 s at 2 kB).
+ * Without that comparison a full page costs an append nothing more (the
+ * same 200k inserts: 262-544 ms at 2 kB, 456-522 ms full, btree 543-578
+ * ms; noisy),
+ * and the chain needs a quarter of the pages and of the new-tail records.
+ * Pages written at 2 kB stay valid: readers count the used slots
+ * (LearnedPendingCount).
  */
-#define LEARNED_PENDING_FILL_BYTES	2048
+#define LEARNED_PENDING_FILL_BYTES	BLCKSZ
 
 static inline int
 pending_fill_limit(int keylen)
