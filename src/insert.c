@@ -25,9 +25,9 @@
  * the tail's exclusive lock, so pages were filled to 2 kB only (on full
  * pages 200k single-row int8 inserts took about 1.4 s, 0.5 s at 2 kB).
  * Without that comparison a full page costs an append nothing more (the
- * same 200k inserts: 262-544 ms at 2 kB, 456-522 ms full, btree 543-578
- * ms; noisy),
- * and the chain needs a quarter of the pages and of the new-tail records.
+ * same 200k inserts: 262-544 ms at 2 kB, 456-522 ms full, btree 543-578 ms;
+ * noisy), and the chain needs a quarter of the pages and of the new-tail
+ * records.
  * Pages written at 2 kB stay valid: readers count the used slots
  * (LearnedPendingCount).
  */
