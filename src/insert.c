@@ -135,7 +135,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	char	   *rec;
 	int			recsize;
 	char		old_hdr[2 * sizeof(LocationIndex)];
-	char		old_rec[64];
+	char		old_rec[LEARNED_XLOG_DIFF_MAX];
 	uint16		old_nitems;
 	LearnedByteRange r[LEARNED_XLOG_MAX_RANGES];
 	int			nr = 0;

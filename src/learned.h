@@ -623,12 +623,15 @@ typedef struct LearnedByteRange
 {
 	uint16		off;
 	uint16		len;
-	const char *old;			/* its bytes before the change (at most 64),
-								 * so that only changed bytes are logged; or
-								 * NULL: log them all */
+	const char *old;			/* its bytes before the change (at most
+								 * LEARNED_XLOG_DIFF_MAX), so that only
+								 * changed bytes are logged; or NULL: log
+								 * them all */
 } LearnedByteRange;
 
 #define LEARNED_XLOG_MAX_RANGES	4
+/* the longest range given with its old bytes (its fragments fit the buffer) */
+#define LEARNED_XLOG_DIFF_MAX	64
 extern void LearnedXLogRanges(Relation index, Buffer buf,
 							  const LearnedByteRange *ranges, int nranges);
 

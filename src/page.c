@@ -532,8 +532,11 @@ LearnedXLogRanges(Relation index, Buffer buf, const LearnedByteRange *ranges,
 	Page		page = BufferGetPage(buf);
 	union
 	{
-		/* a diffed range of 64 bytes makes at most 11 fragments: 108 bytes */
-		char		data[BLCKSZ + LEARNED_XLOG_MAX_RANGES * 128];
+		/*
+		 * A diffed range of LEARNED_XLOG_DIFF_MAX (64) bytes makes at most 11
+		 * fragments, 108 bytes
+		 */
+		char		data[BLCKSZ + LEARNED_XLOG_MAX_RANGES * 2 * LEARNED_XLOG_DIFF_MAX];
 		double		force_align_d;
 	}			delta;
 	char	   *end = delta.data;
@@ -550,7 +553,7 @@ LearnedXLogRanges(Relation index, Buffer buf, const LearnedByteRange *ranges,
 		Assert(i == 0 || ranges[i].off >= ranges[i - 1].off + ranges[i - 1].len);
 		Assert(ranges[i].off + ranges[i].len <= BLCKSZ);
 		/* only short ranges are diffed: their fragments fit the buffer */
-		Assert(ranges[i].old == NULL || ranges[i].len <= 64);
+		Assert(ranges[i].old == NULL || ranges[i].len <= LEARNED_XLOG_DIFF_MAX);
 		end = delta_append(end, (const char *) page, &ranges[i]);
 	}
 	XLogBeginInsert();

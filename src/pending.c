@@ -433,6 +433,20 @@ grow_run(LearnedPendingEntry **arr, uint64 **mkeys, uint64 **top, int *max,
 		*top = repalloc_huge(*top, top_size(*max));
 }
 
+/* the sorted read buffer's entries and mapped keys, into separate arrays */
+static void
+split_fresh(const PendingFresh *fresh, int nfresh, LearnedPendingEntry *entries,
+			uint64 *mkeys)
+{
+	int			i;
+
+	for (i = 0; i < nfresh; i++)
+	{
+		entries[i] = fresh[i].e;
+		mkeys[i] = fresh[i].mkey;
+	}
+}
+
 /*
  * Add freshly read entries (unsorted) to the copy.
  */
@@ -445,7 +459,6 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 	uint64	   *bm;
 	int			from;
 	int			fold_at;
-	int			i;
 
 	if (nfresh == 0)
 		return;
@@ -469,11 +482,7 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 		c->main = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * nfresh);
 		c->main_mkeys = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * nfresh);
 		c->main_top = MemoryContextAllocHuge(pc->cxt, top_size(nfresh));
-		for (i = 0; i < nfresh; i++)
-		{
-			c->main[i] = fresh[i].e;
-			c->main_mkeys[i] = fresh[i].mkey;
-		}
+		split_fresh(fresh, nfresh, c->main, c->main_mkeys);
 		c->nmain = nfresh;
 		resample_top(c, 0);
 		filter_add(pc, ki, fresh, nfresh);
@@ -498,11 +507,7 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 		be = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * nfresh);
 		bm = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * nfresh);
 	}
-	for (i = 0; i < nfresh; i++)
-	{
-		be[i] = fresh[i].e;
-		bm[i] = fresh[i].mkey;
-	}
+	split_fresh(fresh, nfresh, be, bm);
 
 	/* fresh into recent */
 	grow_run(&c->recent, &c->recent_mkeys, NULL, &pc->maxrecent,
