@@ -458,9 +458,12 @@ ItemPointerData
 LearnedLeafCompressedTid(const LearnedLeafView *v, int slot)
 {
 	ItemPointerData tid;
+	uint32		blk;
+	uint16		off;
 
-	ItemPointerSet(&tid, lcp_block(&v->lcp, (uint32) slot),
-				   lcp_offset(&v->lcp, (uint32) slot));
+	if (!lcp_tid_checked(&v->lcp, (uint32) slot, &blk, &off))
+		LearnedReportCorrupt(v->index, v->blkno, "bad compressed leaf page");
+	ItemPointerSet(&tid, blk, off);
 	return tid;
 }
 

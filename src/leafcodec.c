@@ -18,6 +18,50 @@ lcp_align8(size_t x)
 	return (x + 7) & ~(size_t) 7;
 }
 
+/*
+ * Whether a page's block run says its entries follow the heap: one line
+ * with residuals of at most LCP_HEAP_ORDER_BITS bits (a few blocks of
+ * scatter, as when several backends append to their own heap pages).
+ * Random heap order needs the full width of the table's block range.
+ */
+#define LCP_HEAP_ORDER_BITS	4
+
+static bool
+lcp_heap_ordered(const uint8_t *blockrun)
+{
+	const LecoPart *parts = (const LecoPart *) (blockrun + sizeof(LecoRunHeader));
+
+	return leco_header(blockrun)->npart == 1 && parts[0].b <= LCP_HEAP_ORDER_BITS;
+}
+
+/*
+ * The offsets of heap-ordered entries are a sawtooth (1, 2, ... up to the
+ * heap page's tuple count, then 1 again): one frame of reference over the
+ * page needs about 8 bits an entry, while cost-based partitions find each
+ * tooth's line and need almost none.  Encode them so too and keep the
+ * smaller run; the reader handles either (the run says which it is).  On
+ * out of memory the single-partition run is kept, so NULL only ever comes
+ * from the first encoding.
+ */
+static uint8_t *
+lcp_smaller_partitioned(const uint64_t *v, uint32_t n, uint8_t *run,
+						size_t *size)
+{
+	size_t		psize;
+	uint8_t    *prun = leco_encode(v, n, NULL, &psize);
+
+	if (prun == NULL)
+		return run;
+	if (psize < *size)
+	{
+		free(run);
+		*size = psize;
+		return prun;
+	}
+	free(prun);
+	return run;
+}
+
 int
 lcp_encode(const uint64_t *keys, const uint64_t *blocks,
 		   const uint64_t *offsets, uint32_t n,
@@ -48,14 +92,16 @@ lcp_encode(const uint64_t *keys, const uint64_t *blocks,
 	/*
 	 * Keys: cost-based partitions (clustered keys need them).  TIDs: one
 	 * partition each, a line or frame-of-reference, which is what random
-	 * heap order allows anyway and nearly what heap order = key order
-	 * gives, at a fraction of the encoding time.
+	 * heap order allows anyway, at a fraction of the encoding time; but
+	 * offsets in heap order also try partitions (lcp_smaller_partitioned).
 	 */
 	single.fixed_len = n;
 	single.init_len = 0;
 	for (c = 0; c < 3; c++)
 	{
 		runs[c] = leco_encode(cols[c], n, c == 0 ? NULL : &single, &sizes[c]);
+		if (runs[c] != NULL && c == 2 && lcp_heap_ordered(runs[1]))
+			runs[c] = lcp_smaller_partitioned(cols[c], n, runs[c], &sizes[c]);
 		if (runs[c] == NULL)
 		{
 			while (c-- > 0)
@@ -120,12 +166,33 @@ lcp_run_header_ok(const uint8_t *run, size_t len, uint32_t n)
 	return leco_part_ok(run, 0) && leco_part_ok(run, h->npart - 1);
 }
 
+/*
+ * A block or offset run: fully checked, unless lazy and of several
+ * partitions (then as a key run, and *lazy_out is set): checking every
+ * partition of heap-ordered offsets would cost a lookup more than reading
+ * the one TID it needs.
+ */
+static bool
+lcp_tid_run_ok(const uint8_t *run, size_t len, uint32_t n, unsigned maxb,
+			   bool lazy, bool *lazy_out)
+{
+	if (!lazy)
+		return lcp_run_ok(run, len, n, maxb);
+	if (!lcp_run_header_ok(run, len, n))
+		return false;
+	if (leco_header(run)->npart == 1)
+		return lcp_run_ok(run, len, n, maxb);
+	*lazy_out = true;
+	return true;
+}
+
 static bool
 lcp_open_impl(const uint8_t *area, size_t avail, uint32_t expect_n, LcpView *v,
 			  bool lazy)
 {
 	LcpHeader	hdr;
 
+	v->tids_lazy = false;
 	if (avail < sizeof(hdr) || ((uintptr_t) area & 7) != 0)
 		return false;
 	memcpy(&hdr, area, sizeof(hdr));
@@ -141,10 +208,10 @@ lcp_open_impl(const uint8_t *area, size_t avail, uint32_t expect_n, LcpView *v,
 		  lcp_run_header_ok(area + hdr.key_off, hdr.blk_off - hdr.key_off, hdr.n) :
 		  lcp_run_ok(area + hdr.key_off, hdr.blk_off - hdr.key_off, hdr.n,
 					 LCP_MAX_KEY_BITS)) ||
-		!lcp_run_ok(area + hdr.blk_off, hdr.off_off - hdr.blk_off, hdr.n,
-					LCP_MAX_BLOCK_BITS) ||
-		!lcp_run_ok(area + hdr.off_off, hdr.end_off - hdr.off_off, hdr.n,
-					LCP_MAX_OFFSET_BITS))
+		!lcp_tid_run_ok(area + hdr.blk_off, hdr.off_off - hdr.blk_off, hdr.n,
+						LCP_MAX_BLOCK_BITS, lazy, &v->tids_lazy) ||
+		!lcp_tid_run_ok(area + hdr.off_off, hdr.end_off - hdr.off_off, hdr.n,
+						LCP_MAX_OFFSET_BITS, lazy, &v->tids_lazy))
 		return false;
 	v->n = hdr.n;
 	v->keys = area + hdr.key_off;
@@ -171,6 +238,40 @@ lcp_key_checked(const LcpView *v, uint32_t i, uint64_t *key)
 	return leco_get_checked(v->keys, i, key);
 }
 
+/* values[0..count-1] all <= max */
+static bool
+lcp_all_le(const uint64_t *values, uint32_t count, uint64_t max)
+{
+	uint32_t	i;
+
+	for (i = 0; i < count; i++)
+		if (values[i] > max)
+			return false;
+	return true;
+}
+
+bool
+lcp_tid_checked(const LcpView *v, uint32_t i, uint32_t *block, uint16_t *offset)
+{
+	uint64_t	b,
+				o;
+
+	if (!v->tids_lazy)
+	{
+		if (i >= v->n)
+			return false;
+		*block = lcp_block(v, i);
+		*offset = lcp_offset(v, i);
+		return true;
+	}
+	if (!leco_get_checked(v->blocks, i, &b) || b > UINT32_MAX ||
+		!leco_get_checked(v->offsets, i, &o) || o > UINT16_MAX)
+		return false;
+	*block = (uint32_t) b;
+	*offset = (uint16_t) o;
+	return true;
+}
+
 bool
 lcp_decode_range_checked(const LcpView *v, uint32_t from, uint32_t count,
 						 uint64_t *keys, uint64_t *blocks, uint64_t *offsets)
@@ -179,11 +280,20 @@ lcp_decode_range_checked(const LcpView *v, uint32_t from, uint32_t count,
 		return false;
 	if ((uint64_t) from + count > v->n)
 		return false;
-	if (blocks)
-		leco_decode_range(v->blocks, from, count, blocks);
-	if (offsets)
-		leco_decode_range(v->offsets, from, count, offsets);
-	return true;
+	if (!v->tids_lazy)
+	{
+		if (blocks)
+			leco_decode_range(v->blocks, from, count, blocks);
+		if (offsets)
+			leco_decode_range(v->offsets, from, count, offsets);
+		return true;
+	}
+	return (!blocks ||
+			(leco_decode_range_checked(v->blocks, from, count, blocks) &&
+			 lcp_all_le(blocks, count, UINT32_MAX))) &&
+		(!offsets ||
+		 (leco_decode_range_checked(v->offsets, from, count, offsets) &&
+		  lcp_all_le(offsets, count, UINT16_MAX)));
 }
 
 bool
@@ -258,6 +368,12 @@ lcp_decode_range(const LcpView *v, uint32_t from, uint32_t count,
 void
 lcp_prefetch_tid(const LcpView *v, uint32_t i)
 {
+	if (v->tids_lazy)
+	{
+		leco_prefetch_checked(v->blocks, i);
+		leco_prefetch_checked(v->offsets, i);
+		return;
+	}
 	leco_prefetch(v->blocks, i);
 	leco_prefetch(v->offsets, i);
 }

@@ -61,6 +61,7 @@ typedef struct LcpView
 	const uint8_t *keys;
 	const uint8_t *blocks;
 	const uint8_t *offsets;
+	bool		tids_lazy;		/* TID runs' partitions not all checked yet */
 } LcpView;
 
 static inline size_t
@@ -93,13 +94,18 @@ extern bool lcp_open(const uint8_t *area, size_t avail, uint32_t expect_n,
  * (its header, its first and last partitions are): a page visit that
  * reads a few keys does not pay for checking them all.  Such a view's keys
  * are read only with the _checked functions, which check the partitions
- * they touch and return false on damage.  The block and offset runs are
- * checked as by lcp_open (one partition each), so lcp_block and
- * lcp_offset serve both.
+ * they touch and return false on damage.  A block or offset run of one
+ * partition is checked as by lcp_open; one of several (heap-ordered
+ * offsets) only as the key run is, and the view's tids_lazy says so: its
+ * TIDs are then read only with lcp_tid_checked and
+ * lcp_decode_range_checked, which also check that each value fits its
+ * half of a TID.
  */
 extern bool lcp_open_lazy(const uint8_t *area, size_t avail, uint32_t expect_n,
 						  LcpView *v);
 extern bool lcp_key_checked(const LcpView *v, uint32_t i, uint64_t *key);
+extern bool lcp_tid_checked(const LcpView *v, uint32_t i, uint32_t *block,
+							uint16_t *offset);
 extern bool lcp_decode_range_checked(const LcpView *v, uint32_t from, uint32_t count,
 									 uint64_t *keys, uint64_t *blocks, uint64_t *offsets);
 extern bool lcp_lower_bound_checked(const LcpView *v, uint64_t x, uint32_t *pos);

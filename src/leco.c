@@ -490,18 +490,26 @@ leco_validate(const uint8_t *run, size_t avail)
 	return true;
 }
 
-/* ask the CPU for the cache line of element i's residual (i < n) */
-void
-leco_prefetch(const uint8_t *run, uint32_t i)
+/* prefetch the residual bits of element i, in partition p */
+static inline void
+prefetch_elem(const uint8_t *run, uint32_t p, uint32_t i)
 {
-	const LecoPart *part = &leco_parts(run)[leco_find_part(run, i)];
+	const LecoPart *part = &leco_parts(run)[p];
 
 #if defined(__GNUC__) || defined(__clang__)
 	__builtin_prefetch(leco_resid(run) +
 					   (((uint64_t) part->bitoff + (uint64_t) (i - part->start) * part->b) >> 3));
 #else
 	(void) part;
+	(void) i;
 #endif
+}
+
+/* ask the CPU for the cache line of element i's residual (i < n) */
+void
+leco_prefetch(const uint8_t *run, uint32_t i)
+{
+	prefetch_elem(run, leco_find_part(run, i), i);
 }
 
 /* ---------- checked access (runs whose header only was validated) ---------- */
@@ -537,6 +545,16 @@ leco_find_part_checked(const uint8_t *run, uint32_t i, uint32_t *pp)
 		return false;
 	*pp = p;
 	return true;
+}
+
+/* leco_prefetch for a run whose partitions were not all checked: nothing if damaged */
+void
+leco_prefetch_checked(const uint8_t *run, uint32_t i)
+{
+	uint32_t	p;
+
+	if (leco_find_part_checked(run, i, &p))
+		prefetch_elem(run, p, i);
 }
 
 bool

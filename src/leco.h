@@ -104,6 +104,7 @@ extern bool leco_validate(const uint8_t *run, size_t avail);
 extern bool leco_validate_header(const uint8_t *run, size_t avail);
 extern bool leco_part_ok(const uint8_t *run, uint32_t p);
 extern bool leco_get_checked(const uint8_t *run, uint32_t i, uint64_t *out);
+extern void leco_prefetch_checked(const uint8_t *run, uint32_t i);
 extern bool leco_decode_range_checked(const uint8_t *run, uint32_t from,
 									  uint32_t count, uint64_t *out);
 extern bool leco_lower_bound_checked(const uint8_t *run, uint64_t x, uint32_t *out);

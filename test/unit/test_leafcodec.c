@@ -492,6 +492,121 @@ test_lazy_corruption(uint64_t *area, const uint64_t *copy, const uint64_t *keys,
 	memcpy(area, copy, AREA_BYTES);
 }
 
+/*
+ * A lazily opened page whose offset run has partitions: its TIDs read
+ * right through the checked readers; damage to a middle partition passes
+ * the lazy open, fails a full one, and fails the readers that reach it
+ * (also a partition whose values no longer fit an offset), while the
+ * others still answer right.
+ */
+static void
+test_lazy_tids(uint64_t *area, const uint64_t *blk,
+			   const uint64_t *off, uint32_t n)
+{
+	uint64_t   *copy = malloc(AREA_BYTES);
+	uint64_t   *db = malloc(sizeof(uint64_t) * n);
+	uint64_t   *dof = malloc(sizeof(uint64_t) * n);
+	LcpHeader	h;
+	LecoRunHeader rh;
+	LecoPart	part;
+	LcpView		v;
+	uint8_t    *pp;
+	uint32_t	i,
+				b32,
+				start;
+	uint16_t	o16;
+	int			ok,
+				how;
+
+	memcpy(copy, area, AREA_BYTES);
+	memcpy(&h, area, sizeof(h));
+	memcpy(&rh, (uint8_t *) area + h.off_off, sizeof(rh));
+	ok = lcp_open_lazy((uint8_t *) area, AREA_BYTES, n, &v) && v.tids_lazy &&
+		lcp_decode_range_checked(&v, 0, n, NULL, db, dof);
+	for (i = 0; i < n && ok; i++)
+		ok = db[i] == blk[i] && dof[i] == off[i] &&
+			lcp_tid_checked(&v, i, &b32, &o16) && b32 == blk[i] && o16 == off[i];
+	report(ok && !lcp_tid_checked(&v, n, &b32, &o16), "lazy: partitioned TIDs read right");
+	if (rh.npart < 5)
+	{
+		report(0, "lazy: the offset run has partitions in the middle");
+		goto out;
+	}
+	pp = (uint8_t *) area + h.off_off + sizeof(LecoRunHeader) +
+		(size_t) (rh.npart / 2) * sizeof(LecoPart);
+	for (how = 0; how < 2; how++)
+	{
+		char		name[100];
+		const char *what = how == 0 ? "offset width 65" : "offset past 65535";
+
+		memcpy(area, copy, AREA_BYTES);
+		memcpy(&part, pp, sizeof(part));
+		start = part.start;
+		if (how == 0)
+			part.b = 65;
+		else
+			part.base = 1 << 20;
+		memcpy(pp, &part, sizeof(part));
+		snprintf(name, sizeof(name), "lazy: %s: readers reaching it fail", what);
+		report(lcp_open_lazy((uint8_t *) area, AREA_BYTES, n, &v) &&
+			   !lcp_tid_checked(&v, start, &b32, &o16) &&
+			   !lcp_decode_range_checked(&v, 0, n, NULL, NULL, dof), name);
+		snprintf(name, sizeof(name), "lazy: %s: other readers answer right", what);
+		report(lcp_tid_checked(&v, 0, &b32, &o16) && b32 == blk[0] && o16 == off[0] &&
+			   lcp_decode_range_checked(&v, 0, start, NULL, db, dof) &&
+			   dof[start - 1] == off[start - 1], name);
+		if (how == 0)
+			report(!lcp_open((uint8_t *) area, AREA_BYTES, n, &v),
+				   "lazy: offset width 65 fails a full open");
+	}
+out:
+	memcpy(area, copy, AREA_BYTES);
+	free(copy);
+	free(db);
+	free(dof);
+}
+
+/*
+ * Heap-ordered TIDs: the offsets' sawtooth takes partitions (a line or two
+ * per heap page) and the run is then well under the byte an entry of one
+ * frame of reference over 1..185; random TIDs keep a single partition.
+ * Round trips are check_page's.
+ */
+static void
+test_tid_partitions(uint64_t *area, uint64_t *keys, uint64_t *blk, uint64_t *off)
+{
+	uint32_t	n = 4000;
+	uint32_t	i;
+	LcpHeader	hdr;
+	size_t		used;
+	char		why[200] = "";
+	int			ok;
+	LcpView		v;
+
+	for (i = 0; i < n; i++)
+		keys[i] = 1000 + i;
+	gen_tids(T_CORRELATED, blk, off, n);
+	ok = check_page(keys, blk, off, n, area, why) &&
+		lcp_encode(keys, blk, off, n, (uint8_t *) area, AREA_BYTES, &used) == LCP_OK;
+	memcpy(&hdr, area, sizeof(hdr));
+	report(ok && leco_header((uint8_t *) area + hdr.off_off)->npart > 1 &&
+		   hdr.end_off - hdr.off_off < n * 5 / 8,
+		   "heap-ordered offsets take partitions");
+	if (ok)
+		test_lazy_tids(area, blk, off, n);
+
+	rng_state = 77;
+	n = 1500;
+	gen_tids(T_RANDOM, blk, off, n);
+	ok = check_page(keys, blk, off, n, area, why) &&
+		lcp_encode(keys, blk, off, n, (uint8_t *) area, AREA_BYTES, &used) == LCP_OK;
+	memcpy(&hdr, area, sizeof(hdr));
+	report(ok && leco_header((uint8_t *) area + hdr.off_off)->npart == 1,
+		   "random offsets keep one partition");
+	report(ok && lcp_open_lazy((uint8_t *) area, AREA_BYTES, n, &v) && !v.tids_lazy,
+		   "lazy: one-partition TID runs are checked at open");
+}
+
 int
 main(void)
 {
@@ -547,6 +662,7 @@ main(void)
 					  AREA_BYTES, &used) == LCP_NOFIT, "over LCP_MAX_ITEMS refused");
 	report(lcp_encode(keys, blk, off, 0, (uint8_t *) area,
 					  AREA_BYTES, &used) == LCP_NOFIT, "empty page refused");
+	test_tid_partitions(area, keys, blk, off);
 	test_corruption(area);
 
 	free(area);
