@@ -7,7 +7,7 @@
 \i sql/include/lcheck.sql
 \set ECHO all
 CREATE TABLE apc (id serial, k int8);
-INSERT INTO apc (k) SELECT i * 10 FROM generate_series(1, 400000) i;
+INSERT INTO apc (k) SELECT i * 10 FROM generate_series(1, 700000) i;
 CREATE INDEX apc_k ON apc USING learned (k)
     WITH (merge_ratio = 1, pending_limit = 100000, compression = on);
 ANALYZE apc;
@@ -15,10 +15,10 @@ CREATE TABLE apc_before AS SELECT * FROM learned_index_segments('apc_k');
 SELECT count(*) AS segments, min(pages) >= 64 AS each_big_enough,
        sum(entries) AS entries
 FROM apc_before;
--- 3000 keys past the end and one more copy of the last key (4000000)
-INSERT INTO apc (k) VALUES (4000000);
-INSERT INTO apc (k) SELECT 4000000 + i FROM generate_series(1, 3000) i;
-SELECT lcheck('SELECT k FROM apc WHERE k >= 3999990 ORDER BY k', 'is,ios,bis');
+-- 3000 keys past the end and one more copy of the last key (7000000)
+INSERT INTO apc (k) VALUES (7000000);
+INSERT INTO apc (k) SELECT 7000000 + i FROM generate_series(1, 3000) i;
+SELECT lcheck('SELECT k FROM apc WHERE k >= 6999990 ORDER BY k', 'is,ios,bis');
 SELECT learned_index_merge('apc_k') > 0 AS merged;
 SELECT pending_entries FROM learned_index_info('apc_k');
 -- every old segment kept its blocks; the new keys are in new segments
@@ -29,8 +29,8 @@ SELECT count(*) FILTER (WHERE b.segment IS NOT NULL) AS old_segments,
        sum(n.entries) AS entries
 FROM learned_index_segments('apc_k') n LEFT JOIN apc_before b USING (segment);
 SELECT learned_index_check('apc_k', true);
-SELECT lcheck('SELECT k FROM apc WHERE k >= 3999990 ORDER BY k', 'is,ios,bis');
-SELECT lcheck('SELECT k FROM apc WHERE k >= 3999990 ORDER BY k DESC', 'is,ios');
-SELECT lcheck('SELECT id, k FROM apc WHERE k = 4000000', 'is,bis');
-SELECT lcheck('SELECT count(*) FROM apc WHERE k BETWEEN 3000000 AND 4000100', 'is,ios,bis');
+SELECT lcheck('SELECT k FROM apc WHERE k >= 6999990 ORDER BY k', 'is,ios,bis');
+SELECT lcheck('SELECT k FROM apc WHERE k >= 6999990 ORDER BY k DESC', 'is,ios');
+SELECT lcheck('SELECT id, k FROM apc WHERE k = 7000000', 'is,bis');
+SELECT lcheck('SELECT count(*) FROM apc WHERE k BETWEEN 6000000 AND 7000100', 'is,ios,bis');
 DROP TABLE apc, apc_before;
