@@ -13,9 +13,12 @@
  * Keys are order-preserving 64-bit images (the caller maps the key type);
  * blocks and offsets are the TIDs' halves.  Every run is a LeCo run: the
  * keys with cost-based partitions (base + slope + narrow residuals each),
- * blocks and offsets with one partition each (heap-correlated block
- * numbers become a line, random ones frame-of-reference bit-packing).  The bitmap sits right after the header,
- * so its offset does not depend on n: the caller's dead-bit accessors need
+ * blocks with one partition (heap-correlated block numbers become a line,
+ * random ones frame-of-reference bit-packing), offsets with one too unless
+ * the blocks follow the heap: then the offsets' sawtooth is also tried
+ * with cost-based partitions, and the smaller run kept.  The bitmap sits
+ * right after the header, so its offset does not depend on n: the
+ * caller's dead-bit accessors need
  * no decoding.
  */
 #ifndef LEARNED_LEAFCODEC_H
