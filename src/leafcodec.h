@@ -18,8 +18,7 @@
  * the blocks follow the heap: then the offsets' sawtooth is also tried
  * with cost-based partitions, and the smaller run kept.  The bitmap sits
  * right after the header, so its offset does not depend on n: the
- * caller's dead-bit accessors need
- * no decoding.
+ * caller's dead-bit accessors need no decoding.
  */
 #ifndef LEARNED_LEAFCODEC_H
 #define LEARNED_LEAFCODEC_H
