@@ -176,12 +176,11 @@ static bool
 lcp_tid_run_ok(const uint8_t *run, size_t len, uint32_t n, unsigned maxb,
 			   bool lazy, bool *lazy_out)
 {
-	if (!lazy)
+	/* one partition (or a header too short to say): the full check, once */
+	if (!lazy || len < sizeof(LecoRunHeader) || leco_header(run)->npart == 1)
 		return lcp_run_ok(run, len, n, maxb);
 	if (!lcp_run_header_ok(run, len, n))
 		return false;
-	if (leco_header(run)->npart == 1)
-		return lcp_run_ok(run, len, n, maxb);
 	*lazy_out = true;
 	return true;
 }
