@@ -33,6 +33,13 @@
  */
 #define LEARNED_PENDING_FILL_BYTES	BLCKSZ
 
+/*
+ * An append that passes pd_lower moves it this many records on (fixed-width
+ * keys): a 64th of the appends log the pd_lower fragment, and a full-page
+ * image of the tail carries at most a kilobyte of zeros past its records.
+ */
+#define LEARNED_PENDING_LOWER_STEP	64
+
 static inline int
 pending_fill_limit(int keylen)
 {
@@ -84,11 +91,10 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
 			const PendingKey *key)
 {
 	char	   *p = LearnedPendingItemPtr(page, keylen, slot);
-	uint16		flags = key->isnull ? LEARNED_PENDING_NULL : 0;
 
 	/* LearnedAppendEntry checked the TID (this may run in a critical section) */
-	memcpy(p, tid, sizeof(ItemPointerData));
-	memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
+	*LearnedPendingTid(page, p) = *tid;
+	LearnedPendingSetFlags(page, p, key->isnull ? LEARNED_PENDING_NULL : 0);
 	if (keylen < 0)
 	{
 		/* the key goes below pd_upper, which moves down over it */
@@ -170,6 +176,22 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	old_nitems = LearnedPageGetOpaque(tailpage)->nitems;
 
 	START_CRIT_SECTION();
+	if (keylen >= 0 &&
+		rec + recsize > (char *) tailpage + ph->pd_lower)
+	{
+		/*
+		 * Move pd_lower past the next LEARNED_PENDING_LOWER_STEP records at
+		 * once, not past each one: an append that changes pd_lower logs
+		 * another fragment, which takes an int8 append's record from 56 to
+		 * 64 bytes of WAL.  The slots it skips over are zero, as the hole
+		 * was (LearnedPendingCount stops at the first one).  A variable-width
+		 * key moves pd_upper anyway, in the same fragment.
+		 */
+		ph->pd_lower = (LocationIndex)
+			Min((rec - (char *) tailpage) + LEARNED_PENDING_LOWER_STEP * recsize,
+				LEARNED_PENDING_ITEMS_OFFSET + pending_fill_limit(keylen) * recsize);
+		Assert(ph->pd_lower <= ph->pd_upper);
+	}
 	pending_put(tailpage, keylen, n, tid, key);
 	r[nr].off = offsetof(PageHeaderData, pd_lower);
 	r[nr].len = sizeof(old_hdr);
@@ -285,7 +307,8 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 		state = LearnedXLogStart(index);
 		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
 		newpage = LearnedXLogRegister(state, newbuf, true);
-		LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
+		LearnedPendingInitPage(newpage, keylen, meta->generation,
+							   LearnedPendingWritesFlagsFirst(meta), first_seq);
 		pending_put(newpage, keylen, 0, ht_ctid, &key);
 		if (LearnedPendingCountsItems(meta))
 			LearnedPageGetOpaque(newpage)->nitems = 1;

@@ -127,10 +127,9 @@ learned_index_info(PG_FUNCTION_ARGS)
 
 			for (i = 0; i < n; i++)
 			{
-				uint16		flags;
+				char	   *p = LearnedPendingItemPtr(page, meta.keylen, i);
+				uint16		flags = LearnedPendingFlags(page, p);
 
-				memcpy(&flags, LearnedPendingItemPtr(page, meta.keylen, i) +
-					   sizeof(ItemPointerData), sizeof(uint16));
 				if (!(flags & LEARNED_PENDING_DEAD) && first_seq + i >= meta.pending_merged)
 					pending++;
 			}
@@ -642,12 +641,12 @@ learned_index_check(PG_FUNCTION_ARGS)
 			if (first_seq + i < meta.pending_merged)
 				continue;
 			pending_seen++;
-			memcpy(&flags, ip + sizeof(ItemPointerData), sizeof(uint16));
+			flags = LearnedPendingFlags(page, ip);
 			/* a variable-width key's place and size on its page */
 			if (!(flags & LEARNED_PENDING_NULL))
 				(void) LearnedPendingKey(index, &ki, page, blk, ip);
 			if (heapallindexed && !(flags & LEARNED_PENDING_DEAD))
-				add_tid(&ct, (ItemPointer) ip);
+				add_tid(&ct, LearnedPendingTid(page, ip));
 		}
 		expect_seq = first_seq + n;
 		chain++;

@@ -48,10 +48,18 @@
  *    readable and writable: their appends keep counting in nitems, so older
  *    builds can still read them, until a REINDEX makes them format 6.
  */
-#define LEARNED_VERSION			6
+/*
+ * 7: new pending pages put a record's flags before its TID (the page flag
+ *    LEARNED_PENDING_FLAGS_FIRST), so an append logs fewer bytes.  Pages
+ *    of either order read in one index; a format-6 index keeps writing the
+ *    old order, so format-6 builds can still read it, until a REINDEX.
+ */
+#define LEARNED_VERSION			7
 #define LEARNED_MIN_VERSION		5
 /* do this index's pending appends count their records in nitems? */
 #define LearnedPendingCountsItems(meta)	((meta)->version < 6)
+/* do this index's new pending pages put the flags first? */
+#define LearnedPendingWritesFlagsFirst(meta)	((meta)->version >= 7)
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -366,7 +374,8 @@ typedef struct LearnedLeafLayout
 
 /*
  * Pending page: data area starts with the sequence number of its first
- * entry (uint64), then records of: tid, flags, key bytes (ON-DISK).  An
+ * entry (uint64), then records of: tid, flags, key bytes (ON-DISK), or on
+ * format-7 pages flags, tid, key bytes (LEARNED_PENDING_FLAGS_FIRST).  An
  * entry's sequence number is first_seq + slot; VACUUM marks entries dead
  * instead of moving them, so sequence numbers are stable.  The record count
  * is the number of used slots (LearnedPendingCount; nitems only on format-5
@@ -374,7 +383,7 @@ typedef struct LearnedLeafLayout
  */
 typedef struct LearnedPendingItem
 {
-	ItemPointerData tid;
+	ItemPointerData tid;		/* format 7: after the flags */
 	uint16		flags;			/* LEARNED_PENDING_* */
 	/* key bytes follow, keylen of them, unaligned */
 } LearnedPendingItem;
@@ -398,6 +407,55 @@ typedef struct LearnedPendingItem
 			(LearnedPendingItemSize(keylen) + ((keylen) < 0 ? 1 : 0))))
 #define LearnedPendingItemPtr(page, keylen, slot) \
 	((char *) (page) + LEARNED_PENDING_ITEMS_OFFSET + (slot) * LearnedPendingItemSize(keylen))
+
+/*
+ * A pending page's opaque flags: the order of its records' fields.
+ *
+ * An append logs its record's changed bytes, from the first to the last
+ * one that differs from the empty slot's zeros, as one fragment.  In the
+ * order flags, TID, key, the TID's high block half (zero below 2^16 heap
+ * blocks) and the flags (zero unless NULL) lie outside that run, and the
+ * TID's low block half and offset lie right before the key's low bytes: an
+ * int8 key below 2^32 in a heap of fewer than 2^16 blocks changes at most 8
+ * contiguous bytes, not up to 10, and its record takes 56 bytes of WAL, not
+ * 64 (docs/architecture.md, "Pending appends").  Format-6 pages (flag
+ * clear) have TID, flags, key.  The key is at LEARNED_PENDING_HDR in both.
+ */
+#define LEARNED_PENDING_FLAGS_FIRST	0x0001
+
+static inline int
+LearnedPendingTidOff(Page page)
+{
+	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
+		(int) sizeof(uint16) : 0;
+}
+
+/* the TID of the record at p on page: aligned to 2, like ItemPointerData */
+static inline ItemPointer
+LearnedPendingTid(Page page, char *p)
+{
+	return (ItemPointer) (p + LearnedPendingTidOff(page));
+}
+
+static inline uint16
+LearnedPendingFlags(Page page, const char *p)
+{
+	uint16		flags;
+
+	memcpy(&flags,
+		   p + ((LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
+				0 : sizeof(ItemPointerData)),
+		   sizeof(uint16));
+	return flags;
+}
+
+static inline void
+LearnedPendingSetFlags(Page page, char *p, uint16 flags)
+{
+	memcpy(p + ((LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
+				0 : sizeof(ItemPointerData)),
+		   &flags, sizeof(uint16));
+}
 
 static inline uint64
 LearnedPendingFirstSeq(Page page)
@@ -826,7 +884,7 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 											  const LearnedMetaPageData *meta,
 											  LearnedKeyInfo *ki);
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-								   uint64 first_seq);
+								   bool flags_first, uint64 first_seq);
 extern int	LearnedPendingEntryCmp(const void *a, const void *b, void *arg);
 extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);
 extern Datum LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,

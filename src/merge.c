@@ -304,7 +304,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 				continue;
 			if (seq >= upto)
 				break;
-			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+			flags = LearnedPendingFlags(page, p);
 			if (flags & LEARNED_PENDING_DEAD)
 				continue;
 			if (flags & LEARNED_PENDING_NULL)
@@ -314,7 +314,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 					maxnulls *= 2;
 					pr->nulls = repalloc_huge(pr->nulls, maxnulls * sizeof(ItemPointerData));
 				}
-				memcpy(&pr->nulls[pr->nnulls++], p, sizeof(ItemPointerData));
+				pr->nulls[pr->nnulls++] = *LearnedPendingTid(page, p);
 			}
 			else
 			{
@@ -326,7 +326,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 					pr->keys = repalloc_huge(pr->keys, maxkeys * sizeof(LearnedEntry));
 				}
 				e = &pr->keys[pr->nkeys++];
-				memcpy(&e->tid, p, sizeof(ItemPointerData));
+				e->tid = *LearnedPendingTid(page, p);
 				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
 											 CurrentMemoryContext);
 				e->mkey = LearnedKeyMap(ki, e->key);

@@ -80,9 +80,11 @@ static PendingCacheEntry *last_pc = NULL;
  */
 void
 LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-					   uint64 first_seq)
+					   bool flags_first, uint64 first_seq)
 {
 	LearnedInitPage(page, LEARNED_PAGE_PENDING, generation);
+	if (flags_first)
+		LearnedPageGetOpaque(page)->flags = LEARNED_PENDING_FLAGS_FIRST;
 	memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET, &first_seq, sizeof(uint64));
 	((PageHeader) page)->pd_lower = LEARNED_PENDING_ITEMS_OFFSET;
 }
@@ -137,10 +139,10 @@ LearnedPendingCount(Page page, int keylen)
 	while (lo < hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
-		ItemPointerData tid;
+		ItemPointer tid = LearnedPendingTid(page,
+											LearnedPendingItemPtr(page, keylen, mid));
 
-		memcpy(&tid, LearnedPendingItemPtr(page, keylen, mid), sizeof(tid));
-		if (ItemPointerGetOffsetNumberNoCheck(&tid) != InvalidOffsetNumber)
+		if (ItemPointerGetOffsetNumberNoCheck(tid) != InvalidOffsetNumber)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -652,7 +654,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 			uint16		flags;
 			LearnedPendingEntry *e;
 
-			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+			flags = LearnedPendingFlags(page, p);
 			if ((flags & LEARNED_PENDING_DEAD) || first_seq + i < meta->pending_merged)
 				continue;
 			if (flags & LEARNED_PENDING_NULL)
@@ -682,7 +684,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 											 pc->cxt);
 				fresh[nfresh++].mkey = LearnedKeyMap(ki, e->key);
 			}
-			memcpy(&e->tid, p, sizeof(ItemPointerData));
+			e->tid = *LearnedPendingTid(page, p);
 			e->slot = (uint16) i;
 			e->blkno = blkno;
 			e->seqlo = (uint32) (first_seq + i);

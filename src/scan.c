@@ -2133,8 +2133,8 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, e->slot);
 		uint16		flags;
 
-		memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
-		if (!ItemPointerEquals((ItemPointer) p, (ItemPointer) &e->tid))
+		flags = LearnedPendingFlags(page, p);
+		if (!ItemPointerEquals(LearnedPendingTid(page, p), (ItemPointer) &e->tid))
 		{
 			/* not our entry any more: the page was recycled */
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);

@@ -136,10 +136,10 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 		uint16		flags;
 		bool		mine = first_seq + i >= counted;
 
-		memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
+		flags = LearnedPendingFlags(page, p);
 		if (flags & LEARNED_PENDING_DEAD)
 			continue;
-		if (callback((ItemPointer) p, callback_state))
+		if (callback(LearnedPendingTid(page, p), callback_state))
 		{
 			dead[ndead++] = i;
 			if (mine)
@@ -157,11 +157,8 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 		for (k = 0; k < ndead; k++)
 		{
 			char	   *p = LearnedPendingItemPtr(page, keylen, dead[k]);
-			uint16		flags;
 
-			memcpy(&flags, p + sizeof(ItemPointerData), sizeof(uint16));
-			flags |= LEARNED_PENDING_DEAD;
-			memcpy(p + sizeof(ItemPointerData), &flags, sizeof(uint16));
+			LearnedPendingSetFlags(page, p, LearnedPendingFlags(page, p) | LEARNED_PENDING_DEAD);
 		}
 		LearnedXLogFinish(state);
 		if (nreported > 0)

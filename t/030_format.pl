@@ -54,7 +54,7 @@ sub dirblk
 # 1. an older format version in the metapage (magic at 24, version at 28):
 #    1 (plain directory arrays), 2 (no page capacity in the directory, no
 #    compressed leaf pages), 4 (no stride pages, no packed segments)
-my ($p, $ret, $err);
+my ($p, $ret, $out, $err);
 foreach my $v (1, 2, 4)
 {
 	$p = relfile_path($node, 'f_model');
@@ -63,7 +63,7 @@ foreach my $v (1, 2, 4)
 	$node->start;
 	($ret, $err) = query('f_model');
 	isnt($ret, 0, "a format-$v index is refused");
-	like($err, qr/on-disk format version $v, but this build reads versions 5 to 6/,
+	like($err, qr/on-disk format version $v, but this build reads versions 5 to 7/,
 		'the error names the versions');
 	like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
 	$node->safe_psql('postgres', 'REINDEX INDEX f_model; CHECKPOINT');
@@ -107,6 +107,66 @@ $node->safe_psql('postgres', q{SELECT learned_index_merge('f5_k')});
 is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
 	SELECT count(*), sum(k) FROM f5 WHERE k > 19990}), '100|2004050', 'format 5: merged');
 $node->safe_psql('postgres', 'DROP TABLE f5');
+
+# 1c. format 6 (pending records TID, flags, key) is still read and written;
+#     format 7 writes flags, TID, key on new pending pages, and says so in
+#     the page's opaque flags (the special space's uint16 at 12).  A format-6
+#     index keeps writing the old order, and one pending chain then holds
+#     both: every reader follows each page's flag.
+sub pending_flags
+{
+	my ($idx, $blk) = @_;
+	my $file = relfile_path($node, $idx);
+	$node->stop;
+	my $f = unpack('S', relfile_read($file, $blk * $bs + $bs - 16 + 12, 2));
+	$node->start;
+	return $f;
+}
+$node->safe_psql('postgres', q{
+CREATE TABLE f6 (k int8);
+INSERT INTO f6 SELECT i FROM generate_series(1, 20000) i;
+CREATE INDEX f6_k ON f6 USING learned (k) WITH (merge_ratio = 1);
+INSERT INTO f6 SELECT i FROM generate_series(20001, 20040) i;
+INSERT INTO f6 VALUES (NULL);
+CHECKPOINT;
+});
+my $first = $node->safe_psql('postgres', q{SELECT total_pages - 1 FROM learned_index_info('f6_k')});
+is(pending_flags('f6_k', $first), 1, 'format 7: a new pending page puts the flags first');
+$p = relfile_path($node, 'f6_k');
+$node->stop;
+relfile_patch($p, 28, pack('L', 6));
+$node->start;
+# a page holds 507 int8 records: this starts a second one, written by format 6
+$node->safe_psql('postgres', q{INSERT INTO f6 SELECT i FROM generate_series(20041, 20800) i; INSERT INTO f6 VALUES (NULL); CHECKPOINT});
+my $second = $node->safe_psql('postgres', q{SELECT total_pages - 1 FROM learned_index_info('f6_k')});
+isnt($second, $first, 'the appends started a second pending page');
+is(pending_flags('f6_k', $second), 0, 'format 6: a new pending page keeps the TID first');
+is(pending_flags('f6_k', $first), 1, 'the first page keeps its order');
+my $f6q = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT count(*), sum(k), count(*) FILTER (WHERE k IS NULL) FROM f6 WHERE k > 19990 OR k IS NULL};
+is($node->safe_psql('postgres', $f6q), '812|16520355|2', 'formats 6 and 7 mixed: every pending entry found, NULLs too');
+# the first page holds 20001-20506 and a NULL, the second 20507 on
+is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT string_agg(k::text, ',') FROM (SELECT k FROM f6 WHERE k BETWEEN 20502 AND 20511 ORDER BY k DESC) s}),
+	'20511,20510,20509,20508,20507,20506,20505,20504,20503,20502', 'an ordered scan across the two orders');
+is($node->safe_psql('postgres', q{SELECT learned_index_check('f6_k', true)}), 't', 'format 6 and 7 pages: check passes');
+# a pending page flag no format has is refused
+$p = relfile_path($node, 'f6_k');
+$node->stop;
+relfile_patch($p, $second * $bs + $bs - 16 + 12, pack('S', 4));
+$node->start;
+($ret, $out, $err) = $node->psql('postgres', q{INSERT INTO f6 VALUES (30001)});
+isnt($ret, 0, 'an unknown pending page flag is refused');
+like($err, qr/learned index "f6_k" is corrupted.*bad pending page flags/s, 'reported as corruption');
+$node->stop;
+relfile_patch($p, $second * $bs + $bs - 16 + 12, pack('S', 0));
+$node->start;
+# the merge reads both orders (VACUUM merges first)
+$node->safe_psql('postgres', q{DELETE FROM f6 WHERE k % 2 = 0 AND k > 20000; VACUUM f6});
+is($node->safe_psql('postgres', $f6q), '412|8359955|2', 'after DELETE and VACUUM: the dead entries are gone from both');
+is($node->safe_psql('postgres', q{SELECT pending_entries FROM learned_index_info('f6_k')}), '0', 'VACUUM merged both pages');
+is($node->safe_psql('postgres', q{SELECT learned_index_check('f6_k', true)}), 't', 'check passes after the merge');
+$node->safe_psql('postgres', 'DROP TABLE f6');
 $node->safe_psql('postgres', 'CREATE INDEX f_zone ON f USING learned (k) WITH (mode = zonemap); CHECKPOINT');
 
 # 2. a damaged LeCo run header in the directory: the first run starts after
