@@ -70,11 +70,11 @@ static Oid	last_indexoid = InvalidOid;
 static PendingCacheEntry *last_pc = NULL;
 
 /*
- * Initialize a pending page, with no records.  pd_lower ends right after
- * the last record (insert.c advances it with each append): GenericXLog
- * keeps what is below pd_lower, zeroes the hole, and computes each
- * append's delta byte by byte over [0, pd_lower), so a short pd_lower
- * makes the early appends to a page cheaper.  Pages written by older
+ * Initialize a pending page, with no records, its records' field order
+ * set by flags_first (learned.h).  pd_lower starts right after the header:
+ * the page is logged as a full image, without the hole.  Appends move it
+ * past their records, a few dozen at a time (insert.c), and every slot
+ * between the last record and pd_lower is zero.  Pages written by older
  * builds have pd_lower at the end of the record area, and zeros past their
  * records; they stay valid (LearnedPendingCount).
  */
