@@ -93,7 +93,7 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
 	char	   *p = LearnedPendingItemPtr(page, keylen, slot);
 
 	/* LearnedAppendEntry checked the TID (this may run in a critical section) */
-	*LearnedPendingTid(page, p) = *tid;
+	LearnedPendingSetTid(page, p, tid);
 	LearnedPendingSetFlags(page, p, key->isnull ? LEARNED_PENDING_NULL : 0);
 	if (keylen < 0)
 	{

@@ -646,7 +646,11 @@ learned_index_check(PG_FUNCTION_ARGS)
 			if (!(flags & LEARNED_PENDING_NULL))
 				(void) LearnedPendingKey(index, &ki, page, blk, ip);
 			if (heapallindexed && !(flags & LEARNED_PENDING_DEAD))
-				add_tid(&ct, LearnedPendingTid(page, ip));
+			{
+				ItemPointerData tid = LearnedPendingTid(page, ip);
+
+				add_tid(&ct, &tid);
+			}
 		}
 		expect_seq = first_seq + n;
 		chain++;

@@ -430,11 +430,23 @@ LearnedPendingTidOff(Page page)
 		(int) sizeof(uint16) : 0;
 }
 
-/* the TID of the record at p on page: aligned to 2, like ItemPointerData */
-static inline ItemPointer
-LearnedPendingTid(Page page, char *p)
+/*
+ * The TID of the record at p on page.  Copied, not pointed to: a record of
+ * an odd-sized composite key starts at an odd address.
+ */
+static inline ItemPointerData
+LearnedPendingTid(Page page, const char *p)
 {
-	return (ItemPointer) (p + LearnedPendingTidOff(page));
+	ItemPointerData tid;
+
+	memcpy(&tid, p + LearnedPendingTidOff(page), sizeof(tid));
+	return tid;
+}
+
+static inline void
+LearnedPendingSetTid(Page page, char *p, ItemPointer tid)
+{
+	memcpy(p + LearnedPendingTidOff(page), tid, sizeof(ItemPointerData));
 }
 
 static inline uint16

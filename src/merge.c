@@ -314,7 +314,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 					maxnulls *= 2;
 					pr->nulls = repalloc_huge(pr->nulls, maxnulls * sizeof(ItemPointerData));
 				}
-				pr->nulls[pr->nnulls++] = *LearnedPendingTid(page, p);
+				pr->nulls[pr->nnulls++] = LearnedPendingTid(page, p);
 			}
 			else
 			{
@@ -326,7 +326,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 					pr->keys = repalloc_huge(pr->keys, maxkeys * sizeof(LearnedEntry));
 				}
 				e = &pr->keys[pr->nkeys++];
-				e->tid = *LearnedPendingTid(page, p);
+				e->tid = LearnedPendingTid(page, p);
 				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
 											 CurrentMemoryContext);
 				e->mkey = LearnedKeyMap(ki, e->key);

@@ -139,10 +139,10 @@ LearnedPendingCount(Page page, int keylen)
 	while (lo < hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
-		ItemPointer tid = LearnedPendingTid(page,
-											LearnedPendingItemPtr(page, keylen, mid));
+		ItemPointerData tid = LearnedPendingTid(page,
+												LearnedPendingItemPtr(page, keylen, mid));
 
-		if (ItemPointerGetOffsetNumberNoCheck(tid) != InvalidOffsetNumber)
+		if (ItemPointerGetOffsetNumberNoCheck(&tid) != InvalidOffsetNumber)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -684,7 +684,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 											 pc->cxt);
 				fresh[nfresh++].mkey = LearnedKeyMap(ki, e->key);
 			}
-			e->tid = *LearnedPendingTid(page, p);
+			e->tid = LearnedPendingTid(page, p);
 			e->slot = (uint16) i;
 			e->blkno = blkno;
 			e->seqlo = (uint32) (first_seq + i);

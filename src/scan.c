@@ -2131,10 +2131,10 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 		e->slot < LearnedPendingCount(page, so->ki.keylen))
 	{
 		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, e->slot);
-		uint16		flags;
+		uint16		flags = LearnedPendingFlags(page, p);
+		ItemPointerData tid = LearnedPendingTid(page, p);
 
-		flags = LearnedPendingFlags(page, p);
-		if (!ItemPointerEquals(LearnedPendingTid(page, p), (ItemPointer) &e->tid))
+		if (!ItemPointerEquals(&tid, (ItemPointer) &e->tid))
 		{
 			/* not our entry any more: the page was recycled */
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);

@@ -134,12 +134,14 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 	{
 		char	   *p = LearnedPendingItemPtr(page, keylen, i);
 		uint16		flags;
+		ItemPointerData tid;
 		bool		mine = first_seq + i >= counted;
 
 		flags = LearnedPendingFlags(page, p);
 		if (flags & LEARNED_PENDING_DEAD)
 			continue;
-		if (callback(LearnedPendingTid(page, p), callback_state))
+		tid = LearnedPendingTid(page, p);
+		if (callback(&tid, callback_state))
 		{
 			dead[ndead++] = i;
 			if (mine)
