@@ -418,7 +418,7 @@ typedef struct LearnedPendingItem
  * TID's low block half and offset lie right before the key's low bytes: an
  * int8 key below 2^32 in a heap of fewer than 2^16 blocks changes at most 8
  * contiguous bytes, not up to 10, and its record takes 56 bytes of WAL, not
- * 64 (docs/architecture.md, "Pending appends").  Format-6 pages (flag
+ * 64 (docs/architecture.md, "An append's WAL record").  Format-6 pages (flag
  * clear) have TID, flags, key.  The key is at LEARNED_PENDING_HDR in both.
  */
 #define LEARNED_PENDING_FLAGS_FIRST	0x0001
@@ -428,6 +428,13 @@ LearnedPendingTidOff(Page page)
 {
 	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
 		(int) sizeof(uint16) : 0;
+}
+
+static inline int
+LearnedPendingFlagsOff(Page page)
+{
+	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
+		0 : (int) sizeof(ItemPointerData);
 }
 
 /*
@@ -454,19 +461,14 @@ LearnedPendingFlags(Page page, const char *p)
 {
 	uint16		flags;
 
-	memcpy(&flags,
-		   p + ((LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
-				0 : sizeof(ItemPointerData)),
-		   sizeof(uint16));
+	memcpy(&flags, p + LearnedPendingFlagsOff(page), sizeof(uint16));
 	return flags;
 }
 
 static inline void
 LearnedPendingSetFlags(Page page, char *p, uint16 flags)
 {
-	memcpy(p + ((LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
-				0 : sizeof(ItemPointerData)),
-		   &flags, sizeof(uint16));
+	memcpy(p + LearnedPendingFlagsOff(page), &flags, sizeof(uint16));
 }
 
 static inline uint64
