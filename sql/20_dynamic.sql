@@ -413,8 +413,8 @@ SELECT dverify('d');
 -- filter (exact keys) is extended entry by entry, rebuilt larger as it
 -- fills, and main and recent fold; every lookup must still find exactly
 -- what a sequential scan finds, for inserted, duplicate, static and absent
--- keys, with a bound of the key's own type and of another type (the
--- reference is a btree index).
+-- keys, with a bound of the key's own type and of other integer types, in
+-- point lookups and ranges (the reference is a btree index).
 CREATE TABLE pf (k int8);
 CREATE TABLE pf_ref (k int8);
 CREATE INDEX pf_ref_k ON pf_ref (k);
@@ -440,6 +440,11 @@ BEGIN
 			END IF;
 			IF (SELECT count(*) FROM pf WHERE k = probe::int4) <>
 			   (SELECT count(*) FROM pf_ref WHERE k = probe) THEN
+				bad := bad + 1;
+			END IF;
+			-- integer bounds of other types search the copy by their images
+			IF (SELECT count(*) FROM pf WHERE k > (probe - 3)::int2 AND k <= (probe + 1)::int4) <>
+			   (SELECT count(*) FROM pf_ref WHERE k > probe - 3 AND k <= probe + 1) THEN
 				bad := bad + 1;
 			END IF;
 		END LOOP;

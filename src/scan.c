@@ -1980,6 +1980,30 @@ push_pending(LearnedScanOpaque so, const LearnedPendingEntry *e, int *max)
 	so->pending_ref[so->npending++] = *e;
 }
 
+static inline bool
+is_integer_type(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID;
+}
+
+/*
+ * Does the bound's image order it among the keys' images exactly, so that
+ * the pending copy's mapped keys (and its filter) decide without the
+ * comparator?  For a bound of the key's own type on an exact map, and for
+ * any integer bound on an integer key: int2, int4 and int8 values all map
+ * to their value as an int64 (keymap.c), which is also what the cross-type
+ * comparators compare.  A lookup with an int4 parameter on an int8 column
+ * (WHERE k = $1 with an integer literal, or k = 10 * $1) is common.
+ */
+static bool
+bound_image_exact(LearnedScanOpaque so, const Bound *b)
+{
+	if (!LearnedKeyMapExact(&so->ki))
+		return false;
+	return b->types[0] == so->ki.keytype ||
+		(is_integer_type(b->types[0]) && is_integer_type(so->ki.keytype));
+}
+
 /*
  * Append to the scan's pending list the matching entries of one sorted
  * array of the backend's pending copy (n entries, mkeys their packed mapped
@@ -2026,10 +2050,8 @@ collect_pending(LearnedScanOpaque so, const LearnedPendingCache *c, int *max)
 					bwd;
 		bool		has_fwd = make_bound(so, v, true, &fwd);
 		bool		has_bwd = make_bound(so, v, false, &bwd);
-		bool		exact_fwd = has_fwd && LearnedKeyMapExact(&so->ki) &&
-			fwd.types[0] == so->ki.keytype;
-		bool		exact_bwd = has_bwd && LearnedKeyMapExact(&so->ki) &&
-			bwd.types[0] == so->ki.keytype;
+		bool		exact_fwd = has_fwd && bound_image_exact(so, &fwd);
+		bool		exact_bwd = has_bwd && bound_image_exact(so, &bwd);
 		int			start = so->npending;
 		int			nmain = 0;
 		int			nrecent = 0;
