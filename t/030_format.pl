@@ -136,16 +136,25 @@ $p = relfile_path($node, 'f6_k');
 $node->stop;
 relfile_patch($p, 28, pack('L', 6));
 $node->start;
-# a page holds 507 int8 records: this starts a second one, written by format 6
+# a page holds 509 int8 records: this starts a second one, written by format 6
 $node->safe_psql('postgres', q{INSERT INTO f6 SELECT i FROM generate_series(20041, 20800) i; INSERT INTO f6 VALUES (NULL); CHECKPOINT});
 my $second = $node->safe_psql('postgres', q{SELECT total_pages - 1 FROM learned_index_info('f6_k')});
 isnt($second, $first, 'the appends started a second pending page');
 is(pending_flags('f6_k', $second), 0, 'format 6: a new pending page keeps the TID first');
 is(pending_flags('f6_k', $first), 1, 'the first page keeps its order');
+# each page starts with the sequence number of its first entry (uint64)
+{
+	my $file = relfile_path($node, 'f6_k');
+	$node->stop;
+	my $seq1 = unpack('Q', relfile_read($file, $first * $bs + 24, 8));
+	my $seq2 = unpack('Q', relfile_read($file, $second * $bs + 24, 8));
+	$node->start;
+	is($seq2 - $seq1, 509, 'the first page is full at 509 records');
+}
 my $f6q = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
 	SELECT count(*), sum(k), count(*) FILTER (WHERE k IS NULL) FROM f6 WHERE k > 19990 OR k IS NULL};
 is($node->safe_psql('postgres', $f6q), '812|16520355|2', 'formats 6 and 7 mixed: every pending entry found, NULLs too');
-# the first page holds 20001-20506 and a NULL, the second 20507 on
+# the first page holds 20001-20508 and a NULL, the second 20509 on
 is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
 	SELECT string_agg(k::text, ',') FROM (SELECT k FROM f6 WHERE k BETWEEN 20502 AND 20511 ORDER BY k DESC) s}),
 	'20511,20510,20509,20508,20507,20506,20505,20504,20503,20502', 'an ordered scan across the two orders');
