@@ -633,6 +633,27 @@ learned_index_check(PG_FUNCTION_ARGS)
 								blk, first_seq, expect_seq));
 		if (chain == 0 && first_seq > meta.pending_merged)
 			check_fail(index, "the pending head starts after the merged position", NULL);
+
+		/*
+		 * The slots past the last record, up to pd_lower, are zero: appends
+		 * move pd_lower ahead of their records (insert.c), and the count
+		 * stops at the first slot whose TID offset is 0, so a record past a
+		 * zero slot would be lost to every reader.
+		 */
+		{
+			int			itemsize = LearnedPendingItemSize(meta.keylen);
+			int			lower = ((PageHeader) page)->pd_lower;
+			const char *z = LearnedPendingItemPtr(page, meta.keylen, n);
+			const char *end = (const char *) page +
+				Min(lower, (int) (LEARNED_PENDING_ITEMS_OFFSET +
+								  LearnedPendingCapacity(meta.keylen) * itemsize));
+
+			for (; z < end; z++)
+				if (*z != 0)
+					check_fail(index, "a pending page has bytes past its last record",
+							   psprintf("block %u, %d records, byte %d", blk, n,
+										(int) (z - (const char *) page)));
+		}
 		for (i = 0; i < n; i++)
 		{
 			char	   *ip = LearnedPendingItemPtr(page, meta.keylen, i);

@@ -169,6 +169,17 @@ isnt($ret, 0, 'an unknown pending page flag is refused');
 like($err, qr/learned index "f6_k" is corrupted.*bad pending page flags/s, 'reported as corruption');
 $node->stop;
 relfile_patch($p, $second * $bs + $bs - 16 + 12, pack('S', 0));
+# the second page holds 293 records (slots 0-292), and pd_lower, which
+# appends move 64 slots at a time, covers slot 294: a stray byte there
+# (the records start at 32 and take 16 bytes) is reported by the check
+relfile_patch($p, $second * $bs + 32 + 294 * 16 + 10, pack('C', 1));
+$node->start;
+($ret, $out, $err) = $node->psql('postgres', q{SELECT learned_index_check('f6_k')});
+isnt($ret, 0, 'a byte past the last pending record fails the check');
+like($err, qr/a pending page has bytes past its last record/, 'the check names it');
+is($node->safe_psql('postgres', $f6q), '812|16520355|2', 'the readers still count 293 records on that page');
+$node->stop;
+relfile_patch($p, $second * $bs + 32 + 294 * 16 + 10, pack('C', 0));
 $node->start;
 # the merge reads both orders (VACUUM merges first)
 $node->safe_psql('postgres', q{DELETE FROM f6 WHERE k % 2 = 0 AND k > 20000; VACUUM f6});
