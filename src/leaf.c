@@ -118,7 +118,7 @@ LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typid, uint64 *
 		*image = key_image(ki, value);
 		return true;
 	}
-	if (ki->keytype != INT2OID && ki->keytype != INT4OID && ki->keytype != INT8OID)
+	if (!LearnedTypeIsInteger(ki->keytype))
 		return false;
 	switch (typid)
 	{

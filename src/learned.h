@@ -14,6 +14,7 @@
 #include "access/generic_xlog.h"
 #include "access/itup.h"
 #include "access/relscan.h"
+#include "catalog/pg_type_d.h"
 #include "fmgr.h"
 #include "nodes/tidbitmap.h"
 #include "storage/bufmgr.h"
@@ -423,18 +424,22 @@ typedef struct LearnedPendingItem
  */
 #define LEARNED_PENDING_FLAGS_FIRST	0x0001
 
+static inline bool
+LearnedPendingFlagsFirst(Page page)
+{
+	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) != 0;
+}
+
 static inline int
 LearnedPendingTidOff(Page page)
 {
-	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
-		(int) sizeof(uint16) : 0;
+	return LearnedPendingFlagsFirst(page) ? (int) sizeof(uint16) : 0;
 }
 
 static inline int
 LearnedPendingFlagsOff(Page page)
 {
-	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) ?
-		0 : (int) sizeof(ItemPointerData);
+	return LearnedPendingFlagsFirst(page) ? 0 : (int) sizeof(ItemPointerData);
 }
 
 /*
@@ -492,6 +497,17 @@ typedef enum LearnedKeyClass
 } LearnedKeyClass;
 
 struct LearnedColumn;
+
+/*
+ * int2, int4 and int8 all map to their value as an int64 (LKC_INT), which
+ * is also what their cross-type comparators compare: an integer bound on an
+ * integer key has an exact image, whatever the two widths.
+ */
+static inline bool
+LearnedTypeIsInteger(Oid typid)
+{
+	return typid == INT2OID || typid == INT4OID || typid == INT8OID;
+}
 
 extern bool learned_type_supported(Oid typid);
 extern int	learned_type_keylen(Oid typid);

@@ -1980,20 +1980,14 @@ push_pending(LearnedScanOpaque so, const LearnedPendingEntry *e, int *max)
 	so->pending_ref[so->npending++] = *e;
 }
 
-static inline bool
-is_integer_type(Oid t)
-{
-	return t == INT2OID || t == INT4OID || t == INT8OID;
-}
-
 /*
  * Does the bound's image order it among the keys' images exactly, so that
  * the pending copy's mapped keys (and its filter) decide without the
  * comparator?  For a bound of the key's own type on an exact map, and for
- * any integer bound on an integer key: int2, int4 and int8 values all map
- * to their value as an int64 (keymap.c), which is also what the cross-type
- * comparators compare.  A lookup with an int4 parameter on an int8 column
- * (WHERE k = $1 with an integer literal, or k = 10 * $1) is common.
+ * any integer bound on an integer key (LearnedTypeIsInteger; the same rule
+ * as LearnedLeafBoundImage's on compressed pages).  A lookup with an int4
+ * parameter on an int8 column (WHERE k = $1 with an integer literal, or
+ * k = 10 * $1) is common.
  */
 static bool
 bound_image_exact(LearnedScanOpaque so, const Bound *b)
@@ -2001,7 +1995,7 @@ bound_image_exact(LearnedScanOpaque so, const Bound *b)
 	if (!LearnedKeyMapExact(&so->ki))
 		return false;
 	return b->types[0] == so->ki.keytype ||
-		(is_integer_type(b->types[0]) && is_integer_type(so->ki.keytype));
+		(LearnedTypeIsInteger(b->types[0]) && LearnedTypeIsInteger(so->ki.keytype));
 }
 
 /*
