@@ -242,9 +242,15 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
  * strxfrm prefix, which PostgreSQL does not trust to agree with strcoll.
  * For such keys, check every neighbour with the comparator, and refuse to
  * write a misordered index.
+ *
+ * In a build the entries come from the heap, so a misorder can only be the
+ * library's.  In a merge the static stage's keys come from leaf pages, and
+ * a damaged key is at least as likely: report it as index corruption, and
+ * let the REINDEX its hint asks for tell the two apart.
  */
 void
-LearnedCheckOrder(const LearnedKeyInfo *ki, const LearnedEntry *entries, Size n)
+LearnedCheckOrder(Relation index, const LearnedKeyInfo *ki,
+				  const LearnedEntry *entries, Size n, bool building)
 {
 	LearnedKeyInfo *k = (LearnedKeyInfo *) ki;
 	Size		i;
@@ -254,11 +260,20 @@ LearnedCheckOrder(const LearnedKeyInfo *ki, const LearnedEntry *entries, Size n)
 	for (i = 1; i < n; i++)
 	{
 		if (LearnedKeyCmp(k, entries[i - 1].key, entries[i].key) > 0)
+		{
+			if (!building)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("learned index \"%s\" has keys out of order",
+								RelationGetRelationName(index)),
+						 errdetail("Either a page of the index is damaged, or the C library's strxfrm() disagrees with strcoll() for this collation."),
+						 errhint("REINDEX the index.  If the REINDEX fails because strxfrm() disagrees, use the \"C\" collation or an ICU collation for this index.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("the C library's strxfrm() disagrees with strcoll() for this collation"),
 					 errdetail("A learned index orders strings by a strxfrm() prefix first, and the library ordered two keys differently from its own comparison."),
 					 errhint("Use the \"C\" collation or an ICU collation for this index.")));
+		}
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -507,7 +522,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 	per = ((per + plainP - 1) / plainP) * plainP;
 	per = Min(per, segcap);
 	if (LearnedKeyIsVarwidth(ki))
-		LearnedCheckOrder(ki, entries, n);
+		LearnedCheckOrder(index, ki, entries, n, building);
 	for (done = 0; done < n;)
 	{
 		Size		cnt = Min(per, n - done);

@@ -1004,7 +1004,8 @@ extern BlockNumber LearnedWriteRun(Relation index, uint32 npages, uint16 type,
 								   uint32 generation, bool building,
 								   LearnedFillPage fill, void *arg);
 extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
-extern void LearnedCheckOrder(const LearnedKeyInfo *ki, const LearnedEntry *entries, Size n);
+extern void LearnedCheckOrder(Relation index, const LearnedKeyInfo *ki,
+							  const LearnedEntry *entries, Size n, bool building);
 extern bool LearnedStringMapPlan(LearnedKeyInfo *ki, const LearnedEntry *entries, Size n);
 extern BlockNumber LearnedWriteLeafRun(Relation index, const LearnedKeyInfo *ki,
 									   const LearnedLeafLayout *layout,

@@ -191,6 +191,19 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 		meta->items_per_page == 0 ||
 		(meta->keylen == LEARNED_VARWIDTH && meta->items_per_page != LEARNED_VW_MAX_ITEMS))
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad metapage");
+
+	/*
+	 * The key type and stored width are frozen at build and follow from the
+	 * index's columns (LearnedKeyColumnsInit).  Check them here, where it
+	 * costs two comparisons, and not only where the key map is loaded:
+	 * inserts format their record from meta->keylen inside a critical
+	 * section, where a bad width would be a PANIC, not an ERROR.
+	 */
+	if (meta->keytype != index->rd_opcintype[0] ||
+		meta->keylen != (IndexRelationGetNumberOfAttributes(index) > 1 ?
+						 LEARNED_VARWIDTH : learned_type_keylen(meta->keytype)))
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
+							 "key type or width does not match the index");
 }
 
 /*
@@ -645,6 +658,11 @@ load_directory(Relation index, MemoryContext cxt)
 	dir->nulls_start = meta.nulls_start;
 	dir->nulls_npages = meta.nulls_npages;
 	dir->nnulls = meta.nnulls;
+
+	/* a damaged page count must not become a huge allocation */
+	if ((uint64) meta.dir_start + meta.dir_npages > RelationGetNumberOfBlocks(index))
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
+							 "directory pages past the end of the index");
 
 	/* the compressed stream, as written (directory.c decodes it) */
 	bytes = MemoryContextAllocHuge(cxt, Max((Size) meta.dir_npages * LEARNED_DIR_BYTES_PER_PAGE, 8));
