@@ -659,8 +659,12 @@ load_directory(Relation index, MemoryContext cxt)
 	dir->nulls_npages = meta.nulls_npages;
 	dir->nnulls = meta.nnulls;
 
-	/* a damaged page count must not become a huge allocation */
-	if ((uint64) meta.dir_start + meta.dir_npages > RelationGetNumberOfBlocks(index))
+	/*
+	 * A damaged page count must not become a huge allocation.  (An empty
+	 * index has no directory pages, and dir_start InvalidBlockNumber.)
+	 */
+	if (meta.dir_npages > 0 &&
+		(uint64) meta.dir_start + meta.dir_npages > RelationGetNumberOfBlocks(index))
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
 							 "directory pages past the end of the index");
 
