@@ -118,6 +118,9 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
 		memcpy(p + LEARNED_PENDING_HDR, key->packed, keylen);
 	else
 		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key->value);
+	/* NULLs keep zero key bytes; slot 0's key is every other's XOR base */
+	if (slot > 0 && !key->isnull && LearnedPendingXorKeys(page, keylen))
+		LearnedPendingXorWithFirst(page, keylen, p + LEARNED_PENDING_HDR);
 	/* keep the record below pd_lower, or GenericXLog would zero it */
 	((PageHeader) page)->pd_lower = Max(((PageHeader) page)->pd_lower,
 										(p - (char *) page) + LearnedPendingItemSize(keylen));
@@ -307,8 +310,7 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 		state = LearnedXLogStart(index);
 		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
 		newpage = LearnedXLogRegister(state, newbuf, true);
-		LearnedPendingInitPage(newpage, keylen, meta->generation,
-							   LearnedPendingWritesFlagsFirst(meta), first_seq);
+		LearnedPendingInitPage(newpage, keylen, meta->generation, meta, first_seq);
 		pending_put(newpage, keylen, 0, ht_ctid, &key);
 		if (LearnedPendingCountsItems(meta))
 			LearnedPageGetOpaque(newpage)->nitems = 1;

@@ -55,12 +55,21 @@
  *    of either order read in one index; a format-6 index keeps writing the
  *    old order, so format-6 builds can still read it, until a REINDEX.
  */
-#define LEARNED_VERSION			7
+/*
+ * 8: new pending pages of a by-value key (1 to 8 bytes) store every record's
+ *    key but slot 0's XORed with slot 0's key (the page flag
+ *    LEARNED_PENDING_XOR_KEYS), so that an append of a key near the page's
+ *    first changes only its low bytes.  A format-7 index keeps writing plain
+ *    keys, so format-7 builds can still read it, until a REINDEX.
+ */
+#define LEARNED_VERSION			8
 #define LEARNED_MIN_VERSION		5
 /* do this index's pending appends count their records in nitems? */
 #define LearnedPendingCountsItems(meta)	((meta)->version < 6)
 /* do this index's new pending pages put the flags first? */
 #define LearnedPendingWritesFlagsFirst(meta)	((meta)->version >= 7)
+/* do its new pending pages XOR their keys with the first (when by-value)? */
+#define LearnedPendingWritesXor(meta)	((meta)->version >= 8)
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -423,6 +432,29 @@ typedef struct LearnedPendingItem
  * clear) have TID, flags, key.  The key is at LEARNED_PENDING_HDR in both.
  */
 #define LEARNED_PENDING_FLAGS_FIRST	0x0001
+
+/*
+ * A pending page's opaque flag (format 8): the key of each record but the
+ * first is stored XORed with the first record's key bytes.  Only for keys
+ * of 1 to 8 bytes, which are by value.  Appended keys (sequences,
+ * timestamps) share their high bytes with the page's first key, so the
+ * XOR leaves them zero, as the empty slot was, and the append's logged run
+ * of changed bytes (see above) ends at the key's last differing byte: a
+ * timestamp a few milliseconds after the page's first changes 3 bytes, not 7, and its
+ * record typically takes 56 bytes of WAL, not 64 (a carry across a byte
+ * boundary between the two keys widens the XOR).  Readers go through
+ * LearnedPendingKey (pending.c), which undoes it.  A NULL record's key
+ * bytes stay zero.
+ */
+#define LEARNED_PENDING_XOR_KEYS	0x0002
+#define LEARNED_PENDING_PAGE_FLAGS	(LEARNED_PENDING_FLAGS_FIRST | LEARNED_PENDING_XOR_KEYS)
+
+static inline bool
+LearnedPendingXorKeys(Page page, int keylen)
+{
+	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_XOR_KEYS) != 0 &&
+		keylen > 0 && keylen <= (int) sizeof(Datum);
+}
 
 static inline bool
 LearnedPendingFlagsFirst(Page page)
@@ -914,7 +946,8 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 											  const LearnedMetaPageData *meta,
 											  LearnedKeyInfo *ki);
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-								   bool flags_first, uint64 first_seq);
+								   const LearnedMetaPageData *meta, uint64 first_seq);
+extern void LearnedPendingXorWithFirst(Page page, int keylen, char *key);
 extern int	LearnedPendingEntryCmp(const void *a, const void *b, void *arg);
 extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);
 extern Datum LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,

@@ -145,9 +145,9 @@ LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 		LearnedReportCorrupt(index, blkno,
 							 psprintf("unexpected page type %u (expected %u, page generation %u)",
 									  opaque->type, expected_type, opaque->generation));
-	/* a pending page's flags say where its records' TIDs are */
+	/* a pending page's flags say how its records are laid out */
 	if (opaque->type == LEARNED_PAGE_PENDING &&
-		(opaque->flags & ~LEARNED_PENDING_FLAGS_FIRST) != 0)
+		(opaque->flags & ~LEARNED_PENDING_PAGE_FLAGS) != 0)
 		LearnedReportCorrupt(index, blkno, "bad pending page flags");
 }
 

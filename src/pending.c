@@ -80,11 +80,17 @@ static PendingCacheEntry *last_pc = NULL;
  */
 void
 LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-					   bool flags_first, uint64 first_seq)
+					   const LearnedMetaPageData *meta, uint64 first_seq)
 {
+	uint16		flags = 0;
+
 	LearnedInitPage(page, LEARNED_PAGE_PENDING, generation);
-	if (flags_first)
-		LearnedPageGetOpaque(page)->flags = LEARNED_PENDING_FLAGS_FIRST;
+	/* each index keeps the record format its version's builds can read */
+	if (LearnedPendingWritesFlagsFirst(meta))
+		flags |= LEARNED_PENDING_FLAGS_FIRST;
+	if (LearnedPendingWritesXor(meta) && keylen > 0 && keylen <= (int) sizeof(Datum))
+		flags |= LEARNED_PENDING_XOR_KEYS;
+	LearnedPageGetOpaque(page)->flags = flags;
 	memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET, &first_seq, sizeof(uint64));
 	((PageHeader) page)->pd_lower = LEARNED_PENDING_ITEMS_OFFSET;
 }
@@ -104,7 +110,17 @@ LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 	uint16		len;
 
 	if (!LearnedKeyIsVarwidth(ki))
-		return LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR);
+	{
+		char		key[sizeof(Datum)];
+
+		if (!LearnedPendingXorKeys(page, ki->keylen))
+			return LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR);
+		/* a by-value key: the Datum does not point into key[] */
+		memcpy(key, p + LEARNED_PENDING_HDR, ki->keylen);
+		if (p != LearnedPendingItemPtr(page, ki->keylen, 0))
+			LearnedPendingXorWithFirst(page, ki->keylen, key);
+		return LearnedKeyFetch(ki, key);
+	}
 	memcpy(&off, p + LEARNED_PENDING_HDR, sizeof(uint16));
 	memcpy(&len, p + LEARNED_PENDING_HDR + sizeof(uint16), sizeof(uint16));
 	if (p + LEARNED_PENDING_VHDR > (char *) page + ph->pd_lower ||
@@ -113,6 +129,21 @@ LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 		LearnedKeySizeBounded(ki, (char *) page + off, len) != (int64) len)
 		LearnedReportCorrupt(index, blkno, "bad pending entry");
 	return PointerGetDatum((char *) page + off);
+}
+
+/*
+ * XOR keylen bytes at key with the key of the page's first record, both
+ * ways of LEARNED_PENDING_XOR_KEYS: storing a record's key (insert.c) and
+ * reading it back.
+ */
+void
+LearnedPendingXorWithFirst(Page page, int keylen, char *key)
+{
+	const char *first = LearnedPendingItemPtr(page, keylen, 0) + LEARNED_PENDING_HDR;
+	int			i;
+
+	for (i = 0; i < keylen; i++)
+		key[i] ^= first[i];
 }
 
 /*

@@ -63,7 +63,7 @@ foreach my $v (1, 2, 4)
 	$node->start;
 	($ret, $err) = query('f_model');
 	isnt($ret, 0, "a format-$v index is refused");
-	like($err, qr/on-disk format version $v, but this build reads versions 5 to 7/,
+	like($err, qr/on-disk format version $v, but this build reads versions 5 to 8/,
 		'the error names the versions');
 	like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
 	$node->safe_psql('postgres', 'REINDEX INDEX f_model; CHECKPOINT');
@@ -131,7 +131,7 @@ INSERT INTO f6 VALUES (NULL);
 CHECKPOINT;
 });
 my $first = $node->safe_psql('postgres', q{SELECT total_pages - 1 FROM learned_index_info('f6_k')});
-is(pending_flags('f6_k', $first), 1, 'format 7: a new pending page puts the flags first');
+is(pending_flags('f6_k', $first), 3, 'format 8: a new pending page puts the flags first and XORs its keys');
 $p = relfile_path($node, 'f6_k');
 $node->stop;
 relfile_patch($p, 28, pack('L', 6));
@@ -141,7 +141,7 @@ $node->safe_psql('postgres', q{INSERT INTO f6 SELECT i FROM generate_series(2004
 my $second = $node->safe_psql('postgres', q{SELECT total_pages - 1 FROM learned_index_info('f6_k')});
 isnt($second, $first, 'the appends started a second pending page');
 is(pending_flags('f6_k', $second), 0, 'format 6: a new pending page keeps the TID first');
-is(pending_flags('f6_k', $first), 1, 'the first page keeps its order');
+is(pending_flags('f6_k', $first), 3, 'the first page keeps its format');
 # each page starts with the sequence number of its first entry (uint64)
 {
 	my $file = relfile_path($node, 'f6_k');
@@ -153,12 +153,12 @@ is(pending_flags('f6_k', $first), 1, 'the first page keeps its order');
 }
 my $f6q = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
 	SELECT count(*), sum(k), count(*) FILTER (WHERE k IS NULL) FROM f6 WHERE k > 19990 OR k IS NULL};
-is($node->safe_psql('postgres', $f6q), '812|16520355|2', 'formats 6 and 7 mixed: every pending entry found, NULLs too');
+is($node->safe_psql('postgres', $f6q), '812|16520355|2', 'formats 6 and 8 mixed: every pending entry found, NULLs too');
 # the first page holds 20001-20508 and a NULL, the second 20509 on
 is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
 	SELECT string_agg(k::text, ',') FROM (SELECT k FROM f6 WHERE k BETWEEN 20502 AND 20511 ORDER BY k DESC) s}),
 	'20511,20510,20509,20508,20507,20506,20505,20504,20503,20502', 'an ordered scan across the two orders');
-is($node->safe_psql('postgres', q{SELECT learned_index_check('f6_k', true)}), 't', 'format 6 and 7 pages: check passes');
+is($node->safe_psql('postgres', q{SELECT learned_index_check('f6_k', true)}), 't', 'format 6 and 8 pages: check passes');
 # a pending page flag no format has is refused
 $p = relfile_path($node, 'f6_k');
 $node->stop;
@@ -187,6 +187,67 @@ is($node->safe_psql('postgres', $f6q), '412|8359955|2', 'after DELETE and VACUUM
 is($node->safe_psql('postgres', q{SELECT pending_entries FROM learned_index_info('f6_k')}), '0', 'VACUUM merged both pages');
 is($node->safe_psql('postgres', q{SELECT learned_index_check('f6_k', true)}), 't', 'check passes after the merge');
 $node->safe_psql('postgres', 'DROP TABLE f6');
+
+# 1d. format 8 stores each pending key but the page's first XORed with the
+#     first (flag 2), for keys of 1 to 8 bytes; a format-7 index keeps
+#     writing plain keys.  Records start at byte 32 of the page and take 16
+#     bytes for int8: flags (2), TID (6), key (8).
+$node->safe_psql('postgres', q{
+CREATE TABLE f7 (k timestamptz, j int4);
+INSERT INTO f7 SELECT '2026-01-01 00:00:00+00'::timestamptz + i * interval '1 ms', 0 FROM generate_series(1, 20000) i;
+CREATE INDEX f7_k ON f7 USING learned (k) WITH (merge_ratio = 1);
+CREATE INDEX f7_j ON f7 USING learned (j) WITH (merge_ratio = 1);
+INSERT INTO f7 SELECT '2026-01-01 00:00:00+00'::timestamptz + i * interval '1 ms', i FROM generate_series(20001, 20040) i;
+INSERT INTO f7 VALUES (NULL, NULL), ('2026-01-01 00:00:00+00'::timestamptz + interval '20041 ms', -7);
+CHECKPOINT;
+});
+my $f7first = $node->safe_psql('postgres', q{SELECT total_pages - 1 FROM learned_index_info('f7_k')});
+is(pending_flags('f7_k', $f7first), 3, 'format 8: a timestamptz pending page XORs its keys');
+{
+	my $file = relfile_path($node, 'f7_k');
+	$node->stop;
+	my $k0 = unpack('q', relfile_read($file, $f7first * $bs + 32 + 8, 8));
+	my $x1 = unpack('q', relfile_read($file, $f7first * $bs + 32 + 16 + 8, 8));
+	my $x40 = unpack('q', relfile_read($file, $f7first * $bs + 32 + 40 * 16 + 8, 8));
+	$node->start;
+	# 2026-01-01 00:00:20.001 UTC in microseconds since 2000-01-01
+	is($k0, 820540800000000 + 20001000, 'slot 0 stores its key as it is');
+	is($x1, (820540800000000 + 20002000) ^ $k0, 'slot 1 stores its key XORed with slot 0\'s');
+	is($x40, 0, 'a NULL record keeps zero key bytes');
+}
+my $f7q = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT count(*), sum(extract(epoch FROM k)::numeric), count(*) FILTER (WHERE k IS NULL)
+	FROM f7 WHERE k > '2026-01-01 00:00:19.990+00' OR k IS NULL};
+my $f7seq = $node->safe_psql('postgres', $f7q =~ s/enable_seqscan = off/enable_indexscan = off/r);
+is($node->safe_psql('postgres', $f7q), $f7seq, 'format 8: pending timestamps found, as a sequential scan finds them');
+# int4 keys: the XOR takes 4 bytes; negative keys flip every high bit
+is(pending_flags('f7_j', $node->safe_psql('postgres', q{SELECT total_pages - 1 FROM learned_index_info('f7_j')})),
+	3, 'format 8: an int4 pending page XORs its keys');
+is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT count(*), sum(j) FROM f7 WHERE j <> 0}), '41|800813', 'format 8: every int4 pending key found, a negative one too');
+# a format-7 index: the next page writes plain keys; one chain holds both
+$p = relfile_path($node, 'f7_k');
+$node->stop;
+relfile_patch($p, 28, pack('L', 7));
+$node->start;
+$node->safe_psql('postgres', q{INSERT INTO f7 SELECT '2026-01-01 00:00:00+00'::timestamptz + i * interval '1 ms', 1 FROM generate_series(20042, 20800) i; CHECKPOINT});
+my $f7second = $node->safe_psql('postgres', q{SELECT total_pages - 1 FROM learned_index_info('f7_k')});
+isnt($f7second, $f7first, 'the appends started a second pending page');
+is(pending_flags('f7_k', $f7second), 1, 'format 7: a new pending page keeps plain keys');
+is(pending_flags('f7_k', $f7first), 3, 'the first page keeps its XORed keys');
+$f7seq = $node->safe_psql('postgres', $f7q =~ s/enable_seqscan = off/enable_indexscan = off/r);
+is($node->safe_psql('postgres', $f7q), $f7seq, 'formats 7 and 8 mixed: every pending entry found, NULLs too');
+is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT string_agg(to_char(k AT TIME ZONE 'UTC', 'SS.MS'), ',') FROM (SELECT k FROM f7
+	WHERE k BETWEEN '2026-01-01 00:00:20.506+00' AND '2026-01-01 00:00:20.513+00' ORDER BY k DESC) s}),
+	'20.513,20.512,20.511,20.510,20.509,20.508,20.507,20.506', 'an ordered scan across the two pages');
+is($node->safe_psql('postgres', q{SELECT learned_index_check('f7_k', true)}), 't', 'format 7 and 8 pages: check passes');
+$node->safe_psql('postgres', q{DELETE FROM f7 WHERE j % 2 = 1; VACUUM f7});
+is($node->safe_psql('postgres', q{SELECT pending_entries FROM learned_index_info('f7_k')}), '0', 'VACUUM merged both pages');
+is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT count(*) FROM f7 WHERE k > '2026-01-01 00:00:19.990+00'}), '31', 'the merge kept every live entry of both pages');
+is($node->safe_psql('postgres', q{SELECT learned_index_check('f7_k', true)}), 't', 'check passes after the merge');
+$node->safe_psql('postgres', 'DROP TABLE f7');
 $node->safe_psql('postgres', 'CREATE INDEX f_zone ON f USING learned (k) WITH (mode = zonemap); CHECKPOINT');
 
 # 2. a damaged LeCo run header in the directory: the first run starts after
