@@ -644,8 +644,11 @@ load_directory(Relation index, MemoryContext cxt)
 	char	   *bytes;
 	Size		off = 0;
 	uint32		i;
+	BlockNumber nblocks;
 
 	LearnedReadMeta(index, &meta);
+	/* one lseek a directory load: every page it names must exist */
+	nblocks = RelationGetNumberOfBlocks(index);
 	dir = MemoryContextAllocZero(cxt, sizeof(LearnedDirectory));
 	dir->generation = meta.generation;
 	dir->keytype = meta.keytype;
@@ -664,7 +667,7 @@ load_directory(Relation index, MemoryContext cxt)
 	 * index has no directory pages, and dir_start InvalidBlockNumber.)
 	 */
 	if (meta.dir_npages > 0 &&
-		(uint64) meta.dir_start + meta.dir_npages > RelationGetNumberOfBlocks(index))
+		(uint64) meta.dir_start + meta.dir_npages > nblocks)
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
 							 "directory pages past the end of the index");
 
@@ -694,6 +697,19 @@ load_directory(Relation index, MemoryContext cxt)
 	dir->stream = bytes;
 	dir->stream_bytes = off;
 	LearnedDirDecode(index, dir, cxt);
+
+	/*
+	 * A damaged block number would otherwise reach ReadBuffer and fail
+	 * there, with a file-level error and no REINDEX hint.
+	 */
+	for (i = 0; i < dir->nsegments; i++)
+		if ((uint64) dir->segments[i].start_blk + dir->segments[i].npages > nblocks)
+			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
+								 "a segment's pages lie past the end of the index");
+	if (dir->nulls_npages > 0 &&
+		(uint64) dir->nulls_start + dir->nulls_npages > nblocks)
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
+							 "NULL pages past the end of the index");
 	return dir;
 }
 

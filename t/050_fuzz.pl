@@ -139,8 +139,9 @@ my $bs = $node->safe_psql('postgres', q{SELECT current_setting('block_size')});
 
 # First the damage earlier random rounds found mishandled, placed by hand
 # (LearnedMetaPageData at byte 24 of block 0: keylen at +12, an int16;
-# dir_npages at +36, a uint32).  [name, index, offset, bytes, statement,
-# expected error]
+# dir_npages at +36 and nulls_start at +48, uint32s), and a block number
+# past the end, which reached ReadBuffer and failed there without a REINDEX
+# hint.  [name, index, offset, bytes, statement, expected error]
 my @found = (
 	[ 'metapage key width 187', 'f_plain', 24 + 12, pack('s', 187),
 	  'INSERT INTO f_plain VALUES (1, 1, 1)',
@@ -148,6 +149,9 @@ my @found = (
 	[ 'directory page count 2^31', 'f_comp', 24 + 36, pack('L', 2**31),
 	  'SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM f_comp WHERE k < 100',
 	  qr/learned index "f_comp_idx" is corrupted: directory pages past the end of the index/ ],
+	[ 'first NULL page 2^24', 'f_plain', 24 + 48, pack('L', 2**24),
+	  'SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM f_plain WHERE k IS NULL',
+	  qr/learned index "f_plain_idx" is corrupted: NULL pages past the end of the index/ ],
 );
 foreach my $f (@found)
 {
