@@ -448,12 +448,14 @@ typedef struct LearnedPendingItem
  */
 #define LEARNED_PENDING_XOR_KEYS	0x0002
 #define LEARNED_PENDING_PAGE_FLAGS	(LEARNED_PENDING_FLAGS_FIRST | LEARNED_PENDING_XOR_KEYS)
+/* the key widths whose pages get the flag: by value, so readers copy out */
+#define LearnedPendingXorWidth(keylen)	((keylen) > 0 && (keylen) <= (int) sizeof(Datum))
 
 static inline bool
 LearnedPendingXorKeys(Page page, int keylen)
 {
 	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_XOR_KEYS) != 0 &&
-		keylen > 0 && keylen <= (int) sizeof(Datum);
+		LearnedPendingXorWidth(keylen);
 }
 
 static inline bool

@@ -88,7 +88,7 @@ LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 	/* each index keeps the record format its version's builds can read */
 	if (LearnedPendingWritesFlagsFirst(meta))
 		flags |= LEARNED_PENDING_FLAGS_FIRST;
-	if (LearnedPendingWritesXor(meta) && keylen > 0 && keylen <= (int) sizeof(Datum))
+	if (LearnedPendingWritesXor(meta) && LearnedPendingXorWidth(keylen))
 		flags |= LEARNED_PENDING_XOR_KEYS;
 	LearnedPageGetOpaque(page)->flags = flags;
 	memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET, &first_seq, sizeof(uint64));

@@ -201,6 +201,8 @@ foreach my $round (1 .. $rounds)
 	{
 		my ($ret, $out, $err) = $node->psql('postgres', "REINDEX INDEX $t->[0]_idx");
 		is($ret, 0, "round $round: REINDEX $t->[0]_idx repairs it") or diag $err;
+		# new pending entries for the next round (not into the unique
+		# index: its keys are taken)
 		$node->safe_psql('postgres',
 			"INSERT INTO $t->[0] SELECT id + 1000000, g, k FROM $t->[0] WHERE id % 9 = 1 AND k IS NOT NULL"
 			  . ($t->[0] eq 'f_uniq' ? ' AND false' : ''));
