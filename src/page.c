@@ -636,6 +636,21 @@ LearnedReleaseDirectory(LearnedDirectory *dir)
 	}
 }
 
+/*
+ * A run of npages pages from start, named by the metapage or the directory,
+ * must lie inside the relation (nblocks): a damaged block number would
+ * otherwise reach ReadBuffer and fail there, with a file-level error and no
+ * REINDEX hint, and a damaged page count could become a huge allocation.
+ * An empty run may have start InvalidBlockNumber.
+ */
+static void
+check_run_inside(Relation index, BlockNumber start, uint32 npages,
+				 BlockNumber nblocks, const char *what)
+{
+	if (npages > 0 && (uint64) start + npages > nblocks)
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, what);
+}
+
 static LearnedDirectory *
 load_directory(Relation index, MemoryContext cxt)
 {
@@ -662,14 +677,9 @@ load_directory(Relation index, MemoryContext cxt)
 	dir->nulls_npages = meta.nulls_npages;
 	dir->nnulls = meta.nnulls;
 
-	/*
-	 * A damaged page count must not become a huge allocation.  (An empty
-	 * index has no directory pages, and dir_start InvalidBlockNumber.)
-	 */
-	if (meta.dir_npages > 0 &&
-		(uint64) meta.dir_start + meta.dir_npages > nblocks)
-		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
-							 "directory pages past the end of the index");
+	/* before the stream's allocation, which dir_npages sizes */
+	check_run_inside(index, meta.dir_start, meta.dir_npages, nblocks,
+					 "directory pages past the end of the index");
 
 	/* the compressed stream, as written (directory.c decodes it) */
 	bytes = MemoryContextAllocHuge(cxt, Max((Size) meta.dir_npages * LEARNED_DIR_BYTES_PER_PAGE, 8));
@@ -698,18 +708,11 @@ load_directory(Relation index, MemoryContext cxt)
 	dir->stream_bytes = off;
 	LearnedDirDecode(index, dir, cxt);
 
-	/*
-	 * A damaged block number would otherwise reach ReadBuffer and fail
-	 * there, with a file-level error and no REINDEX hint.
-	 */
 	for (i = 0; i < dir->nsegments; i++)
-		if ((uint64) dir->segments[i].start_blk + dir->segments[i].npages > nblocks)
-			LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
-								 "a segment's pages lie past the end of the index");
-	if (dir->nulls_npages > 0 &&
-		(uint64) dir->nulls_start + dir->nulls_npages > nblocks)
-		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
-							 "NULL pages past the end of the index");
+		check_run_inside(index, dir->segments[i].start_blk, dir->segments[i].npages,
+						 nblocks, "a segment's pages lie past the end of the index");
+	check_run_inside(index, dir->nulls_start, dir->nulls_npages, nblocks,
+					 "NULL pages past the end of the index");
 	return dir;
 }
 

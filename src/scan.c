@@ -2202,11 +2202,11 @@ start_scan(IndexScanDesc scan)
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
+	/*
+	 * The directory's key type is the metapage's, which LearnedCheckMeta
+	 * matched against the index's column when the directory was loaded.
+	 */
 	so->dir->refcount++;
-	if (so->dir->keytype != so->ki.keytype)
-		elog(ERROR, "learned index \"%s\" has key type %u, expected %u",
-			 RelationGetRelationName(scan->indexRelation),
-			 so->dir->keytype, so->ki.keytype);
 
 	load_pending(scan);
 	so->started = true;
