@@ -151,6 +151,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 
 	if (meta->pending_tail == InvalidBlockNumber)
 		return false;
+	LearnedCheckLink(index, meta->pending_tail, NULL);
 	tailbuf = ReadBuffer(index, meta->pending_tail);
 	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
 	tailpage = BufferGetPage(tailbuf);
@@ -299,6 +300,7 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 
 		if (meta->pending_tail != InvalidBlockNumber)
 		{
+			LearnedCheckLink(index, meta->pending_tail, NULL);
 			tailbuf = ReadBuffer(index, meta->pending_tail);
 			LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
 			first_seq = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +

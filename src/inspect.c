@@ -96,6 +96,7 @@ learned_index_info(PG_FUNCTION_ARGS)
 	int64		pending_pages = 0;
 	BlockNumber blkno;
 	uint32		s;
+	uint32		steps = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -114,9 +115,11 @@ learned_index_info(PG_FUNCTION_ARGS)
 
 	for (blkno = meta.pending_head; blkno != InvalidBlockNumber;)
 	{
-		Buffer		buf = ReadBuffer(index, blkno);
+		Buffer		buf;
 		Page		page;
 
+		LearnedCheckLink(index, blkno, &steps);
+		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);

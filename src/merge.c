@@ -276,6 +276,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 	int			keylen = meta->keylen;
 	Size		maxkeys = 1024;
 	Size		maxnulls = 64;
+	uint32		steps = 0;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->keys = palloc_extended(maxkeys * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
@@ -283,12 +284,14 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 	pr->new_head = InvalidBlockNumber;
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buf = ReadBuffer(index, blkno);
+		Buffer		buf;
 		Page		page;
 		uint64		first_seq;
 		int			n;
 		int			i;
 
+		LearnedCheckLink(index, blkno, &steps);
+		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
@@ -933,6 +936,7 @@ collect_garbage_locked(Relation index)
 	uint8	   *reach;
 	BlockNumber blk;
 	uint32		s;
+	uint32		steps = 0;
 	bool		freed = false;
 	uint16		kind;
 
@@ -969,7 +973,10 @@ collect_garbage_locked(Relation index)
 		mark_run(reach, nblocks, dir->segments[s].start_blk, dir->segments[s].npages);
 	for (blk = meta.pending_head; blk != InvalidBlockNumber;)
 	{
-		Buffer		buf = ReadBuffer(index, blk);
+		Buffer		buf;
+
+		LearnedCheckLink(index, blk, &steps);
+		buf = ReadBuffer(index, blk);
 
 		mark_run(reach, nblocks, blk, 1);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);

@@ -124,6 +124,46 @@ LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what)
 }
 
 /*
+ * Check a link of the pending chain (the metapage's head or tail, or a
+ * page's next) before ReadBuffer follows it, so that a damaged link is
+ * reported as corruption, with the REINDEX hint, rather than as md.c's
+ * "could not read block", and so that a damaged link that closes a loop
+ * ends the walk instead of running forever (a merge in a background
+ * worker has no statement_timeout).  "steps", if not NULL, counts the
+ * links a walk has followed: a chain with more links than the relation has
+ * blocks loops.
+ *
+ * The relation's size is cached for the last index asked about, so that
+ * the hot paths (every insert reads the tail) pay one comparison.  The
+ * index never shrinks (pages are recycled through the FSM, not
+ * truncated), so the cached size can only be too small, and it is looked
+ * up again (one lseek) before a link is declared out of range.  A page
+ * another backend just added is in the file before any link to it: the
+ * extension writes it before the link's WAL record.
+ */
+void
+LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps)
+{
+	static RelFileNode cached_node;
+	static BlockNumber cached_nblocks = 0;
+
+	if (!RelFileNodeEquals(cached_node, index->rd_node))
+	{
+		cached_node = index->rd_node;
+		cached_nblocks = 0;
+	}
+	if (steps != NULL)
+		(*steps)++;
+	if (blkno < cached_nblocks && (steps == NULL || *steps <= cached_nblocks))
+		return;
+	cached_nblocks = RelationGetNumberOfBlocks(index);
+	if (blkno >= cached_nblocks)
+		LearnedReportCorrupt(index, blkno, "pending chain link past the end of the index");
+	if (steps != NULL && *steps > cached_nblocks)
+		LearnedReportCorrupt(index, blkno, "the pending chain loops");
+}
+
+/*
  * Validate a page read from disk: page id, type, and item count.
  */
 void

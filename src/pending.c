@@ -194,6 +194,7 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
 
 	if (meta->pending_tail == InvalidBlockNumber)
 		return meta->pending_tail_seq;
+	LearnedCheckLink(index, meta->pending_tail, NULL);
 	buf = ReadBuffer(index, meta->pending_tail);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
@@ -599,6 +600,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	int			maxfresh;
 	BlockNumber blkno;
 	uint64		expect_seq = PG_UINT64_MAX;
+	uint32		steps = 0;
 
 	if (pending_caches == NULL)
 	{
@@ -659,13 +661,15 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	blkno = pc->next_blk;
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buf = LearnedReadBufferRecent(index, blkno, &pc->recent);
+		Buffer		buf;
 		Page		page;
 		LearnedPageOpaque opaque;
 		uint64		first_seq;
 		int			n;
 		int			i;
 
+		LearnedCheckLink(index, blkno, &steps);
+		buf = LearnedReadBufferRecent(index, blkno, &pc->recent);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);

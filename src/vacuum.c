@@ -186,12 +186,14 @@ vacuum_pending(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	BlockNumber blkno = head;
 	int		   *dead = palloc(sizeof(int) * LearnedPendingCapacity(keylen));
 	int64		marked = 0;
+	uint32		steps = 0;
 
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buf;
 
 		vacuum_delay_point();
+		LearnedCheckLink(index, blkno, &steps);
 		if (blkno < nvisited)
 			visited[blkno] = true;
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,

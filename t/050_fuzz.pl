@@ -141,28 +141,73 @@ my $bs = $node->safe_psql('postgres', q{SELECT current_setting('block_size')});
 # (LearnedMetaPageData at byte 24 of block 0: keylen at +12, an int16;
 # dir_npages at +36 and nulls_start at +48, uint32s), and a block number
 # past the end, which reached ReadBuffer and failed there without a REINDEX
-# hint.  [name, index, offset, bytes, statement, expected error]
+# hint.  Then two damaged pending chain links (the head page's next, the
+# BlockNumber 8 bytes before the end of its page): one past the end of the
+# file, which md.c reported without the hint, and one back to its own page,
+# a loop that a merge (which has no sequence check, and in a background
+# worker no statement_timeout) followed forever.
+# [name, index, offset (or a sub of the file giving it), bytes,
+#  [statement, expected error] ...]
+my $head_next = sub {
+	my ($file) = @_;
+	my $head = unpack('L', relfile_read($file, 24 + 64, 4));
+	die "no pending list" if $head == 0xFFFFFFFF;
+	return ($head * $bs + $bs - 8, pack('L', $head));
+};
+my $scan_sql = sub {
+	my ($tab, $lo, $hi) = @_;
+	return "SET enable_seqscan = off; SET enable_bitmapscan = off; "
+	  . "SELECT count(*) FROM $tab WHERE k BETWEEN $lo AND $hi";
+};
 my @found = (
 	[ 'metapage key width 187', 'f_plain', 24 + 12, pack('s', 187),
-	  'INSERT INTO f_plain VALUES (1, 1, 1)',
-	  qr/learned index "f_plain_idx" is corrupted: key type or width does not match the index/ ],
+	  [ [ 'INSERT INTO f_plain VALUES (1, 1, 1)',
+		  qr/learned index "f_plain_idx" is corrupted: key type or width does not match the index/ ] ] ],
 	[ 'directory page count 2^31', 'f_comp', 24 + 36, pack('L', 2**31),
-	  'SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM f_comp WHERE k < 100',
-	  qr/learned index "f_comp_idx" is corrupted: directory pages past the end of the index/ ],
+	  [ [ $scan_sql->('f_comp', 0, 100),
+		  qr/learned index "f_comp_idx" is corrupted: directory pages past the end of the index/ ] ] ],
 	[ 'first NULL page 2^24', 'f_plain', 24 + 48, pack('L', 2**24),
-	  'SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM f_plain WHERE k IS NULL',
-	  qr/learned index "f_plain_idx" is corrupted: NULL pages past the end of the index/ ],
+	  [ [ 'SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM f_plain WHERE k IS NULL',
+		  qr/learned index "f_plain_idx" is corrupted: NULL pages past the end of the index/ ] ] ],
+	[ 'pending link 2^30', 'f_text', sub { ($head_next->(@_))[0] }, pack('L', 2**30),
+	  [ map { [ $_, qr/learned index "f_text_idx" is corrupted: pending chain link past the end of the index/ ] }
+		  ($scan_sql->('f_text', q{'key001000'}, q{'key005000'}),
+		   "SELECT learned_index_merge('f_text_idx')",
+		   'VACUUM f_text',
+		   "SELECT pending_entries FROM learned_index_info('f_text_idx')") ] ],
+	[ 'pending link to its own page', 'f_float', $head_next, undef,
+	  [ [ $scan_sql->('f_float', 1000, 5000),
+		  qr/learned index "f_float_idx" is corrupted: pending page out of sequence/ ],
+		map { [ $_, qr/learned index "f_float_idx" is corrupted: the pending chain loops/ ] }
+		  ("SELECT learned_index_merge('f_float_idx')",
+		   'VACUUM f_float',
+		   "SELECT pending_entries FROM learned_index_info('f_float_idx')") ] ],
 );
 foreach my $f (@found)
 {
-	my ($name, $tab, $off, $bytes, $sql, $want) = @$f;
+	my ($name, $tab, $off, $bytes, $checks) = @$f;
 	my $file = relfile_path($node, "${tab}_idx");
 	my $logpos = -s $node->logfile;
+	# entries for a merge to read (a background merge may have taken the
+	# ones set up above; these are too few to start another)
+	$node->safe_psql('postgres',
+		"INSERT INTO $tab SELECT id + 2000000, g, k FROM $tab WHERE id % 100 = 7 AND k IS NOT NULL")
+	  if ref $off;
 	$node->stop;
+	if (ref $off)
+	{
+		my ($o, $b) = $off->($file);
+		$off = $o;
+		$bytes //= $b;
+	}
 	relfile_patch($file, $off, $bytes);
 	$node->start;
-	my ($ret, $out, $err) = $node->psql('postgres', $sql);
-	like($err, $want, "$name: reported as corruption");
+	foreach my $c (@$checks)
+	{
+		my ($sql, $want) = @$c;
+		my ($ret, $out, $err) = $node->psql('postgres', $sql);
+		like($err, $want, "$name: reported as corruption by: $sql");
+	}
 	unlike(slurp_file($node->logfile, $logpos), qr/PANIC|terminated by signal/,
 		"$name: no backend died");
 	$node->safe_psql('postgres', "REINDEX INDEX ${tab}_idx");
