@@ -303,11 +303,22 @@ def write_report(out, copy_to=""):
 
     # ------------------------------------------------------------- automatic observations
     obs = []
+    # the insert-time trigger (LearnedMaybeMerge): entries > static / merge_ratio, or the records' bytes
+    # (16 per int8 entry: TID, flags, key) > pending_limit kB
+    try:
+        mratio = float(mr_text)
+    except ValueError:
+        mratio = 10.0
+    limit_kb = lw.get("pending_limit") or str(st.get("learned_idx.pending_limit", "12288")).replace("kB", "")
+    try:
+        limit_entries = float(limit_kb) * 1024 / 16
+    except ValueError:
+        limit_entries = float("inf")
     for r in nl:
-        trig = (r.get("li_entries_before") or meta["n"]) / 100.0
+        trig = min((r.get("li_entries_before") or meta["n"]) / mratio, limit_entries)
         pend_end = r.get("li_pending_entries_after")
         if isinstance(pend_end, (int, float)) and pend_end > 2 * trig:
-            obs.append("%s/%s rep %s: %d pending entries when pgbench stopped = %.1fx the merge_ratio trigger "
+            obs.append("%s/%s rep %s: %d pending entries when pgbench stopped = %.1fx the merge trigger "
                        "(%d merges during the run)%s" % (r["keys"], r["workload"], r["rep"], pend_end,
                                                           pend_end / trig, r.get("merges_during_run") or 0,
                                                           " -- **no merge at all**" if not r.get("merges_during_run")
