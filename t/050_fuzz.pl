@@ -137,6 +137,27 @@ sub damage
 
 my $bs = $node->safe_psql('postgres', q{SELECT current_setting('block_size')});
 
+# Run one statement.  statement_timeout ends a loop that checks for
+# interrupts; one that does not (a walk holding a buffer lock, which holds
+# off interrupts) would hang psql, and with it the test: a client-side
+# timeout makes that a failure, and the server, whose backend no longer
+# answers a fast shutdown, is stopped in immediate mode.
+sub run_sql
+{
+	my ($sql, $what) = @_;
+	my $hung;
+	my ($ret, $out, $err) = $node->psql('postgres', $sql,
+		timeout => 180, timed_out => \$hung);
+	if ($hung)
+	{
+		fail("$what: a statement hung past statement_timeout: $sql");
+		$node->stop('immediate');
+		done_testing();
+		exit 1;
+	}
+	return ($ret, $out, $err);
+}
+
 # First the damage earlier random rounds found mishandled, placed by hand
 # (LearnedMetaPageData at byte 24 of block 0: keylen at +12, an int16;
 # dir_npages at +36 and nulls_start at +48, uint32s), and a block number
@@ -205,7 +226,7 @@ foreach my $f (@found)
 	foreach my $c (@$checks)
 	{
 		my ($sql, $want) = @$c;
-		my ($ret, $out, $err) = $node->psql('postgres', $sql);
+		my ($ret, $out, $err) = run_sql($sql, $name);
 		like($err, $want, "$name: reported as corruption by: $sql");
 	}
 	unlike(slurp_file($node->logfile, $logpos), qr/PANIC|terminated by signal/,
@@ -228,7 +249,7 @@ foreach my $round (1 .. $rounds)
 		my ($tab, $type) = @$t;
 		foreach my $sql (statements($tab, $type, $round))
 		{
-			my ($ret, $out, $err) = $node->psql('postgres', $sql);
+			my ($ret, $out, $err) = run_sql($sql, "round $round, $tab ($what{$tab})");
 			$errors++ if $ret != 0;
 			if ($ret != 0 && $err =~ /statement timeout|server closed the connection|PANIC|terminat/)
 			{
