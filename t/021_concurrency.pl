@@ -10,6 +10,9 @@
 # A failed check divides by zero, which aborts the client and fails pgbench.
 # Afterwards the whole table is compared through the index and without it,
 # and learned_index_check(heapallindexed) passes.
+#
+# LEARNED_STRESS_SECONDS sets the pgbench duration (default 20) for longer,
+# opt-in runs.
 use strict;
 use warnings;
 use FindBin;
@@ -21,7 +24,7 @@ use Test::More;
 use Time::HiRes qw(usleep);
 use LearnedDynamic;
 
-my $duration = 20;
+my $duration = $ENV{LEARNED_STRESS_SECONDS} || 20;
 
 my $node = PostgreSQL::Test::Cluster->new('concurrency');
 $node->init;
