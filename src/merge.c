@@ -925,6 +925,19 @@ mark_run(uint8 *reach, BlockNumber nblocks, BlockNumber start, uint32 npages)
  * that crashed before its flip.  They are marked FREE (WAL-logged) and
  * recorded in the FSM.  Runs under the merge lock and the metapage lock, so
  * that no merge or insert allocates or links a page meanwhile.
+ *
+ * A scan whose view predates a flip may still read the pages the flip
+ * replaced, until its snapshot ends.  If the last flip is older than every
+ * snapshot (last_flip_xid removable), every unreachable page is free.
+ * Otherwise a page may have been replaced by that flip or by an older one,
+ * and nothing on it says which: it is stamped, in pd_prune_xid (no reader
+ * looks there), with the next transaction id of the pass that first finds
+ * it unreachable, and freed by a later pass once that stamp is removable,
+ * as nbtree recycles a deleted page once its safexid is.  Without the
+ * stamp, merges that follow each other faster than the longest snapshot
+ * (a busy index) kept every replaced page until a quiet moment.  The stamp
+ * is WAL-logged: replicas must see the same page bytes (generic redo, and
+ * wal_consistency_checking, compare them).
  */
 static void
 collect_garbage_locked(Relation index)
@@ -938,6 +951,8 @@ collect_garbage_locked(Relation index)
 	uint32		s;
 	uint32		steps = 0;
 	bool		freed = false;
+	bool		all_free;
+	TransactionId stamp_now;
 	uint16		kind;
 
 	/*
@@ -956,13 +971,9 @@ collect_garbage_locked(Relation index)
 			 RelationGetRelationName(index));
 
 	/* a scan that started before the last flip may still read old pages */
-	if (meta.nmerges > 0 &&
-		!GlobalVisCheckRemovableFullXid(NULL,
-										FullTransactionIdFromU64(meta.last_flip_xid)))
-	{
-		UnlockReleaseBuffer(metabuf);
-		return;
-	}
+	all_free = meta.nmerges == 0 ||
+		GlobalVisCheckRemovableFullXid(NULL, FullTransactionIdFromU64(meta.last_flip_xid));
+	stamp_now = XidFromFullTransactionId(ReadNextFullTransactionId());
 
 	nblocks = RelationGetNumberOfBlocks(index);
 	reach = palloc0(nblocks / 8 + 1);
@@ -996,6 +1007,28 @@ collect_garbage_locked(Relation index)
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
 		kind = LearnedPageKind(page);
+		/* pages of ours that a scan may still read: stamp, or wait */
+		if (!all_free && kind != LEARNED_PAGE_FREE && kind != 0)
+		{
+			TransactionId stamp = ((PageHeader) page)->pd_prune_xid;
+
+			/* no stamp yet, or one that looks newer than now (wrapped) */
+			if (!TransactionIdIsNormal(stamp) || TransactionIdFollows(stamp, stamp_now))
+			{
+				GenericXLogState *state = LearnedXLogStart(index);
+
+				page = LearnedXLogRegister(state, buf, false);
+				((PageHeader) page)->pd_prune_xid = stamp_now;
+				LearnedXLogFinish(state);
+				UnlockReleaseBuffer(buf);
+				continue;
+			}
+			if (!GlobalVisCheckRemovableXid(NULL, stamp))
+			{
+				UnlockReleaseBuffer(buf);
+				continue;
+			}
+		}
 		if (kind != LEARNED_PAGE_FREE)
 		{
 			GenericXLogState *state = LearnedXLogStart(index);
