@@ -23,12 +23,19 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use LearnedCheck;
 
+# A streaming standby replays the stamps (generic WAL records) and checks
+# every replayed page against the primary's image.
 my $node = PostgreSQL::Test::Cluster->new('gc_horizon');
-$node->init;
+$node->init(allows_streaming => 1);
 $node->append_conf('postgresql.conf', qq{
 autovacuum = off
+wal_consistency_checking = 'generic'
 });
 $node->start;
+$node->backup('b');
+my $standby = PostgreSQL::Test::Cluster->new('gc_standby');
+$standby->init_from_backup($node, 'b', has_streaming => 1);
+$standby->start;
 $node->safe_psql('postgres',
 	'CREATE EXTENSION learned_idx; CREATE EXTENSION pg_freespacemap');
 # merge_ratio = 1: 2,000 inserts into 20,000 entries start no merge of their
@@ -122,5 +129,13 @@ is($node->safe_psql('postgres', "SELECT pg_relation_size('g_k') / 8192"), $pages
 is($node->safe_psql('postgres', "SELECT learned_index_check('g_k', true)"), 't',
 	'learned_index_check passes');
 index_vs_seq($node, 'g', 'after the merges');
+
+# the standby replayed the stamps and the frees, page for page
+$node->wait_for_catchup($standby);
+is(index_vs_seq($standby, 'g', 'on the standby'), index_vs_seq($node, 'g', 'on the primary'),
+	'the standby has the primary\'s rows');
+is($standby->safe_psql('postgres', "SELECT learned_index_check('g_k')"), 't',
+	'learned_index_check passes on the standby');
+$standby->stop;
 $node->stop;
 done_testing();
