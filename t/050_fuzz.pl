@@ -163,10 +163,12 @@ sub run_sql
 # dir_npages at +36 and nulls_start at +48, uint32s), and a block number
 # past the end, which reached ReadBuffer and failed there without a REINDEX
 # hint.  Then two damaged pending chain links (the head page's next, the
-# BlockNumber 8 bytes before the end of its page): one past the end of the
-# file, which md.c reported without the hint, and one back to its own page,
-# a loop that a merge (which has no sequence check, and in a background
-# worker no statement_timeout) followed forever.
+# BlockNumber 8 bytes before the end of its page; the head is the metapage's
+# pending_head, at +64): one past the end of the file, which md.c reported
+# without the hint, and one back to its own page, a loop that a merge,
+# VACUUM and the garbage collector followed forever (the collector holds
+# the metapage's buffer lock, which holds off even statement_timeout; a
+# merge in a background worker has no statement_timeout at all).
 # [name, index, offset (or a sub of the file giving it), bytes,
 #  [statement, expected error] ...]
 my $head_next = sub {
