@@ -133,33 +133,46 @@ LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what)
  * links a walk has followed: a chain with more links than the relation has
  * blocks loops.
  *
- * The relation's size is cached for the last index asked about, so that
- * the hot paths (every insert reads the tail) pay one comparison.  The
- * index never shrinks (pages are recycled through the FSM, not
- * truncated), so the cached size can only be too small, and it is looked
- * up again (one lseek) before a link is declared out of range.  A page
+ * The relation's size is cached per backend for the last few indexes
+ * asked about (a row inserted into a table with several learned indexes
+ * reads each one's tail), so that the hot paths pay a few comparisons.
+ * The index never shrinks (pages are recycled through the FSM, not
+ * truncated), so a cached size can only be too small, and it is looked up
+ * again (one lseek) before a link is declared out of range.  A page
  * another backend just added is in the file before any link to it: the
  * extension writes it before the link's WAL record.
  */
+#define LINK_CACHE_SIZE 8
+
 void
 LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps)
 {
-	static RelFileNode cached_node;
-	static BlockNumber cached_nblocks = 0;
-
-	if (!RelFileNodeEquals(cached_node, index->rd_node))
+	static struct
 	{
-		cached_node = index->rd_node;
-		cached_nblocks = 0;
+		RelFileNode node;
+		BlockNumber nblocks;
+	}			cache[LINK_CACHE_SIZE];
+	static int	next_victim = 0;
+	int			i;
+
+	for (i = 0; i < LINK_CACHE_SIZE; i++)
+		if (RelFileNodeEquals(cache[i].node, index->rd_node))
+			break;
+	if (i == LINK_CACHE_SIZE)
+	{
+		i = next_victim;
+		next_victim = (next_victim + 1) % LINK_CACHE_SIZE;
+		cache[i].node = index->rd_node;
+		cache[i].nblocks = 0;
 	}
 	if (steps != NULL)
 		(*steps)++;
-	if (blkno < cached_nblocks && (steps == NULL || *steps <= cached_nblocks))
+	if (blkno < cache[i].nblocks && (steps == NULL || *steps <= cache[i].nblocks))
 		return;
-	cached_nblocks = RelationGetNumberOfBlocks(index);
-	if (blkno >= cached_nblocks)
+	cache[i].nblocks = RelationGetNumberOfBlocks(index);
+	if (blkno >= cache[i].nblocks)
 		LearnedReportCorrupt(index, blkno, "pending chain link past the end of the index");
-	if (steps != NULL && *steps > cached_nblocks)
+	if (steps != NULL && *steps > cache[i].nblocks)
 		LearnedReportCorrupt(index, blkno, "the pending chain loops");
 }
 
