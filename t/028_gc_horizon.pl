@@ -4,7 +4,7 @@
 # A scan whose view predates a merge's flip reads the pages the flip
 # replaced, so they are freed only once no snapshot that old remains.  The
 # collector used to wait until the *last* flip was that old: on a busy
-# index, where another merge has always flipped since, nothing was ever
+# index, where another merge has nearly always flipped since, little was
 # freed.  Each replaced page now carries the transaction id of the pass
 # that first found it unreachable, and is freed once that id is older than
 # every snapshot, whatever flipped since.
