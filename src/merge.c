@@ -920,6 +920,27 @@ mark_run(uint8 *reach, BlockNumber nblocks, BlockNumber start, uint32 npages)
 }
 
 /*
+ * Whether the unreachable page in buf (exclusively locked) carries a stamp
+ * below every snapshot horizon.  A page without one (or with one that looks
+ * newer than now: a wrap) is stamped with stamp_now, WAL-logged, and waits.
+ */
+static bool
+stamp_removable(Relation index, Buffer buf, TransactionId stamp_now)
+{
+	Page		page = BufferGetPage(buf);
+	TransactionId stamp = ((PageHeader) page)->pd_prune_xid;
+	GenericXLogState *state;
+
+	if (TransactionIdIsNormal(stamp) && !TransactionIdFollows(stamp, stamp_now))
+		return GlobalVisCheckRemovableXid(NULL, stamp);
+	state = LearnedXLogStart(index);
+	page = LearnedXLogRegister(state, buf, false);
+	((PageHeader) page)->pd_prune_xid = stamp_now;
+	LearnedXLogFinish(state);
+	return false;
+}
+
+/*
  * Free every page that no generation a running scan may use can reach:
  * pages replaced by merges, pending pages already merged, orphans of a merge
  * that crashed before its flip.  They are marked FREE (WAL-logged) and
@@ -1007,27 +1028,12 @@ collect_garbage_locked(Relation index)
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
 		kind = LearnedPageKind(page);
-		/* pages of ours that a scan may still read: stamp, or wait */
-		if (!all_free && kind != LEARNED_PAGE_FREE && kind != 0)
+		/* pages of ours that a scan may still read wait for their stamp */
+		if (!all_free && kind != LEARNED_PAGE_FREE && kind != 0 &&
+			!stamp_removable(index, buf, stamp_now))
 		{
-			TransactionId stamp = ((PageHeader) page)->pd_prune_xid;
-
-			/* no stamp yet, or one that looks newer than now (wrapped) */
-			if (!TransactionIdIsNormal(stamp) || TransactionIdFollows(stamp, stamp_now))
-			{
-				GenericXLogState *state = LearnedXLogStart(index);
-
-				page = LearnedXLogRegister(state, buf, false);
-				((PageHeader) page)->pd_prune_xid = stamp_now;
-				LearnedXLogFinish(state);
-				UnlockReleaseBuffer(buf);
-				continue;
-			}
-			if (!GlobalVisCheckRemovableXid(NULL, stamp))
-			{
-				UnlockReleaseBuffer(buf);
-				continue;
-			}
+			UnlockReleaseBuffer(buf);
+			continue;
 		}
 		if (kind != LEARNED_PAGE_FREE)
 		{

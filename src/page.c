@@ -124,55 +124,64 @@ LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what)
 }
 
 /*
- * Check a link of the pending chain (the metapage's head or tail, or a
- * page's next) before ReadBuffer follows it, so that a damaged link is
- * reported as corruption, with the REINDEX hint, rather than as md.c's
- * "could not read block", and so that a damaged link that closes a loop
- * ends the walk instead of running forever (a merge in a background
- * worker has no statement_timeout).  "steps", if not NULL, counts the
- * links a walk has followed: a chain with more links than the relation has
- * blocks loops.
+ * Whether the relation has at least "end" blocks.  Block numbers read from
+ * the metapage, the directory and pending pages are checked with it before
+ * ReadBuffer, so that damage is reported as corruption, with the REINDEX
+ * hint, rather than as md.c's "could not read block".
  *
  * The relation's size is cached per backend for the last few indexes
  * asked about (a row inserted into a table with several learned indexes
- * reads each one's tail), so that the hot paths pay a few comparisons.
- * The index never shrinks (pages are recycled through the FSM, not
- * truncated), so a cached size can only be too small, and it is looked up
- * again (one lseek) before a link is declared out of range.  A page
- * another backend just added is in the file before any link to it: the
- * extension writes it before the link's WAL record.
+ * reads each one's pending tail), so that the hot paths pay a few
+ * comparisons.  The index never shrinks (pages are recycled through the
+ * FSM, not truncated), so a cached size can only be too small, and it is
+ * looked up again (one lseek) before the answer is no.  A page another
+ * backend just added is in the file before any link to it: the extension
+ * writes it before the link's WAL record.
  */
-#define LINK_CACHE_SIZE 8
+#define SIZE_CACHE_SIZE 8
 
-void
-LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps)
+static bool
+blocks_exist(Relation index, uint64 end)
 {
 	static struct
 	{
 		RelFileNode node;
 		BlockNumber nblocks;
-	}			cache[LINK_CACHE_SIZE];
+	}			cache[SIZE_CACHE_SIZE];
 	static int	next_victim = 0;
 	int			i;
 
-	for (i = 0; i < LINK_CACHE_SIZE; i++)
+	for (i = 0; i < SIZE_CACHE_SIZE; i++)
 		if (RelFileNodeEquals(cache[i].node, index->rd_node))
 			break;
-	if (i == LINK_CACHE_SIZE)
+	if (i == SIZE_CACHE_SIZE)
 	{
 		i = next_victim;
-		next_victim = (next_victim + 1) % LINK_CACHE_SIZE;
+		next_victim = (next_victim + 1) % SIZE_CACHE_SIZE;
 		cache[i].node = index->rd_node;
 		cache[i].nblocks = 0;
 	}
-	if (steps != NULL)
-		(*steps)++;
-	if (blkno < cache[i].nblocks && (steps == NULL || *steps <= cache[i].nblocks))
-		return;
+	if (end <= cache[i].nblocks)
+		return true;
 	cache[i].nblocks = RelationGetNumberOfBlocks(index);
-	if (blkno >= cache[i].nblocks)
+	return end <= cache[i].nblocks;
+}
+
+/*
+ * Check a link of the pending chain (the metapage's head or tail, or a
+ * page's next) before ReadBuffer follows it, and end a walk that a damaged
+ * link turned into a loop instead of following it forever (a merge in a
+ * background worker has no statement_timeout, and the garbage collector
+ * walks under the metapage's lock, which holds off interrupts).  "steps",
+ * if not NULL, counts the links a walk has followed: a chain with more
+ * links than the relation has blocks loops.
+ */
+void
+LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps)
+{
+	if (!blocks_exist(index, (uint64) blkno + 1))
 		LearnedReportCorrupt(index, blkno, "pending chain link past the end of the index");
-	if (steps != NULL && *steps > cache[i].nblocks)
+	if (steps != NULL && !blocks_exist(index, ++(*steps)))
 		LearnedReportCorrupt(index, blkno, "the pending chain loops");
 }
 
@@ -691,16 +700,15 @@ LearnedReleaseDirectory(LearnedDirectory *dir)
 
 /*
  * A run of npages pages from start, named by the metapage or the directory,
- * must lie inside the relation (nblocks): a damaged block number would
+ * must lie inside the relation (blocks_exist): a damaged block number would
  * otherwise reach ReadBuffer and fail there, with a file-level error and no
  * REINDEX hint, and a damaged page count could become a huge allocation.
  * An empty run may have start InvalidBlockNumber.
  */
 static void
-check_run_inside(Relation index, BlockNumber start, uint32 npages,
-				 BlockNumber nblocks, const char *what)
+check_run_inside(Relation index, BlockNumber start, uint32 npages, const char *what)
 {
-	if (npages > 0 && (uint64) start + npages > nblocks)
+	if (npages > 0 && !blocks_exist(index, (uint64) start + npages))
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, what);
 }
 
@@ -712,11 +720,8 @@ load_directory(Relation index, MemoryContext cxt)
 	char	   *bytes;
 	Size		off = 0;
 	uint32		i;
-	BlockNumber nblocks;
 
 	LearnedReadMeta(index, &meta);
-	/* one lseek a directory load: every page it names must exist */
-	nblocks = RelationGetNumberOfBlocks(index);
 	dir = MemoryContextAllocZero(cxt, sizeof(LearnedDirectory));
 	dir->generation = meta.generation;
 	dir->keytype = meta.keytype;
@@ -731,7 +736,7 @@ load_directory(Relation index, MemoryContext cxt)
 	dir->nnulls = meta.nnulls;
 
 	/* before the stream's allocation, which dir_npages sizes */
-	check_run_inside(index, meta.dir_start, meta.dir_npages, nblocks,
+	check_run_inside(index, meta.dir_start, meta.dir_npages,
 					 "directory pages past the end of the index");
 
 	/* the compressed stream, as written (directory.c decodes it) */
@@ -763,8 +768,8 @@ load_directory(Relation index, MemoryContext cxt)
 
 	for (i = 0; i < dir->nsegments; i++)
 		check_run_inside(index, dir->segments[i].start_blk, dir->segments[i].npages,
-						 nblocks, "a segment's pages lie past the end of the index");
-	check_run_inside(index, dir->nulls_start, dir->nulls_npages, nblocks,
+						 "a segment's pages lie past the end of the index");
+	check_run_inside(index, dir->nulls_start, dir->nulls_npages,
 					 "NULL pages past the end of the index");
 	return dir;
 }
