@@ -6,9 +6,11 @@
 # benchmark's insert-only workload), REPS rounds of the three in turn, each
 # from the same state (inserted rows deleted, VACUUM, REINDEX, CHECKPOINT,
 # prewarm).  The no-index tps over btree's bounds what an index that cost
-# nothing could reach.
+# nothing could reach.  KEYS = append inserts keys past the largest from a
+# sequence (one per table), as the append workload does.
 #
-#   bash bench/insert_ceiling.sh [ROWS] [SECONDS] [REPS]   (defaults: 1000000 12 3)
+#   bash bench/insert_ceiling.sh [ROWS] [SECONDS] [REPS] [KEYS]
+#   (defaults: 1000000 12 3 random; KEYS is random or append)
 #
 # Run as root or postgres on Debian 12 + PostgreSQL 15 with the extension
 # installed (make install); throwaway cluster on port CBENCH_PORT (default 5516).
@@ -16,6 +18,8 @@ set -euo pipefail
 ROWS="${1:-1000000}"
 SECS="${2:-12}"
 REPS="${3:-3}"
+KEYS="${4:-random}"
+case "$KEYS" in random|append) ;; *) echo "KEYS must be random or append" >&2; exit 2;; esac
 . "$(dirname "$0")/../scripts/common.sh"
 li_throwaway_cluster cbench "${CBENCH_PORT:-5516}" "shared_buffers = 2GB" "fsync = off" \
 	"synchronous_commit = off" "max_wal_size = 32GB" "checkpoint_timeout = 1h" "autovacuum = off" \
@@ -28,8 +32,13 @@ for s in none btree learned; do
 	  -c "INSERT INTO d_$s SELECT 10 * i, i FROM generate_series(1, $ROWS) i ORDER BY hashint8(i)" >/dev/null
 	[ "$s" != none ] && P -c "CREATE INDEX ON d_$s USING $s (k)" >/dev/null
 	P -c "VACUUM FREEZE d_$s" >/dev/null
-	printf '\\set k 10 * random(1, %d) + random(1, 9)\nINSERT INTO d_%s (k, v) VALUES (:k, -1);\n' \
-		"$ROWS" "$s" | li_as_pg tee "$W/ins_$s.sql" >/dev/null
+	if [ "$KEYS" = random ]; then
+		printf '\\set k 10 * random(1, %d) + random(1, 9)\nINSERT INTO d_%s (k, v) VALUES (:k, -1);\n' \
+			"$ROWS" "$s"
+	else
+		P -c "CREATE SEQUENCE s_$s START $((10 * ROWS + 10))" >/dev/null
+		printf 'INSERT INTO d_%s (k, v) VALUES (nextval(%s), -1);\n' "$s" "'s_$s'"
+	fi | li_as_pg tee "$W/ins_$s.sql" >/dev/null
 done
 declare -A TPS
 for r in $(seq 1 "$REPS"); do
@@ -48,5 +57,5 @@ for r in $(seq 1 "$REPS"); do
 done
 med() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 mn=$(echo "${TPS[none]}" | med); mb=$(echo "${TPS[btree]}" | med); ml=$(echo "${TPS[learned]}" | med)
-echo "median tps: none $mn, btree $mb, learned $ml"
+echo "keys $KEYS, $ROWS rows; median tps: none $mn, btree $mb, learned $ml"
 awk -v n="$mn" -v b="$mb" -v l="$ml" 'BEGIN {printf "ceiling (no index / btree) %.3f, learned / btree %.3f\n", n / b, l / b}'

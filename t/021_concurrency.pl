@@ -40,7 +40,7 @@ deadlock_timeout = 100ms
 });
 $node->start;
 
-$node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
+$node->safe_psql('postgres', 'CREATE EXTENSION learned_idx; CREATE EXTENSION pg_freespacemap');
 $node->safe_psql('postgres', q{
 CREATE TABLE t (id bigserial, k int8, v int) WITH (autovacuum_enabled = off);
 INSERT INTO t (k, v) SELECT (i::int8 * 7919) % 1000000, 0 FROM generate_series(1, 100000) i;
@@ -137,6 +137,28 @@ my $workers = () = slurp_file($node->logfile, $log_offset) =~
 note "merge workers started: $workers";
 cmp_ok($workers, '>', 0, 'background merge workers ran');
 
+# Where the pages are (a note for longer runs, not a check): reachable
+# segment pages (learned_index_segments lists the NULL run too), the
+# directory and pending pages, pages free in the FSM (and
+# their contiguous runs, as length x count), and the rest, which wait for
+# the snapshot horizon (docs/architecture.md, "VACUUM and garbage collection").
+sub page_layout
+{
+	my ($label) = @_;
+	note "$label: " . $node->safe_psql('postgres', q{
+WITH f AS (SELECT blkno FROM pg_freespace('t_k') WHERE avail >= 4096),
+runs AS (SELECT count(*) AS len FROM (SELECT blkno - row_number() OVER (ORDER BY blkno) AS grp FROM f) g GROUP BY grp),
+i AS (SELECT * FROM learned_index_info('t_k')),
+s AS (SELECT coalesce(sum(pages), 0) AS pages, coalesce(max(pages), 0) AS longest FROM learned_index_segments('t_k'))
+SELECT format('pages %s: segments %s (longest %s), directory %s, pending %s, free %s, waiting %s; free runs %s',
+  i.total_pages, s.pages, s.longest, i.directory_pages, i.pending_pages, (SELECT count(*) FROM f),
+  i.total_pages - 1 - s.pages - i.directory_pages - i.pending_pages - (SELECT count(*) FROM f),
+  (SELECT string_agg(len || 'x' || c, ' ' ORDER BY len) FROM (SELECT len, count(*) AS c FROM runs GROUP BY len) q))
+FROM i, s});
+	return;
+}
+page_layout('page layout after pgbench');
+
 dyn_compare($node, 't', 'after pgbench');
 dyn_all_found($node, 't', 'after pgbench');
 dyn_check($node, 't_k', 'after pgbench');
@@ -148,6 +170,7 @@ for (1 .. 2)
 	$node->safe_psql('postgres', 'SELECT txid_current()');
 	$node->safe_psql('postgres', 'VACUUM t');
 }
+page_layout('page layout after merge and vacuum');
 dyn_compare($node, 't', 'after merge and vacuum');
 dyn_all_found($node, 't', 'after merge and vacuum', step => 3);
 dyn_check($node, 't_k', 'after merge and vacuum');
