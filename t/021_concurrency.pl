@@ -139,9 +139,9 @@ cmp_ok($workers, '>', 0, 'background merge workers ran');
 
 # Where the pages are (a note for longer runs, not a check): reachable
 # segment pages (learned_index_segments lists the NULL run too), the
-# directory and pending pages, pages free in the FSM (and
-# their contiguous runs, as length x count), and the rest, which wait for
-# the snapshot horizon (docs/architecture.md, "VACUUM and garbage collection").
+# directory and pending pages, pages free in the FSM (and their contiguous
+# runs, as length x count), and the rest, which wait for the snapshot
+# horizon (docs/architecture.md, "VACUUM and garbage collection").
 sub page_layout
 {
 	my ($label) = @_;
