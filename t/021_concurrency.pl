@@ -147,14 +147,15 @@ sub page_layout
 	my ($label) = @_;
 	note "$label: " . $node->safe_psql('postgres', q{
 WITH f AS (SELECT blkno FROM pg_freespace('t_k') WHERE avail >= 4096),
+nf AS (SELECT count(*) AS n FROM f),
 runs AS (SELECT count(*) AS len FROM (SELECT blkno - row_number() OVER (ORDER BY blkno) AS grp FROM f) g GROUP BY grp),
 i AS (SELECT * FROM learned_index_info('t_k')),
 s AS (SELECT coalesce(sum(pages), 0) AS pages, coalesce(max(pages), 0) AS longest FROM learned_index_segments('t_k'))
 SELECT format('pages %s: segments %s (longest %s), directory %s, pending %s, free %s, waiting %s; free runs %s',
-  i.total_pages, s.pages, s.longest, i.directory_pages, i.pending_pages, (SELECT count(*) FROM f),
-  i.total_pages - 1 - s.pages - i.directory_pages - i.pending_pages - (SELECT count(*) FROM f),
+  i.total_pages, s.pages, s.longest, i.directory_pages, i.pending_pages, nf.n,
+  i.total_pages - 1 - s.pages - i.directory_pages - i.pending_pages - nf.n,
   (SELECT string_agg(len || 'x' || c, ' ' ORDER BY len) FROM (SELECT len, count(*) AS c FROM runs GROUP BY len) q))
-FROM i, s});
+FROM i, s, nf});
 	return;
 }
 page_layout('page layout after pgbench');

@@ -24,6 +24,9 @@ from pgdb import reloptions_text  # noqa: E402
 
 COLORS = {"btree": "#4C72B0", "learned": "#DD8452"}
 WL_DESC = {"insert": "insert-only", "mix50": "50/50 insert/lookup", "mix90": "90/10 lookup/insert"}
+# how a merge's replaced pages are recycled (docs/architecture.md, "VACUUM and garbage collection")
+RECYCLING = ("the pages a merge replaces are recycled only once no snapshot older than the merge remains "
+             "(by VACUUM, or by the collection a later merge runs first)")
 
 
 def num(x):
@@ -330,10 +333,8 @@ def write_report(out, copy_to=""):
             gb = [(r.get("pages_end_run") or 0) / r["pages_before"] for r in sel(runs, keys, wl, "btree")
                   if r.get("pages_before")]
             merged = any(r.get("merges_during_run") for r in sel(runs, keys, wl, "learned"))
-            why = ("the pages a merge replaces are recycled only once no snapshot older than the merge "
-                   "remains (by VACUUM, or by the collection a later merge runs first), so after a merge "
-                   "the old and the new generation are both on disk" if merged else
-                   "no merge ran: the growth is the pending list's pages")
+            why = (RECYCLING + ", so after a merge the old and the new generation are both on disk"
+                   if merged else "no merge ran: the growth is the pending list's pages")
             if g:
                 obs.append("%s/%s: learned relation grew %.1fx during a %d s run at most (btree %.2fx); %s"
                            % (keys, wl, max(g), meta["duration_s"], max(gb) if gb else float("nan"), why))
@@ -426,8 +427,7 @@ def write_report(out, copy_to=""):
     w("merges = generation after the run - before (merges done during the run, by the background worker or "
       "inline); pending = pending entries left when pgbench stopped (then merged by learned_index_merge); pages "
       "= pg_relation_size/8192 before the run -> when pgbench stopped -> after the final merge (a merge "
-      "writes new pages for every segment it rewrites; the old ones are recycled only once no older snapshot "
-      "remains, by VACUUM or by the collection a later merge runs first, so the final merge's old generation "
+      "writes new pages for every segment it rewrites; " + RECYCLING + ", so the final merge's old generation "
       "is still allocated here).\n")
     w("| keys | workload | rep | side | tps | inserts | merges | pending at end | segments | total_pages (info) "
       "| rel pages before -> end -> merged | final merge s | top wait events (samples) | merge-worker samples |")
