@@ -11,6 +11,7 @@
 #
 #   bash bench/insert_ceiling.sh [ROWS] [SECONDS] [REPS] [KEYS]
 #   (defaults: 1000000 12 3 random; KEYS is random or append)
+#   CBENCH_CLIENTS sets pgbench's clients and threads (default 2)
 #
 # Run as root or postgres on Debian 12 + PostgreSQL 15 with the extension
 # installed (make install); throwaway cluster on port CBENCH_PORT (default 5516).
@@ -19,6 +20,7 @@ ROWS="${1:-1000000}"
 SECS="${2:-12}"
 REPS="${3:-3}"
 KEYS="${4:-random}"
+CLIENTS="${CBENCH_CLIENTS:-2}"
 case "$KEYS" in random|append) ;; *) echo "KEYS must be random or append" >&2; exit 2;; esac
 . "$(dirname "$0")/../scripts/common.sh"
 li_throwaway_cluster cbench "${CBENCH_PORT:-5516}" "shared_buffers = 2GB" "fsync = off" \
@@ -48,7 +50,7 @@ for r in $(seq 1 "$REPS"); do
 		P -c "CHECKPOINT" -c "SELECT pg_prewarm(c.oid) FROM pg_class c WHERE c.oid = 'd_$s'::regclass
 		     OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'd_$s'::regclass)" >/dev/null
 		w0=$(P -c "SELECT pg_current_wal_lsn()")
-		tps=$(li_as_pg "$LI_PGBIN/pgbench" -n -M prepared -c 2 -j 2 -T "$SECS" -f "$W/ins_$s.sql" postgres 2>&1 |
+		tps=$(li_as_pg "$LI_PGBIN/pgbench" -n -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" -f "$W/ins_$s.sql" postgres 2>&1 |
 			awk '/^tps/ {printf "%.0f", $3}')
 		wal=$(P -c "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$w0') / greatest(1, (SELECT count(*) FROM d_$s WHERE v < 0)))")
 		echo "round $r: $s tps $tps, WAL $wal B/row"
