@@ -380,6 +380,7 @@ ALTER INDEX d_k SET (pending_limit = -2);
 ALTER INDEX d_k SET (merge_ratio = 0.5);
 ALTER INDEX d_k SET (merge_ratio = 0);
 ALTER INDEX d_k SET (merge_ratio = 'x');
+ALTER INDEX d_k SET (vacuum_truncate = 'maybe');
 SET learned_idx.pending_limit = 10;
 SET learned_idx.pending_limit = '64kB';
 SHOW learned_idx.pending_limit;

@@ -87,6 +87,10 @@ _PG_init(void)
 					   "Valid values are \"on\" and \"off\".",
 					   ShareUpdateExclusiveLock);
 
+	add_bool_reloption(learned_relopt_kind, "vacuum_truncate",
+					   "VACUUM gives a free tail of the index back to the file system, as vacuum_truncate does for a table",
+					   true, ShareUpdateExclusiveLock);
+
 	DefineCustomIntVariable("learned_idx.pending_limit",
 							"Default pending list size, in kB, that triggers a merge.",
 							NULL, &learned_pending_limit_guc,
@@ -116,6 +120,7 @@ learnedoptions(Datum reloptions, bool validate)
 		{"pending_limit", RELOPT_TYPE_INT, offsetof(LearnedOptions, pending_limit)},
 		{"mode", RELOPT_TYPE_ENUM, offsetof(LearnedOptions, mode)},
 		{"compression", RELOPT_TYPE_ENUM, offsetof(LearnedOptions, compression)},
+		{"vacuum_truncate", RELOPT_TYPE_BOOL, offsetof(LearnedOptions, vacuum_truncate)},
 	};
 
 	LearnedOptions *opts;
@@ -166,6 +171,14 @@ learned_get_compression(Relation index)
 	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
 
 	return opts ? opts->compression : LEARNED_DEFAULT_COMPRESSION;
+}
+
+bool
+learned_get_vacuum_truncate(Relation index)
+{
+	LearnedOptions *opts = (LearnedOptions *) index->rd_options;
+
+	return opts ? opts->vacuum_truncate : true;
 }
 
 const char *

@@ -140,6 +140,7 @@ typedef struct LearnedOptions
 	int			pending_limit;	/* kB; -1: use learned_idx.pending_limit */
 	int			mode;			/* LEARNED_MODE_*: read at build and each merge */
 	int			compression;	/* LEARNED_COMPRESSION_*: likewise */
+	bool		vacuum_truncate;	/* VACUUM may cut a free tail: read live */
 } LearnedOptions;
 
 /* compression reloption */
@@ -965,6 +966,7 @@ extern double learned_get_merge_ratio(Relation index);
 extern int	learned_get_pending_limit(Relation index);
 extern int	learned_get_mode(Relation index);
 extern int	learned_get_compression(Relation index);
+extern bool learned_get_vacuum_truncate(Relation index);
 extern const char *learned_mode_name(int mode);
 extern int	learned_pending_limit_guc;
 extern char *learned_fail_point;

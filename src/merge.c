@@ -36,6 +36,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/index.h"
+#include "catalog/storage.h"
 #include "commands/defrem.h"
 #include "catalog/pg_index.h"
 #include "miscadmin.h"
@@ -60,7 +61,7 @@
 
 PG_FUNCTION_INFO_V1(learned_index_merge);
 
-static void collect_garbage_locked(Relation index);
+static BlockNumber collect_garbage_locked(Relation index);
 static void collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- page allocation ---------- */
@@ -960,7 +961,7 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now)
  * is WAL-logged: replicas must see the same page bytes (generic redo, and
  * wal_consistency_checking, compare them).
  */
-static void
+static BlockNumber
 collect_garbage_locked(Relation index)
 {
 	Buffer		metabuf;
@@ -972,6 +973,7 @@ collect_garbage_locked(Relation index)
 	uint32		s;
 	uint32		steps = 0;
 	bool		freed = false;
+	BlockNumber busy_end = 1;	/* past the last page that stays in use */
 	bool		all_free;
 	TransactionId stamp_now;
 	uint16		kind;
@@ -1023,7 +1025,10 @@ collect_garbage_locked(Relation index)
 		Page		page;
 
 		if (reach[blk >> 3] & (1 << (blk & 7)))
+		{
+			busy_end = blk + 1;
 			continue;
+		}
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
@@ -1033,6 +1038,7 @@ collect_garbage_locked(Relation index)
 			!stamp_removable(index, buf, stamp_now))
 		{
 			UnlockReleaseBuffer(buf);
+			busy_end = blk + 1;
 			continue;
 		}
 		if (kind != LEARNED_PAGE_FREE)
@@ -1068,6 +1074,58 @@ collect_garbage_locked(Relation index)
 	if (freed)
 		IndexFreeSpaceMapVacuum(index);
 	pfree(reach);
+	return busy_end;
+}
+
+/*
+ * Give a free tail of the relation back to the file system (VACUUM only,
+ * after its garbage collection, under the merge lock).  The file otherwise
+ * keeps the high-water mark of moments when several generations waited for
+ * the snapshot horizon at once (docs/architecture.md, "VACUUM and garbage
+ * collection"); merges allocate first fit, so the free pages gather at the
+ * end.  As VACUUM truncates a heap: only a tail of at least 1000 pages or
+ * a sixteenth of the relation, and only if an ACCESS EXCLUSIVE lock on the
+ * index is free at once (it waits for no one, and no scan, insert or merge
+ * waits long for it: it is released right after).  Under that lock nobody
+ * else uses the index, so the tail is read again and cut where its last
+ * page that is not FREE (or new) ends: an insert may have claimed a free
+ * page for the pending list since the collection.  RelationTruncate
+ * WAL-logs the truncation, and the lock, logged too, makes a standby
+ * cancel or wait for its scans of the index before replaying it, as for a
+ * heap.  The reloption vacuum_truncate = off turns it off, as the table's
+ * does for the heap (for standbys whose scans should not wait for or be
+ * cancelled by the replayed lock).
+ */
+static void
+truncate_free_tail(Relation index, BlockNumber busy_end)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber keep;
+
+	if (!learned_get_vacuum_truncate(index) || busy_end >= nblocks ||
+		(nblocks - busy_end < 1000 && nblocks - busy_end < nblocks / 16))
+		return;
+	if (!ConditionalLockRelation(index, AccessExclusiveLock))
+		return;
+	nblocks = RelationGetNumberOfBlocks(index);
+	for (keep = nblocks; keep > Max(busy_end, 1); keep--)
+	{
+		Buffer		buf = ReadBuffer(index, keep - 1);
+		Page		page = BufferGetPage(buf);
+		bool		free_page;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		free_page = PageIsNew(page) || LearnedPageKind(page) == LEARNED_PAGE_FREE;
+		UnlockReleaseBuffer(buf);
+		if (!free_page)
+			break;
+	}
+	if (keep < nblocks)
+	{
+		RelationTruncate(index, keep);
+		IndexFreeSpaceMapVacuum(index);
+	}
+	UnlockRelation(index, AccessExclusiveLock);
 }
 
 /*
@@ -1097,20 +1155,24 @@ collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta)
 		reachable += dir->segments[s].npages;
 	if ((uint64) nblocks <= reachable + Max(64, reachable / 8))
 		return;
-	collect_garbage_locked(index);
+	(void) collect_garbage_locked(index);
 }
 
 void
 LearnedCollectGarbageLocked(Relation index)
 {
-	collect_garbage_locked(index);
+	(void) collect_garbage_locked(index);
 }
 
+/* VACUUM's collection: also truncates a free tail */
 void
 LearnedCollectGarbage(Relation index)
 {
+	BlockNumber busy_end;
+
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
-	collect_garbage_locked(index);
+	busy_end = collect_garbage_locked(index);
+	truncate_free_tail(index, busy_end);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 }
 

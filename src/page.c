@@ -132,11 +132,13 @@ LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what)
  * The relation's size is cached per backend for the last few indexes
  * asked about (a row inserted into a table with several learned indexes
  * reads each one's pending tail), so that the hot paths pay a few
- * comparisons.  The index never shrinks (pages are recycled through the
- * FSM, not truncated), so a cached size can only be too small, and it is
- * looked up again (one lseek) before the answer is no.  A page another
- * backend just added is in the file before any link to it: the extension
- * writes it before the link's WAL record.
+ * comparisons.  A cached size that is too small is looked up again (one
+ * lseek) before the answer is no.  A page another backend just added is in
+ * the file before any link to it: the extension writes it before the
+ * link's WAL record.  A cached size can also be too large, after VACUUM
+ * truncated a free tail (truncate_free_tail in merge.c), but only FREE
+ * pages are cut, which no link names: only a damaged link then gets past
+ * this check, and ReadBuffer's error reports the missing block instead.
  */
 #define SIZE_CACHE_SIZE 8
 

@@ -8,6 +8,8 @@
 # and index-only scan) stays open while the primary merges, recycles and
 # reuses the pages it was reading: it must return its snapshot's rows
 # exactly, or be canceled with a recovery conflict, never a wrong answer.
+# Last, VACUUM truncates a free tail of an index while a standby
+# transaction holds it: the standby replays the truncation only after it.
 use strict;
 use warnings;
 use FindBin;
@@ -76,6 +78,7 @@ compare_nodes('after the build');
 }
 
 my $gen0 = dyn_info($primary, 't_k')->{generation};
+my $truncations = 0;
 for my $cycle (1 .. 6)
 {
 	my $seed = $cycle * 104729;
@@ -102,11 +105,19 @@ UPDATE t SET k = (k * 3 + 1) % 1000000 WHERE id % 97 = $cycle;
 	}
 	# the second VACUUM collects garbage once the horizon passed the merges
 	# (txid_current: a transaction after them)
+	my $before = dyn_info($primary, 't_k')->{total_pages};
 	$primary->safe_psql('postgres', 'VACUUM t');
 	$primary->safe_psql('postgres', 'SELECT txid_current()');
 	$primary->safe_psql('postgres', 'VACUUM t');
+	my $after = dyn_info($primary, 't_k')->{total_pages};
+	note "cycle $cycle: the VACUUMs took the index from $before to $after pages";
+	$truncations++ if $after < $before;
+	# learned_index_info, total_pages included, is the same on the standby
 	compare_nodes("cycle $cycle after VACUUM");
 }
+# VACUUM's truncation of a free tail replays on the standby (the
+# comparisons above ran after it)
+cmp_ok($truncations, '>', 0, "VACUUM truncated the index (in $truncations of 6 cycles)");
 my $p = dyn_info($primary, 't_k');
 cmp_ok($p->{generation}, '>', $gen0 + 6, "merges happened (generation $p->{generation})");
 my $types = dyn_page_types($primary, 't_k');
@@ -197,6 +208,66 @@ SELECT string_agg(k::text, ',' ORDER BY k DESC) FROM t2;
 	$s->quit;
 }
 $primary->safe_psql('postgres', 'DROP TABLE t2');
+
+# VACUUM's truncation of a free tail, replayed while a standby transaction
+# holds the index.  The heap keeps its pages (vacuum_truncate = off), so the
+# only ACCESS EXCLUSIVE lock the standby replays is the index's; with
+# max_standby_streaming_delay = -1 the replay waits for that transaction, so
+# pages are never cut from under a scan.  The transaction (READ COMMITTED,
+# idle between statements) holds only the lock, no snapshot and no pin, so
+# nothing else holds up the replay first; its next query, while the
+# truncation waits, reads what was replayed before it.
+# Layout: the build's segment and the pending pages at the start, the
+# merge's generation after them; the VACUUM after the DELETE rewrites the
+# segments into the freed start, and the next VACUUM frees the merge's
+# generation at the end, which is then cut.
+$primary->safe_psql('postgres', q{
+CREATE TABLE t3 (id serial, k int8) WITH (autovacuum_enabled = off, vacuum_truncate = off);
+INSERT INTO t3 (k) SELECT (i::int8 * 7919) % 1000000 FROM generate_series(1, 40000) i;
+CREATE INDEX t3_k ON t3 USING learned (k) WITH (merge_ratio = 1, pending_limit = 1000000, compression = off);
+INSERT INTO t3 (k) SELECT (i::int8 * 104729) % 1000000 FROM generate_series(1, 20000) i;
+SELECT learned_index_merge('t3_k');
+});
+$primary->safe_psql('postgres', 'SELECT txid_current()');
+$primary->safe_psql('postgres', 'VACUUM t3');
+my $t3_before = dyn_info($primary, 't3_k')->{total_pages};
+$primary->safe_psql('postgres', 'DELETE FROM t3 WHERE id % 4 <> 0');
+$primary->wait_for_catchup($standby);
+{
+	my $s = $standby->background_psql('postgres', on_error_stop => 0);
+	my $q = 'SELECT count(*), sum(id), md5(string_agg(k::text, \',\' ORDER BY k, id)) FROM t3 WHERE k < 500000';
+	my $idx = 'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;';
+	my $seq = 'SET enable_seqscan = on; SET enable_indexscan = off;';
+	$s->query_safe('BEGIN');
+	like($s->query_safe("$idx EXPLAIN (COSTS OFF) $q"), qr/Index Scan using t3_k/, 'truncation: plan');
+	my $first = $s->query_safe("$idx $q");
+
+	$primary->safe_psql('postgres', 'VACUUM t3');
+	$primary->safe_psql('postgres', 'SELECT txid_current()');
+	$primary->safe_psql('postgres', 'VACUUM t3');
+	my $after = dyn_info($primary, 't3_k')->{total_pages};
+	cmp_ok($after, '<', $t3_before, "truncation: VACUUM truncated the index ($t3_before to $after pages)");
+
+	# the standby's startup process waits for the transaction's lock
+	$standby->poll_query_until('postgres',
+		"SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE backend_type = 'startup'")
+	  or die 'the standby did not wait for the lock';
+	pass('truncation: the standby waits for the transaction before it truncates');
+	# (from the transaction: a new session's lock request would queue
+	# behind the startup process's)
+	is($s->query_safe("SELECT total_pages FROM learned_index_info('t3_k')"),
+		$t3_before, 'truncation: not replayed yet');
+	my $now = $s->query_safe("$idx $q");
+	is($now, $s->query_safe("$seq $q"), 'truncation: meanwhile the index answers as a sequential scan');
+	is($now, $first, 'truncation: the same rows as before the VACUUMs');
+	$s->query_safe('COMMIT');
+	$s->quit;
+	$primary->wait_for_catchup($standby);
+	is(dyn_info($standby, 't3_k')->{total_pages}, $after, 'truncation: the standby truncated too');
+	dyn_compare_nodes($primary, $standby, 't3', 'after the truncation');
+	dyn_check($standby, 't3_k', 'after the truncation (standby)');
+}
+$primary->safe_psql('postgres', 'DROP TABLE t3');
 
 compare_nodes('the end');
 ok(!$standby->log_contains(qr/inconsistent page|FATAL|PANIC/),

@@ -2,8 +2,8 @@
 # and deletes N old ones) must not make its learned index grow forever: the
 # merges rewrite segments copy-on-write, and VACUUM's garbage collection has
 # to recycle the pages they replaced.  The index size (pg_relation_size)
-# must stop growing: the last rounds are no larger than 1.3x the size after
-# the third round.
+# must stop growing: the last rounds are no larger than 1.3x the largest
+# size of the first three rounds.
 #
 # Two VACUUM patterns:
 #  A. two VACUUMs per round, the second after the first one's merge is past
@@ -71,11 +71,14 @@ DELETE FROM $t WHERE id IN (SELECT id FROM $t ORDER BY id LIMIT $n);
 		}
 	}
 	note "$t: index size per round (pages): @sizes";
-	my $bound = 1.3 * $sizes[2];
+	# the largest of the first three rounds: VACUUM may truncate a free
+	# tail, so the size need not grow monotonically
+	my $first = (sort { $b <=> $a } @sizes[ 0 .. 2 ])[0];
+	my $bound = 1.3 * $first;
 	for my $r (($rounds - 2) .. $rounds)
 	{
 		cmp_ok($sizes[ $r - 1 ], '<=', $bound,
-			"$t ($vacuums VACUUM per round): round $r size is at most 1.3x the size after round 3 ($sizes[2])");
+			"$t ($vacuums VACUUM per round): round $r size is at most 1.3x the largest of rounds 1-3 ($first)");
 	}
 	return;
 }
