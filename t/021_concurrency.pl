@@ -57,25 +57,12 @@ my $scan_settings =
   'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;';
 
 my %scripts = (
-	# small insert transactions: keys spread over the whole range, some NULLs
-	'021_insert@8' => q{
-\set k random(0, 999999)
-INSERT INTO t (k, v) SELECT CASE WHEN i = 20 AND :k % 7 = 0 THEN NULL ELSE (:k + i * 7919) % 1000000 END, 1
-  FROM generate_series(1, 20) i;
-},
+	# inserts (some NULLs), deletes and updates of key ranges
+	dyn_dml_scripts('021'),
 	# one statement past twice the pending limit: an inline merge
 	'021_biginsert@1' => q{
 \set k random(0, 999999)
 INSERT INTO t (k, v) SELECT (:k + i * 104729) % 1000000, 2 FROM generate_series(1, 6000) i;
-},
-	'021_delete@3' => q{
-\set lo random(0, 999000)
-DELETE FROM t WHERE k BETWEEN :lo AND :lo + 400;
-},
-	'021_update@2' => q{
-\set lo random(0, 999000)
-\set shift random(1, 999999)
-UPDATE t SET k = (k + :shift) % 1000000, v = 3 WHERE k BETWEEN :lo AND :lo + 100;
 },
 	# index scans: no row twice, sorted output, point lookups
 	'021_select@6' => qq{

@@ -57,20 +57,8 @@ CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 100000, pending_limi
 my $log_offset = -s $node->logfile;
 
 my %scripts = (
-	'029_insert@8' => q{
-\set k random(0, 999999)
-INSERT INTO t (k, v) SELECT CASE WHEN i = 20 AND :k % 7 = 0 THEN NULL ELSE (:k + i * 7919) % 1000000 END, 1
-  FROM generate_series(1, 20) i;
-},
-	'029_delete@3' => q{
-\set lo random(0, 999000)
-DELETE FROM t WHERE k BETWEEN :lo AND :lo + 400;
-},
-	'029_update@2' => q{
-\set lo random(0, 999000)
-\set shift random(1, 999999)
-UPDATE t SET k = (k + :shift) % 1000000, v = 3 WHERE k BETWEEN :lo AND :lo + 100;
-},
+	# inserts (some NULLs), deletes and updates of key ranges
+	dyn_dml_scripts('029'),
 	# no row twice, sorted output (a failed check divides by zero)
 	'029_select@5' => q{
 SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;

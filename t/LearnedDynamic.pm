@@ -14,7 +14,7 @@ use Test::More;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(dyn_modes dyn_queries dyn_compare dyn_all_found dyn_check
-  dyn_info dyn_wait_ready dyn_page_types dyn_compare_nodes);
+  dyn_info dyn_wait_ready dyn_page_types dyn_compare_nodes dyn_dml_scripts);
 
 # Settings that force each kind of scan.
 my %MODES = (
@@ -49,6 +49,30 @@ sub dyn_queries
 		"SELECT k FROM $t WHERE k < 654321 ORDER BY k DESC LIMIT 50",
 		"SELECT k FROM $t WHERE k BETWEEN 400000 AND 401000 ORDER BY k",
 		"SELECT k FROM $t ORDER BY k DESC LIMIT 20");
+}
+
+# The pgbench scripts of the concurrency tests' writers, named with
+# $prefix (for pgbench's file@weight), on t (id, k int8, v int) with keys in
+# [0, 1e6): small insert transactions (keys spread over the whole range,
+# some NULLs), deletes and updates (which move keys) of key ranges.
+sub dyn_dml_scripts
+{
+	my ($prefix) = @_;
+	return (
+		"${prefix}_insert\@8" => q{
+\set k random(0, 999999)
+INSERT INTO t (k, v) SELECT CASE WHEN i = 20 AND :k % 7 = 0 THEN NULL ELSE (:k + i * 7919) % 1000000 END, 1
+  FROM generate_series(1, 20) i;
+},
+		"${prefix}_delete\@3" => q{
+\set lo random(0, 999000)
+DELETE FROM t WHERE k BETWEEN :lo AND :lo + 400;
+},
+		"${prefix}_update\@2" => q{
+\set lo random(0, 999000)
+\set shift random(1, 999999)
+UPDATE t SET k = (k + :shift) % 1000000, v = 3 WHERE k BETWEEN :lo AND :lo + 100;
+},);
 }
 
 # Runs the battery in every index mode and compares with the sequential
