@@ -1082,8 +1082,10 @@ collect_garbage_locked(Relation index)
  * after its garbage collection, under the merge lock).  The file otherwise
  * keeps the high-water mark of moments when several generations waited for
  * the snapshot horizon at once (docs/architecture.md, "VACUUM and garbage
- * collection"); merges allocate first fit, so the free pages gather at the
- * end.  As VACUUM truncates a heap: only a tail of at least 1000 pages or
+ * collection"); merges allocate first fit, so free pages tend to gather at
+ * the end (not always: a segment run that fits in no hole extends the
+ * file, and a run at the end keeps the holes before it).  As VACUUM
+ * truncates a heap: only a tail of at least 1000 pages or
  * a sixteenth of the relation, and only if an ACCESS EXCLUSIVE lock on the
  * index is free at once (it waits for no one, and no scan, insert or merge
  * waits long for it: it is released right after).  Under that lock nobody
