@@ -1125,6 +1125,7 @@ truncate_free_tail(Relation index, BlockNumber busy_end)
 	if (keep < nblocks)
 	{
 		RelationTruncate(index, keep);
+		learned_fault("vacuum-after-truncate");
 		IndexFreeSpaceMapVacuum(index);
 	}
 	UnlockRelation(index, AccessExclusiveLock);
