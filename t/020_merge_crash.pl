@@ -274,25 +274,11 @@ cmp_ok($max, '<=', int(1.3 * $first_max) + 1,
 
 # VACUUM's truncation of a free tail, failed right after the cut: with an
 # ERROR (the cut is not transactional: it stays, and so does everything the
-# index can reach) and with a PANIC (recovery replays the cut).  Layout:
-# the build's segment and the pending pages at the start, the merge's
-# generation after them; the VACUUM after the DELETE rewrites the segments
-# into the freed start, and the next VACUUM frees the merge's generation at
-# the end, which it then cuts.
+# index can reach) and with a PANIC (recovery replays the cut).  The layout
+# is dyn_truncation_layout's: the second VACUUM after it cuts.
 foreach my $fp ('vacuum-after-truncate', 'vacuum-after-truncate:panic')
 {
-	$node->safe_psql('postgres', q{
-DROP TABLE IF EXISTS t4;
-CREATE TABLE t4 (id serial, k int8) WITH (autovacuum_enabled = off, vacuum_truncate = off);
-INSERT INTO t4 (k) SELECT (i::int8 * 7919) % 1000000 FROM generate_series(1, 40000) i;
-CREATE INDEX t4_k ON t4 USING learned (k) WITH (merge_ratio = 1, pending_limit = 1000000, compression = off);
-INSERT INTO t4 (k) SELECT (i::int8 * 104729) % 1000000 FROM generate_series(1, 20000) i;
-SELECT learned_index_merge('t4_k');
-});
-	$node->safe_psql('postgres', 'SELECT txid_current()');
-	$node->safe_psql('postgres', 'VACUUM t4');
-	my $before = dyn_info($node, 't4_k')->{total_pages};
-	$node->safe_psql('postgres', 'DELETE FROM t4 WHERE id % 4 <> 0');
+	my $before = dyn_truncation_layout($node, 't4');
 	$node->safe_psql('postgres', 'VACUUM t4');
 	$node->safe_psql('postgres', 'SELECT txid_current()');
 	fail_with($fp, 'VACUUM t4;', "truncation, $fp");

@@ -217,21 +217,8 @@ $primary->safe_psql('postgres', 'DROP TABLE t2');
 # idle between statements) holds only the lock, no snapshot and no pin, so
 # nothing else holds up the replay first; its next query, while the
 # truncation waits, reads what was replayed before it.
-# Layout: the build's segment and the pending pages at the start, the
-# merge's generation after them; the VACUUM after the DELETE rewrites the
-# segments into the freed start, and the next VACUUM frees the merge's
-# generation at the end, which is then cut.
-$primary->safe_psql('postgres', q{
-CREATE TABLE t3 (id serial, k int8) WITH (autovacuum_enabled = off, vacuum_truncate = off);
-INSERT INTO t3 (k) SELECT (i::int8 * 7919) % 1000000 FROM generate_series(1, 40000) i;
-CREATE INDEX t3_k ON t3 USING learned (k) WITH (merge_ratio = 1, pending_limit = 1000000, compression = off);
-INSERT INTO t3 (k) SELECT (i::int8 * 104729) % 1000000 FROM generate_series(1, 20000) i;
-SELECT learned_index_merge('t3_k');
-});
-$primary->safe_psql('postgres', 'SELECT txid_current()');
-$primary->safe_psql('postgres', 'VACUUM t3');
-my $t3_before = dyn_info($primary, 't3_k')->{total_pages};
-$primary->safe_psql('postgres', 'DELETE FROM t3 WHERE id % 4 <> 0');
+# The layout is dyn_truncation_layout's: the second VACUUM after it cuts.
+my $t3_before = dyn_truncation_layout($primary, 't3');
 $primary->wait_for_catchup($standby);
 {
 	my $s = $standby->background_psql('postgres', on_error_stop => 0);

@@ -14,7 +14,8 @@ use Test::More;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(dyn_modes dyn_queries dyn_compare dyn_all_found dyn_check
-  dyn_info dyn_wait_ready dyn_page_types dyn_compare_nodes dyn_dml_scripts);
+  dyn_info dyn_wait_ready dyn_page_types dyn_compare_nodes dyn_dml_scripts
+  dyn_truncation_layout);
 
 # Settings that force each kind of scan.
 my %MODES = (
@@ -73,6 +74,31 @@ DELETE FROM t WHERE k BETWEEN :lo AND :lo + 400;
 \set shift random(1, 999999)
 UPDATE t SET k = (k + :shift) % 1000000, v = 3 WHERE k BETWEEN :lo AND :lo + 100;
 },);
+}
+
+# A table $t (id, k) whose index's next two VACUUMs truncate a free tail:
+# the build's segment and the pending pages at the start, a merge's
+# generation after them, then three rows in four deleted.  The first VACUUM
+# rewrites the segments into the freed start; after a transaction, the next
+# one frees the merge's generation at the end and cuts it (217 to 112 pages
+# on 8 kB pages).  The heap keeps its pages (vacuum_truncate = off), so the
+# index's is the only truncation.  Returns the index's pages before them.
+sub dyn_truncation_layout
+{
+	my ($node, $t) = @_;
+	$node->safe_psql('postgres', qq{
+DROP TABLE IF EXISTS $t;
+CREATE TABLE $t (id serial, k int8) WITH (autovacuum_enabled = off, vacuum_truncate = off);
+INSERT INTO $t (k) SELECT (i::int8 * 7919) % 1000000 FROM generate_series(1, 40000) i;
+CREATE INDEX ${t}_k ON $t USING learned (k) WITH (merge_ratio = 1, pending_limit = 1000000, compression = off);
+INSERT INTO $t (k) SELECT (i::int8 * 104729) % 1000000 FROM generate_series(1, 20000) i;
+SELECT learned_index_merge('${t}_k');
+});
+	$node->safe_psql('postgres', 'SELECT txid_current()');
+	$node->safe_psql('postgres', "VACUUM $t");
+	my $before = dyn_info($node, "${t}_k")->{total_pages};
+	$node->safe_psql('postgres', "DELETE FROM $t WHERE id % 4 <> 0");
+	return $before;
 }
 
 # Runs the battery in every index mode and compares with the sequential
