@@ -20,6 +20,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use List::Util qw(max);
 use LearnedDynamic;
 
 my $rounds = 10;
@@ -73,7 +74,7 @@ DELETE FROM $t WHERE id IN (SELECT id FROM $t ORDER BY id LIMIT $n);
 	note "$t: index size per round (pages): @sizes";
 	# the largest of the first three rounds: VACUUM may truncate a free
 	# tail, so the size need not grow monotonically
-	my $first = (sort { $b <=> $a } @sizes[ 0 .. 2 ])[0];
+	my $first = max(@sizes[ 0 .. 2 ]);
 	my $bound = 1.3 * $first;
 	for my $r (($rounds - 2) .. $rounds)
 	{

@@ -22,7 +22,6 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 use LearnedDynamic;
 
 my $duration = $ENV{LEARNED_STRESS_SECONDS} || 20;
@@ -101,28 +100,18 @@ $node->pgbench(
 
 # Autovacuum has vacuumed t (its statistics are flushed at the worker's
 # exit, so wait for them a little).
-my $vacuums = 0;
-for (my $i = 0; $i < 300; $i++)
-{
-	$vacuums = $node->safe_psql('postgres',
-		"SELECT autovacuum_count FROM pg_stat_user_tables WHERE relid = 't'::regclass");
-	last if $vacuums > 0;
-	usleep(100_000);
-}
+$node->poll_query_until('postgres',
+	"SELECT autovacuum_count > 0 FROM pg_stat_user_tables WHERE relid = 't'::regclass");
+my $vacuums = $node->safe_psql('postgres',
+	"SELECT autovacuum_count FROM pg_stat_user_tables WHERE relid = 't'::regclass");
 cmp_ok($vacuums, '>', 0, 'autovacuum vacuumed the table');
 
 # Stop autovacuum, then let the last merge workers finish, so that the
 # checks below see a quiet index.
 $node->append_conf('postgresql.conf', 'autovacuum = off');
 $node->reload;
-for (my $i = 0; $i < 600; $i++)
-{
-	last
-	  if $node->safe_psql('postgres',
-		"SELECT count(*) FROM pg_stat_activity WHERE backend_type IN ('learned_idx merge', 'autovacuum worker')"
-	  ) eq '0';
-	usleep(100_000);
-}
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type IN ('learned_idx merge', 'autovacuum worker')");
 
 my $log = slurp_file($node->logfile, $log_offset);
 my $autovac = () = $log =~ /LOG:  automatic vacuum of table "postgres\.public\.t"/g;
