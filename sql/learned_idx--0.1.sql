@@ -116,7 +116,8 @@ CREATE FUNCTION learned_index_info(index regclass,
     OUT error_bound int4, OUT items_per_page int4, OUT mode text,
     OUT generation int8, OUT last_merge timestamptz,
     OUT model_bytes_uncompressed int8, OUT zonemap_bytes_uncompressed int8,
-    OUT compression text, OUT compressed_pages int8, OUT mean_items_per_page float8)
+    OUT compression text, OUT compressed_pages int8, OUT mean_items_per_page float8,
+    OUT hinted_entries int8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'learned_index_info'
 LANGUAGE C STRICT;

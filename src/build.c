@@ -312,6 +312,8 @@ LearnedWriteRun(Relation index, uint32 npages, uint16 type, uint32 generation,
 		page = BufferGetPage(buf);
 		LearnedInitPage(page, type, generation);
 		fill(page, pg, arg);
+		if (type == LEARNED_PAGE_LEAF || type == LEARNED_PAGE_NULLS)
+			LearnedLeafReserveHints(page);
 		MarkBufferDirty(buf);
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();

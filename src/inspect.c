@@ -49,10 +49,13 @@ open_learned_index(Oid relid)
 	return rel;
 }
 
-/* count the dead entries of a run of static pages */
+/*
+ * Count the dead entries of a run of static pages, and add the live ones
+ * a scan hinted dead (kill_prior_tuple) to *hinted.
+ */
 static int64
 count_dead(Relation index, BlockNumber start, uint32 npages, uint16 type,
-		   const LearnedLeafLayout *layout)
+		   const LearnedLeafLayout *layout, int64 *hinted)
 {
 	int64		dead = 0;
 	uint32		i;
@@ -64,15 +67,19 @@ count_dead(Relation index, BlockNumber start, uint32 npages, uint16 type,
 		LearnedLeafView view;
 		int			n;
 		int			s;
+		const uint8 *hints;
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, start + i, type);
 		LearnedLeafOpen(index, page, start + i, layout, &view);
 		n = view.nitems;
+		hints = LearnedLeafHints(page);
 		for (s = 0; s < n; s++)
 			if (LearnedLeafIsDead(page, layout, s))
 				dead++;
+			else if (hints && LearnedHintIsSet(hints, s))
+				(*hinted)++;
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
 	}
@@ -89,9 +96,10 @@ learned_index_info(PG_FUNCTION_ARGS)
 	LearnedKeyInfo ki;
 	LearnedLeafLayout nl;
 	TupleDesc	tupdesc;
-	Datum		values[25];
-	bool		nulls[25];
+	Datum		values[26];
+	bool		nulls[26];
 	int64		dead;
+	int64		hinted = 0;
 	int64		pending = 0;
 	int64		pending_pages = 0;
 	BlockNumber blkno;
@@ -108,10 +116,11 @@ learned_index_info(PG_FUNCTION_ARGS)
 	dead = 0;
 	for (s = 0; s < dir->nsegments; s++)
 		dead += count_dead(index, dir->segments[s].start_blk,
-						   dir->segments[s].npages, LEARNED_PAGE_LEAF, &ki.layout);
+						   dir->segments[s].npages, LEARNED_PAGE_LEAF, &ki.layout,
+						   &hinted);
 	if (dir->nulls_npages > 0)
 		dead += count_dead(index, dir->nulls_start, dir->nulls_npages,
-						   LEARNED_PAGE_NULLS, &nl);
+						   LEARNED_PAGE_NULLS, &nl, &hinted);
 
 	for (blkno = meta.pending_head; blkno != InvalidBlockNumber;)
 	{
@@ -187,6 +196,7 @@ learned_index_info(PG_FUNCTION_ARGS)
 		values[24] = Float8GetDatum((double) dir->nstatic / dir->nvpages);
 	else
 		nulls[24] = true;
+	values[25] = Int64GetDatum(hinted);
 
 	relation_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -337,6 +347,18 @@ check_fail(Relation index, const char *fmt, const char *detail)
 			 errhint("REINDEX the index.")));
 }
 
+/* a page that says it has a hint bitmap has it where its entry count puts it */
+static void
+check_hints(Relation index, Page page, BlockNumber blkno)
+{
+	if ((LearnedPageGetOpaque(page)->flags & LEARNED_LEAF_HINTS) &&
+		LearnedLeafHints(page) == NULL)
+		check_fail(index, "a page's hint bitmap is out of place",
+				   psprintf("block %u: pd_lower %u, pd_upper %u, %u entries", blkno,
+							((PageHeader) page)->pd_lower, ((PageHeader) page)->pd_upper,
+							LearnedPageGetOpaque(page)->nitems));
+}
+
 /* claim a block for the ownership check */
 static void
 own_block(Relation index, uint8 *seen, BlockNumber nblocks, BlockNumber blk,
@@ -485,6 +507,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 			if (!LearnedLeafFormatMatches(op->flags, seg, ki.keylen))
 				check_fail(index, "a leaf page's format does not match its segment",
 						   psprintf("block %u", b));
+			check_hints(index, page, b);
 			/* a compressed page: header, runs, counts and widths */
 			LearnedLeafOpen(index, page, b, &ki.layout, &view);
 			n = view.nitems;
@@ -607,6 +630,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		LearnedCheckPage(index, page, b, LEARNED_PAGE_NULLS);
+		check_hints(index, page, b);
 		if (heapallindexed)
 			for (i = 0; i < LearnedPageGetOpaque(page)->nitems; i++)
 				if (!LearnedLeafIsDead(page, &nl, i))

@@ -513,7 +513,8 @@ page_cols_free(PageCols *pc)
 }
 
 /*
- * Encode entries[0..n-1] into area (LEARNED_LEAF_SPACE bytes).  Returns
+ * Encode entries[0..n-1] into area (LEARNED_LEAF_SPACE bytes, of which the
+ * page's hint bitmap takes the end: LearnedLeafReserveHints).  Returns
  * LCP_OK or LCP_NOFIT; *used is the size used, or needed.
  */
 static int
@@ -530,7 +531,7 @@ encode_chunk(const LearnedKeyInfo *ki, const LearnedEntry *entries, uint32 n,
 		pc->offsets[i] = ItemPointerGetOffsetNumberNoCheck(&entries[i].tid);
 	}
 	rc = lcp_encode(pc->keys, pc->blocks, pc->offsets, n, area,
-					LEARNED_LEAF_SPACE, used);
+					LEARNED_LEAF_SPACE - LEARNED_HINT_BYTES(n), used);
 	if (rc == LCP_NOMEM)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 						errmsg("out of memory while compressing a learned index leaf page")));
@@ -831,7 +832,10 @@ vw_suffix_cost(Size slen)
 	return slen + VARHDRSZ + (ALIGNOF_INT - 1);
 }
 
-/* the most page bytes c entries take */
+/*
+ * The most page bytes c entries take, with the page's hint bitmap
+ * (LearnedLeafReserveHints)
+ */
 static Size
 vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
 {
@@ -842,8 +846,9 @@ vw_chunk_need(const LearnedKeyInfo *ki, const LearnedEntry *e, Size c)
 	Size		i;
 
 	if (stride)
-		return LearnedStPrefixOff(c) - LEARNED_LEAF_DATA_OFFSET + lcp + c * width;
-	need = vw_overhead(c);
+		return LearnedStPrefixOff(c) - LEARNED_LEAF_DATA_OFFSET + lcp + c * width +
+			LEARNED_HINT_BYTES(c);
+	need = vw_overhead(c) + LEARNED_HINT_BYTES(c);
 	if (lcp > 0)
 	{
 		need += sizeof(uint16) + lcp;

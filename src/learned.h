@@ -171,6 +171,12 @@ typedef struct LearnedPageOpaqueData
  * after the page prefix (maybe empty) has the same width (leaf.c)
  */
 #define LEARNED_LEAF_STRIDE		0x0008
+/*
+ * A leaf or NULL page with a hint bitmap (kill_prior_tuple): n bits, to 8
+ * bytes, at the end of the data area, between pd_upper and the special
+ * space.  See LearnedLeafHints.
+ */
+#define LEARNED_LEAF_HINTS		0x0010
 
 /*
  * keylen of an index whose stored keys vary in size (a text, bytea or
@@ -794,6 +800,46 @@ LearnedLeafSetDead(Page page, const LearnedLeafLayout *l, int slot)
 {
 	((uint8 *) page + LearnedLeafDeadOff(page, l))[slot >> 3] |= (uint8) (1 << (slot & 7));
 }
+
+/*
+ * The hint bitmap (LEARNED_LEAF_HINTS).  A scan sets the bit of an entry
+ * whose heap tuple it found dead to every transaction (kill_prior_tuple),
+ * under a share lock and with MarkBufferDirtyHint, as btree sets LP_DEAD;
+ * later scans on the primary skip the entry without a heap visit.  Unlike
+ * the dead bitmap, the bits are not WAL-logged: a standby ignores them
+ * (they may reach it in a hint's full-page image, but its snapshots can be
+ * older than the primary's horizon), and every WAL-logged change of a leaf
+ * page clears them (LearnedLeafClearHints), so a replayed page equals the
+ * primary's.  Pages written with room for it at the end have one
+ * (LearnedLeafReserveHints); writers keep that room free
+ * (LEARNED_HINT_BYTES).  Returns NULL for a page without one, or whose
+ * bounds are not the ones its entry count gives (learned_index_check
+ * reports those).
+ */
+#define LEARNED_HINT_BYTES(n)	((Size) ((((n) + 63) / 64) * 8))
+
+static inline uint8 *
+LearnedLeafHints(Page page)
+{
+	PageHeader	ph = (PageHeader) page;
+	LearnedPageOpaque op = LearnedPageGetOpaque(page);
+
+	if (!(op->flags & LEARNED_LEAF_HINTS) ||
+		(Size) ph->pd_upper + LEARNED_HINT_BYTES(op->nitems) != ph->pd_special ||
+		ph->pd_lower > ph->pd_upper)
+		return NULL;
+	return (uint8 *) page + ph->pd_upper;
+}
+
+static inline bool
+LearnedHintIsSet(const uint8 *hints, int slot)
+{
+	return (hints[slot >> 3] >> (slot & 7)) & 1;
+}
+
+extern void LearnedLeafReserveHints(Page page);
+extern void LearnedLeafClearHints(Page page);
+extern bool LearnedLeafSetHint(Page page, int slot);
 
 /* ---------- leaf.c: compressed leaf pages, and a view over either format ---------- */
 

@@ -82,6 +82,63 @@ LearnedInitPage(Page page, uint16 type, uint32 generation)
 }
 
 /*
+ * Give a freshly written leaf or NULL page its hint bitmap if its data left
+ * room for one (LEARNED_LEAF_HINTS in learned.h).  pd_upper moves down to
+ * the bitmap, so GenericXLog and full-page images keep it as data.  The
+ * planners of compressed and variable-width pages leave the room; a full
+ * plain page has none (its capacity is the metapage's, fixed at build), so
+ * only a segment's last, partly filled plain page gets one.
+ */
+void
+LearnedLeafReserveHints(Page page)
+{
+	PageHeader	ph = (PageHeader) page;
+	LearnedPageOpaque op = LearnedPageGetOpaque(page);
+	Size		need = LEARNED_HINT_BYTES(op->nitems);
+
+	if (op->nitems == 0 || (Size) ph->pd_lower + need > ph->pd_special)
+		return;
+	ph->pd_upper = ph->pd_special - need;
+	memset((char *) page + ph->pd_upper, 0, need);
+	op->flags |= LEARNED_LEAF_HINTS;
+}
+
+/*
+ * Clear a page's hint bits: every WAL-logged change of a leaf page does, in
+ * the image it logs, so that the page a standby replays (whose hint bits
+ * were never logged) is byte for byte the primary's
+ * (wal_consistency_checking compares them).  The scans that set the bits
+ * redo that work on their next visit.
+ */
+void
+LearnedLeafClearHints(Page page)
+{
+	uint8	   *hints = LearnedLeafHints(page);
+
+	if (hints)
+		memset(hints, 0, LEARNED_HINT_BYTES(LearnedPageGetOpaque(page)->nitems));
+}
+
+/*
+ * Set the hint bit of slot under a share lock; returns whether it was
+ * clear.  Other backends can set bits of the same byte at the same time:
+ * the OR is atomic so that none is lost, which also keeps the bits a
+ * checksum's hint image may carry to a standby a subset of the primary's,
+ * all of which the next WAL-logged change clears.
+ */
+bool
+LearnedLeafSetHint(Page page, int slot)
+{
+	uint8	   *hints = LearnedLeafHints(page);
+	uint8		bit = (uint8) (1 << (slot & 7));
+
+	if (hints == NULL || slot < 0 || slot >= LearnedPageGetOpaque(page)->nitems ||
+		(hints[slot >> 3] & bit))
+		return false;
+	return (__atomic_fetch_or(&hints[slot >> 3], bit, __ATOMIC_RELAXED) & bit) == 0;
+}
+
+/*
  * Extend the index by one page; returns it exclusively locked.
  *
  * PostgreSQL 15 requires the caller of P_NEW to serialize extension.

@@ -101,6 +101,7 @@ typedef struct BatchItem
 {
 	Datum		key;
 	ItemPointerData tid;
+	uint16		slot;			/* static items: the entry's slot on its page */
 } BatchItem;
 
 /* the items of one page that the scan will return, in scan order */
@@ -111,6 +112,8 @@ typedef struct Batch
 	uint64		seq;			/* identifies the batch for mark/restore */
 	bool		last;			/* no more items in this direction/interval */
 	int			resume;			/* compressed page: next slot to read, or -1 */
+	uint32		page_gen;		/* the page's generation and entry count when */
+	uint16		page_items;		/* read: kill_items checks it is the same page */
 	int			nitems;
 	int			next;			/* next item to return */
 	BatchItem  *items;
@@ -190,6 +193,17 @@ typedef struct LearnedScanOpaqueData
 	char	   *spare_keys;
 	Size		spare_keys_cap;
 	int			batch_cap;		/* items each of the two item arrays holds */
+
+	/*
+	 * kill_prior_tuple: whether the item the last amgettuple returned is
+	 * pos.batch's items[next - 1], and the slots of the batch's page whose
+	 * heap tuples were found dead to everyone, for kill_items
+	 */
+	bool		last_static;
+	bool		ignore_hints;	/* a scan started in recovery (learned.h) */
+	int			nkilled;
+	int			killed_cap;
+	int		   *killed;
 
 	/* the leaf page last read by read_vpage (plain or compressed) */
 	LearnedLeafView view;
@@ -304,6 +318,8 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	}
 	so->mark.batch.buf = InvalidBuffer;
 	so->mark.batch.items = NULL;
+	/* hint bits may be newer than a standby snapshot (LearnedLeafHints) */
+	so->ignore_hints = scan->xactStartedInRecovery;
 	MemoryContextSwitchTo(old);
 
 	scan->opaque = so;
@@ -311,9 +327,76 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	return scan;
 }
 
+/*
+ * Set the hint bits of the entries the scan found dead (kill_prior_tuple)
+ * on pos.batch's page, which the batch still pins, as btree's
+ * _bt_killitems sets LP_DEAD.  A share lock is enough: only hint bits
+ * change (LearnedLeafSetHint).  A leaf page is never changed in place but
+ * by VACUUM's dead marks, and a recycled page gets a later generation, so
+ * the same generation and entry count mean the same entries at the same
+ * slots.
+ */
 static void
-release_batch(Batch *b)
+kill_items(LearnedScanOpaque so)
 {
+	Batch	   *b = &so->pos.batch;
+	Page		page;
+	LearnedPageOpaque op;
+	bool		dirty = false;
+	int			i;
+
+	if (so->nkilled == 0 || !BufferIsValid(b->buf))
+	{
+		so->nkilled = 0;
+		return;
+	}
+	LockBuffer(b->buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(b->buf);
+	op = LearnedPageGetOpaque(page);
+	if (!PageIsNew(page) &&
+		(op->type == LEARNED_PAGE_LEAF || op->type == LEARNED_PAGE_NULLS) &&
+		op->generation == b->page_gen && op->nitems == b->page_items)
+	{
+		for (i = 0; i < so->nkilled; i++)
+			if (LearnedLeafSetHint(page, so->killed[i]))
+				dirty = true;
+		if (dirty)
+			MarkBufferDirtyHint(b->buf, true);
+	}
+	LockBuffer(b->buf, BUFFER_LOCK_UNLOCK);
+	so->nkilled = 0;
+}
+
+/* the executor found the heap tuple of the item last returned dead to all */
+static void
+remember_kill(LearnedScanOpaque so)
+{
+	Batch	   *b = &so->pos.batch;
+
+	if (!so->last_static || b->next < 1 || b->next > b->nitems ||
+		!BufferIsValid(b->buf))
+		return;
+	if (so->nkilled >= so->killed_cap)
+	{
+		int			cap = Max(64, so->killed_cap * 2);
+
+		so->killed = so->killed == NULL ?
+			MemoryContextAlloc(so->scanCxt, sizeof(int) * cap) :
+			repalloc(so->killed, sizeof(int) * cap);
+		so->killed_cap = cap;
+	}
+	so->killed[so->nkilled++] = b->items[b->next - 1].slot;
+}
+
+/* release a batch; pos.batch first sets the hints its scan found */
+static void
+release_batch(LearnedScanOpaque so, Batch *b)
+{
+	if (b == &so->pos.batch)
+	{
+		kill_items(so);
+		so->last_static = false;
+	}
 	if (BufferIsValid(b->buf))
 		ReleaseBuffer(b->buf);
 	b->buf = InvalidBuffer;
@@ -335,10 +418,10 @@ release_pins(LearnedScanOpaque so)
 static void
 reset_position(LearnedScanOpaque so)
 {
-	release_batch(&so->pos.batch);
+	release_batch(so, &so->pos.batch);
 	if (so->mark_valid)
 	{
-		release_batch(&so->mark.batch);
+		release_batch(so, &so->mark.batch);
 		so->mark_valid = false;
 	}
 	release_pins(so);
@@ -1530,10 +1613,13 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			decoded = 0;	/* sliced: entries of the slice decoded so far */
 	int			room = so->view.compressed ? 0 : nitems;	/* items the loop may return */
 	ScanArray  *drv = so->driver;
+	const uint8 *hints = so->ignore_hints ? NULL : LearnedLeafHints(page);
 
 	Assert(so->view.page == page);
 	b->buf = buf;
 	b->vpage = vpage;
+	b->page_gen = LearnedPageGetOpaque(page)->generation;
+	b->page_items = LearnedPageGetOpaque(page)->nitems;
 	b->seq = ++so->batch_seq;
 	b->nitems = 0;
 	b->keys_used = 0;
@@ -1622,8 +1708,10 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			}
 			continue;
 		}
-		if (LearnedLeafIsDead(page, &so->ki.layout, i))
+		if (LearnedLeafIsDead(page, &so->ki.layout, i) ||
+			(hints && LearnedHintIsSet(hints, i)))
 			continue;
+		b->items[b->nitems].slot = (uint16) i;
 		if (so->ki.byref)
 		{
 			Size		at = LearnedKeyIsVarwidth(&so->ki) ? MAXALIGN(b->keys_used) :
@@ -1757,7 +1845,7 @@ static_advance(IndexScanDesc scan)
 		}
 		if (b->last)
 		{
-			release_batch(b);
+			release_batch(so, b);
 			/* next array value in scan order */
 			if (so->driver && so->forward && pos->interval + 1 < so->driver->nvalues)
 			{
@@ -1780,6 +1868,7 @@ static_advance(IndexScanDesc scan)
 			Buffer		buf = b->buf;
 			int			n;
 
+			kill_items(so);
 			reopen_vpage(scan, b->vpage, buf, &n);
 			fill_batch(scan, buf, b->vpage, n, b->resume);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -1790,7 +1879,7 @@ static_advance(IndexScanDesc scan)
 			int			n;
 			Buffer		buf;
 
-			release_batch(b);
+			release_batch(so, b);
 			buf = read_vpage(scan, vp, &n);
 			fill_batch(scan, buf, vp, n, so->forward ? 0 : n - 1);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -1816,12 +1905,13 @@ nulls_advance(IndexScanDesc scan)
 		Page		page;
 		int			n;
 		int			i;
+		const uint8 *hints;
 
 		if (!BufferIsValid(b->buf))
 			pg = 0;
 		else
 			pg = b->vpage + 1;
-		release_batch(b);
+		release_batch(so, b);
 		if (pg >= so->dir->nulls_npages)
 		{
 			pos->static_done = true;
@@ -1834,8 +1924,11 @@ nulls_advance(IndexScanDesc scan)
 		TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
 		LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_NULLS);
 		n = LearnedPageGetOpaque(page)->nitems;
+		hints = so->ignore_hints ? NULL : LearnedLeafHints(page);
 		b->buf = buf;
 		b->vpage = pg;
+		b->page_gen = LearnedPageGetOpaque(page)->generation;
+		b->page_items = (uint16) n;
 		b->seq = ++so->batch_seq;
 		b->nitems = 0;
 		b->next = 0;
@@ -1844,8 +1937,10 @@ nulls_advance(IndexScanDesc scan)
 		ensure_batch_cap(so, Min(n, nl.capacity));
 		for (i = 0; i < n && i < nl.capacity; i++)
 		{
-			if (LearnedLeafIsDead(page, &nl, i))
+			if (LearnedLeafIsDead(page, &nl, i) ||
+				(hints && LearnedHintIsSet(hints, i)))
 				continue;
+			b->items[b->nitems].slot = (uint16) i;
 			b->items[b->nitems].key = (Datum) 0;
 			b->items[b->nitems].tid = *LearnedLeafTid(page, &nl, i);
 			b->nitems++;
@@ -2269,7 +2364,7 @@ init_iteration(IndexScanDesc scan, ScanDirection dir)
 	so->pos.interval = (so->driver && !so->forward) ? so->driver->nvalues - 1 : 0;
 	so->pos.static_done = false;
 	so->pos.pend_next = 0;
-	release_batch(&so->pos.batch);
+	release_batch(so, &so->pos.batch);
 	so->pos.batch.last = false;
 }
 
@@ -2334,6 +2429,9 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 
 	if (!so->qual_ok)
 		return false;
+	if (scan->kill_prior_tuple)
+		remember_kill(so);
+	so->last_static = false;
 	if (!so->started)
 	{
 		start_scan(scan);
@@ -2362,7 +2460,7 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 			so->pos.static_done = false;
 			so->pos.pend_next = 0;
 			so->pos.interval = (so->driver && !so->forward) ? so->driver->nvalues - 1 : 0;
-			release_batch(b);
+			release_batch(so, b);
 			b->last = false;
 			continue;
 		}
@@ -2385,6 +2483,7 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 		if (s)
 		{
 			b->next++;
+			so->last_static = true;
 			set_result(scan, s, phase == PHASE_NULLS);
 		}
 		else
@@ -2440,7 +2539,7 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 				ntids++;
 			}
 		}
-		release_batch(b);
+		release_batch(so, b);
 		for (i = 0; i < so->npending; i++)
 			tbm_add_tuples(tbm, &so->pending[i].tid, 1, false);
 		ntids += so->npending;
@@ -2461,7 +2560,7 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 				ntids++;
 			}
 		}
-		release_batch(b);
+		release_batch(so, b);
 		for (i = 0; i < so->npendnull; i++)
 			tbm_add_tuples(tbm, &so->pendnull[i], 1, false);
 		ntids += so->npendnull;
@@ -2520,7 +2619,7 @@ learnedmarkpos(IndexScanDesc scan)
 	Size		keys_cap;
 
 	if (so->mark_valid)
-		release_batch(&so->mark.batch);
+		release_batch(so, &so->mark.batch);
 	if (so->mark.batch.items == NULL && so->spare_items == NULL)
 	{
 		/* the first mark: make the second set of arrays */
@@ -2554,7 +2653,7 @@ learnedrestrpos(IndexScanDesc scan)
 
 	if (!so->mark_valid)
 		elog(ERROR, "learned index: restore without a marked position");
-	release_batch(&so->pos.batch);
+	release_batch(so, &so->pos.batch);
 	items = so->pos.batch.items;
 	keys = so->pos.batch.keys;
 	keys_cap = so->pos.batch.keys_cap;

@@ -178,6 +178,7 @@ check_once(Relation index, Relation heapRel, Datum *values, bool *isnull,
 		bool		all_dead = false;
 
 		CHECK_FOR_INTERRUPTS();
+		scan->kill_prior_tuple = false;
 		if (checkUnique == UNIQUE_CHECK_EXISTING &&
 			ItemPointerCompare(&htid, tid) == 0)
 		{
@@ -186,10 +187,17 @@ check_once(Relation index, Relation heapRel, Datum *values, bool *isnull,
 			continue;
 		}
 
-		/* any tuple of the HOT chain visible to a dirty snapshot? */
+		/*
+		 * Any tuple of the HOT chain visible to a dirty snapshot?  If none
+		 * is visible to anyone, the next call hints the entry dead, as
+		 * _bt_check_unique sets LP_DEAD, so the next check skips it.
+		 */
 		if (!table_index_fetch_tuple_check(heapRel, &htid, &SnapshotDirty,
 										   &all_dead))
+		{
+			scan->kill_prior_tuple = all_dead;
 			continue;
+		}
 
 		/* a duplicate */
 		if (checkUnique == UNIQUE_CHECK_PARTIAL)
