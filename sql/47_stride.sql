@@ -30,9 +30,10 @@ INSERT INTO su VALUES ('00000000-0000-0000-0000-000000000000', -1000),
 CREATE INDEX su_l ON su USING learned (u) WITH (merge_ratio = 1);
 VACUUM ANALYZE su;
 SELECT learned_index_check('su_l', true);
--- packed segments hold more entries a page than the plain capacity; the
--- first stays plain (its first page mixes the all-zero key with the run of
--- copies: no shared prefix), so both formats serve one index
+-- packed segments hold more entries a page than the plain capacity (the
+-- first, whose one page mixes the all-zero key with the run of copies, too:
+-- it holds fewer entries than its P); after the merge below, plain and
+-- packed segments serve one index
 SELECT count(*) FILTER (WHERE s.items_per_page > i.items_per_page) AS packed,
        count(*) AS segments
 FROM learned_index_segments('su_l') s, learned_index_info('su_l') i

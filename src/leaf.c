@@ -512,9 +512,16 @@ page_cols_free(PageCols *pc)
 	pfree(pc->area);
 }
 
+/* the bytes of a page n entries' compressed area may take: the hint bitmap
+ * (LearnedLeafReserveHints) takes the end */
+static inline double
+lcp_budget(Size n)
+{
+	return (double) (LEARNED_LEAF_SPACE - LEARNED_HINT_BYTES(n));
+}
+
 /*
- * Encode entries[0..n-1] into area (LEARNED_LEAF_SPACE bytes, of which the
- * page's hint bitmap takes the end: LearnedLeafReserveHints).  Returns
+ * Encode entries[0..n-1] into area (lcp_budget(n) bytes).  Returns
  * LCP_OK or LCP_NOFIT; *used is the size used, or needed.
  */
 static int
@@ -531,7 +538,7 @@ encode_chunk(const LearnedKeyInfo *ki, const LearnedEntry *entries, uint32 n,
 		pc->offsets[i] = ItemPointerGetOffsetNumberNoCheck(&entries[i].tid);
 	}
 	rc = lcp_encode(pc->keys, pc->blocks, pc->offsets, n, area,
-					LEARNED_LEAF_SPACE - LEARNED_HINT_BYTES(n), used);
+					(size_t) lcp_budget(n), used);
 	if (rc == LCP_NOMEM)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 						errmsg("out of memory while compressing a learned index leaf page")));
@@ -586,7 +593,7 @@ LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 		if (encode_chunk(ki, entries, cnt, &pc, pc.area, &used) == LCP_OK)
 			P = (int) cnt;
 		else
-			P = (int) Min((double) cnt * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
+			P = (int) Min((double) cnt * lcp_budget(cnt) / Max(used, 1) * 0.98,
 						  (double) (cnt - 1));
 	}
 	plan->pages = palloc((Size) LEARNED_SEGMENT_MAX_PAGES * LEARNED_LEAF_SPACE);
@@ -600,7 +607,7 @@ LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 
 		if (encode_chunk(ki, entries, c, &pc, (uint8 *) plan->pages, &used) != LCP_OK)
 		{
-			double		scaled = (double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.99;
+			double		scaled = (double) c * lcp_budget(c) / Max(used, 1) * 0.99;
 
 			P = (int) Max(Min(scaled, (double) (P - 1)), 1.0);
 			continue;
@@ -608,10 +615,10 @@ LearnedPlanCompressed(const LearnedKeyInfo *ki, const LearnedEntry *entries,
 		plan->used[0] = used;
 		ok = true;
 		if (grown || (Size) c >= n || P >= LCP_MAX_ITEMS ||
-			used >= (size_t) (LEARNED_LEAF_SPACE * 0.95))
+			used >= (size_t) (lcp_budget(c) * 0.95))
 			break;
 		grown = true;
-		newP = (int) Min((double) c * LEARNED_LEAF_SPACE / Max(used, 1) * 0.98,
+		newP = (int) Min((double) c * lcp_budget(c) / Max(used, 1) * 0.98,
 						 (double) Min((Size) LCP_MAX_ITEMS, n));
 		if (newP <= P)
 			break;

@@ -85,9 +85,9 @@ LearnedInitPage(Page page, uint16 type, uint32 generation)
  * Give a freshly written leaf or NULL page its hint bitmap if its data left
  * room for one (LEARNED_LEAF_HINTS in learned.h).  pd_upper moves down to
  * the bitmap, so GenericXLog and full-page images keep it as data.  The
- * planners of compressed and variable-width pages leave the room; a full
- * plain page has none (its capacity is the metapage's, fixed at build), so
- * only a segment's last, partly filled plain page gets one.
+ * planners of compressed and variable-width pages leave the room.  Plain
+ * and NULL pages have none: their layout reserves all of the index's
+ * capacity (fixed at build, in the metapage) even on a partly filled page.
  */
 void
 LearnedLeafReserveHints(Page page)
