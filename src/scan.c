@@ -1608,6 +1608,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			step = so->forward ? 1 : -1;
 	int			i;
 	int			end = so->forward ? nitems : -1;
+	int			last;			/* the last slot the loop can visit */
 	int			from = 0;
 	bool		sliced = false;
 	int			decoded = 0;	/* sliced: entries of the slice decoded so far */
@@ -1665,9 +1666,11 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	 * both item arrays, about 30 kB each, for the one item it returns.
 	 */
 	ensure_batch_cap(so, room);
+	last = so->forward ? Min(end, nitems) - 1 : Max(end, -1) + 1;
 	for (i = slot; i >= 0 && i < nitems && i != end; i += step)
 	{
 		Datum		key;
+		bool		gone;
 
 		/*
 		 * A slice is decoded sequentially SLICE_STEP entries at a time, as
@@ -1685,6 +1688,18 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 								   so->slice_offsets + (lo - from));
 			decoded += m;
 		}
+
+		/*
+		 * A dead or hinted entry is skipped before its key is even read, as
+		 * btree skips LP_DEAD items, but for the last slot the loop visits,
+		 * whose key still says whether the scan went past its end: a run of
+		 * dead entries there costs at most the rest of the page or slice.
+		 * (A queue read from its head walks over thousands of them.)
+		 */
+		gone = LearnedLeafIsDead(page, &so->ki.layout, i) ||
+			(hints && LearnedHintIsSet(hints, i));
+		if (gone && i != last)
+			continue;
 		key = sliced ? LearnedLeafImageKey(&so->ki, so->slice_keys[i - from]) :
 			leaf_key(so, page, i);
 
@@ -1708,8 +1723,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			}
 			continue;
 		}
-		if (LearnedLeafIsDead(page, &so->ki.layout, i) ||
-			(hints && LearnedHintIsSet(hints, i)))
+		if (gone)
 			continue;
 		b->items[b->nitems].slot = (uint16) i;
 		if (so->ki.byref)
@@ -2119,6 +2133,37 @@ collect_pending_array(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 }
 
 /*
+ * Interleave two sorted runs, a[0..n1-1] and a[n1..n1+n2-1], in place (a
+ * queue's head scan collects thousands of pending matches: a merge is
+ * linear, where sorting them again was not).
+ */
+static void
+merge_runs(LearnedScanOpaque so, LearnedPendingEntry *a, int n1, int n2)
+{
+	LearnedPendingEntry *tmp;
+	int			i = 0,
+				j = n1,
+				k = 0;
+
+	/* appended keys: the recent run usually follows the main one */
+	if (LearnedPendingEntryCmp(&a[n1 - 1], &a[n1], &so->ki) <= 0)
+		return;
+	tmp = palloc(sizeof(LearnedPendingEntry) * n1);
+	memcpy(tmp, a, sizeof(LearnedPendingEntry) * n1);
+	/* a[k] is written only below a[j]: the second run is never overwritten */
+	while (i < n1 && j < n1 + n2)
+	{
+		if (LearnedPendingEntryCmp(&a[j], &tmp[i], &so->ki) < 0)
+			a[k++] = a[j++];
+		else
+			a[k++] = tmp[i++];
+	}
+	while (i < n1)
+		a[k++] = tmp[i++];
+	pfree(tmp);
+}
+
+/*
  * Append to the scan's pending list the matching entries of the backend's
  * pending copy (its main and recent arrays), using binary search to skip
  * to the key range of each interval: [first past the forward bound, first
@@ -2164,8 +2209,7 @@ collect_pending(LearnedScanOpaque so, const LearnedPendingCache *c, int *max)
 											has_fwd ? &fwd : NULL, exact_fwd,
 											has_bwd ? &bwd : NULL, exact_bwd, max);
 		if (nmain > 0 && nrecent > 0)
-			qsort_arg(so->pending_ref + start, nmain + nrecent,
-					  sizeof(LearnedPendingEntry), LearnedPendingEntryCmp, &so->ki);
+			merge_runs(so, so->pending_ref + start, nmain, nrecent);
 	}
 }
 
