@@ -491,6 +491,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 			int			expect;
 			int			i;
 			uint32		P = seg->items_per_page;
+			const uint8 *hints;
 
 			own_block(index, seen, nblocks, b, "leaf");
 			buf = ReadBuffer(index, b);
@@ -508,6 +509,15 @@ learned_index_check(PG_FUNCTION_ARGS)
 				check_fail(index, "a leaf page's format does not match its segment",
 						   psprintf("block %u", b));
 			check_hints(index, page, b);
+
+			/*
+			 * A hinted entry's heap tuple was dead to every snapshot, ours
+			 * included, when the hint was set: with heapallindexed, a live
+			 * tuple whose entry is hinted is reported as not indexed (scans
+			 * skip the entry).  A standby's hints may be the primary's,
+			 * newer than our snapshot: counted as indexed there.
+			 */
+			hints = RecoveryInProgress() ? NULL : LearnedLeafHints(page);
 			/* a compressed page: header, runs, counts and widths */
 			LearnedLeafOpen(index, page, b, &ki.layout, &view);
 			n = view.nitems;
@@ -602,7 +612,8 @@ learned_index_check(PG_FUNCTION_ARGS)
 				prev_mkey = mkey;
 				prev = LearnedKeyCopy(&ki, key, prevbuf);
 				have_prev = true;
-				if (heapallindexed && !LearnedLeafIsDead(page, &ki.layout, i))
+				if (heapallindexed && !LearnedLeafIsDead(page, &ki.layout, i) &&
+					!(hints && LearnedHintIsSet(hints, i)))
 				{
 					ItemPointerData tid = LearnedLeafViewTid(&view, i);
 

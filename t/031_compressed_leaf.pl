@@ -97,5 +97,46 @@ foreach my $c (@cases)
 	is($out, $expect, "$name: REINDEX repairs it");
 }
 
+# The hint bitmap (kill_prior_tuple) at the end of the page: a page whose
+# pd_upper is not where its entry count puts the bitmap is read as having
+# none (the hints only save heap visits), and learned_index_check reports
+# it; hint bits set on live entries (which scans then skip, as btree skips
+# a corrupt LP_DEAD) are reported by the heapallindexed check.
+# patch the first leaf page: $edit gets its pd_upper, returns (offset, bytes)
+sub patch_leaf
+{
+	my ($edit) = @_;
+	my $file = relfile_path($node, 'f_c');
+	my $blk = leafblk();
+	$node->stop;
+	my $upper = unpack('S', relfile_read($file, $blk * $bs + 14, 2));
+	my ($off, $bytes) = $edit->($upper);
+	relfile_patch($file, $blk * $bs + $off, $bytes);
+	$node->start;
+	return;
+}
+
+is($node->safe_psql('postgres', q{SELECT hinted_entries FROM learned_index_info('f_c')}),
+	'0', 'hints: none before the damage');
+patch_leaf(sub { return (14, pack('S', $_[0] - 8)) });
+($ret, $out, $err) = query();
+is($out, $expect, 'hint bitmap out of place: the scan answers right (no hints read)');
+($ret, $out, $err) = $node->psql('postgres', q{SELECT learned_index_check('f_c')});
+like($err, qr/hint bitmap is out of place/, 'hint bitmap out of place: learned_index_check reports it');
+like($err, qr/HINT:\s+REINDEX the index/, 'hint bitmap out of place: with a REINDEX hint');
+$node->safe_psql('postgres', 'REINDEX INDEX f_c; CHECKPOINT');
+
+patch_leaf(sub { return ($_[0], pack('C8', (0xff) x 8)) });
+is($node->safe_psql('postgres', q{SELECT hinted_entries FROM learned_index_info('f_c')}),
+	'64', 'hints on live entries: 64 entries read as hinted');
+($ret, $out, $err) = $node->psql('postgres', q{SELECT learned_index_check('f_c')});
+is($ret, 0, 'hints on live entries: the structural check cannot tell');
+($ret, $out, $err) = $node->psql('postgres', q{SELECT learned_index_check('f_c', true)});
+like($err, qr/live heap tuples are not indexed/,
+	'hints on live entries: the heapallindexed check reports them');
+$node->safe_psql('postgres', 'REINDEX INDEX f_c; CHECKPOINT');
+is($node->safe_psql('postgres', q{SELECT learned_index_check('f_c', true)}), 't',
+	'hints on live entries: REINDEX repairs it');
+
 $node->stop;
 done_testing();
