@@ -809,9 +809,9 @@ LearnedLeafSetDead(Page page, const LearnedLeafLayout *l, int slot)
  * the dead bitmap, the bits are not WAL-logged: a standby ignores them
  * (they may reach it in a hint's full-page image, but its snapshots can be
  * older than the primary's horizon), and every WAL-logged change of a leaf
- * page clears them (LearnedLeafClearHints), so a replayed page equals the
- * primary's.  Pages written with room for it at the end have one
- * (LearnedLeafReserveHints); writers keep that room free
+ * page clears them (LearnedXLogRegister calls LearnedLeafClearHints), so a
+ * replayed page equals the primary's.  Pages written with room for it at
+ * the end have one (LearnedLeafReserveHints); writers keep that room free
  * (LEARNED_HINT_BYTES).  Returns NULL for a page without one, or whose
  * bounds are not the ones its entry count gives (learned_index_check
  * reports those).

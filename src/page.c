@@ -105,7 +105,7 @@ LearnedLeafReserveHints(Page page)
 
 /*
  * Clear a page's hint bits: every WAL-logged change of a leaf page does, in
- * the image it logs, so that the page a standby replays (whose hint bits
+ * the image it logs (LearnedXLogRegister), so that the page a standby replays (whose hint bits
  * were never logged) is byte for byte the primary's
  * (wal_consistency_checking compares them).  The scans that set the bits
  * redo that work on their next visit.
@@ -570,12 +570,26 @@ LearnedXLogStart(Relation index)
 /*
  * Register a buffer; a new (or fully rewritten) page is logged as a full
  * image, anything else as a delta.
+ *
+ * A leaf or NULL page's hint bits are cleared in the image: they were never
+ * logged, so the standby's copy has none, and the delta covers only the
+ * bytes that change, while wal_consistency_checking compares the whole page.
+ * Every writer of such a page goes through here: VACUUM's dead marks, and
+ * garbage collection's stamp and FREE mark on a retired page, which a scan
+ * whose view predates the merge may have hinted.
  */
 Page
 LearnedXLogRegister(GenericXLogState *state, Buffer buf, bool newpage)
 {
-	return GenericXLogRegisterBuffer(state, buf,
-									 newpage ? GENERIC_XLOG_FULL_IMAGE : 0);
+	Page		page = GenericXLogRegisterBuffer(state, buf,
+												 newpage ? GENERIC_XLOG_FULL_IMAGE : 0);
+
+	if (!newpage && !PageIsNew(page) &&
+		((PageHeader) page)->pd_special == BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) &&
+		(LearnedPageGetOpaque(page)->type == LEARNED_PAGE_LEAF ||
+		 LearnedPageGetOpaque(page)->type == LEARNED_PAGE_NULLS))
+		LearnedLeafClearHints(page);
+	return page;
 }
 
 void

@@ -69,8 +69,6 @@ vacuum_static_page(Relation index, Buffer buf, const LearnedLeafLayout *layout,
 		page = LearnedXLogRegister(state, buf, false);
 		for (k = 0; k < ndead; k++)
 			LearnedLeafSetDead(page, layout, dead[k]);
-		/* the standby's page has no hint bits: log them cleared (learned.h) */
-		LearnedLeafClearHints(page);
 		LearnedXLogFinish(state);
 		if (stats)
 			stats->tuples_removed += ndead;

@@ -41,14 +41,7 @@ CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 100000, pending_limi
 ANALYZE t;
 });
 
-$primary->backup('b');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'b', has_streaming => 1);
-$standby->append_conf('postgresql.conf', qq{
-max_standby_streaming_delay = -1
-hot_standby_feedback = off
-});
-$standby->start;
+my $standby = dyn_standby($primary, 'standby');
 
 sub wait_idle
 {

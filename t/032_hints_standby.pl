@@ -44,14 +44,7 @@ my $per_page = $primary->safe_psql('postgres',
 	"SELECT round(3000.0 / pg_relation_size('h') * 8192)");
 note "heap rows per page: $per_page";
 
-$primary->backup('b');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'b', has_streaming => 1);
-$standby->append_conf('postgresql.conf', qq{
-max_standby_streaming_delay = -1
-hot_standby_feedback = off
-});
-$standby->start;
+my $standby = dyn_standby($primary, 'standby');
 $primary->wait_for_catchup($standby);
 
 my $idx = 'SET enable_seqscan = off; SET enable_bitmapscan = off; ';

@@ -11,11 +11,12 @@ use warnings;
 
 use Exporter 'import';
 use Test::More;
+use PostgreSQL::Test::Cluster;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(dyn_modes dyn_queries dyn_compare dyn_all_found dyn_check
   dyn_info dyn_wait_ready dyn_page_types dyn_compare_nodes dyn_dml_scripts
-  dyn_truncation_layout);
+  dyn_truncation_layout dyn_standby);
 
 # Settings that force each kind of scan.
 my %MODES = (
@@ -199,6 +200,25 @@ sub dyn_check
 	my ($ret, $out, $err) =
 	  $node->psql($db, "SELECT learned_index_check('$idx', true)");
 	return is("$out$err", 't', "$name: learned_index_check passes");
+}
+
+# A streaming standby of $primary, from a fresh backup, started: replay
+# waits for its queries instead of cancelling them
+# (max_standby_streaming_delay = -1), and the primary does not know their
+# snapshots (hot_standby_feedback = off), so each test chooses which
+# conflicts happen.
+sub dyn_standby
+{
+	my ($primary, $name) = @_;
+	$primary->backup("${name}_backup");
+	my $standby = PostgreSQL::Test::Cluster->new($name);
+	$standby->init_from_backup($primary, "${name}_backup", has_streaming => 1);
+	$standby->append_conf('postgresql.conf', qq{
+max_standby_streaming_delay = -1
+hot_standby_feedback = off
+});
+	$standby->start;
+	return $standby;
 }
 
 # learned_index_info as a hash.
