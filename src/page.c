@@ -105,10 +105,10 @@ LearnedLeafReserveHints(Page page)
 
 /*
  * Clear a page's hint bits: every WAL-logged change of a leaf page does, in
- * the image it logs (LearnedXLogRegister), so that the page a standby replays (whose hint bits
- * were never logged) is byte for byte the primary's
- * (wal_consistency_checking compares them).  The scans that set the bits
- * redo that work on their next visit.
+ * the image it logs (LearnedXLogRegister), so that the page a standby
+ * replays (whose hint bits were never logged) is byte for byte the
+ * primary's (wal_consistency_checking compares them).  The scans that set
+ * the bits redo that work on their next visit.
  */
 void
 LearnedLeafClearHints(Page page)
