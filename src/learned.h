@@ -839,7 +839,7 @@ LearnedHintIsSet(const uint8 *hints, int slot)
 
 extern void LearnedLeafReserveHints(Page page);
 extern void LearnedLeafClearHints(Page page);
-extern bool LearnedLeafSetHint(Page page, int slot);
+extern bool LearnedHintSet(uint8 *hints, int slot);
 
 /* ---------- leaf.c: compressed leaf pages, and a view over either format ---------- */
 

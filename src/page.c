@@ -120,20 +120,18 @@ LearnedLeafClearHints(Page page)
 }
 
 /*
- * Set the hint bit of slot under a share lock; returns whether it was
- * clear.  Other backends can set bits of the same byte at the same time:
- * the OR is atomic so that none is lost, which also keeps the bits a
- * checksum's hint image may carry to a standby a subset of the primary's,
- * all of which the next WAL-logged change clears.
+ * Set the hint bit of slot in a page's bitmap (LearnedLeafHints) under a
+ * share lock; returns whether it was clear.  Other backends can set bits of
+ * the same byte at the same time: the OR is atomic so that none is lost,
+ * which also keeps the bits a checksum's hint image may carry to a standby
+ * a subset of the primary's, all of which the next WAL-logged change clears.
  */
 bool
-LearnedLeafSetHint(Page page, int slot)
+LearnedHintSet(uint8 *hints, int slot)
 {
-	uint8	   *hints = LearnedLeafHints(page);
 	uint8		bit = (uint8) (1 << (slot & 7));
 
-	if (hints == NULL || slot < 0 || slot >= LearnedPageGetOpaque(page)->nitems ||
-		(hints[slot >> 3] & bit))
+	if (hints[slot >> 3] & bit)
 		return false;
 	return (__atomic_fetch_or(&hints[slot >> 3], bit, __ATOMIC_RELAXED) & bit) == 0;
 }
@@ -584,10 +582,8 @@ LearnedXLogRegister(GenericXLogState *state, Buffer buf, bool newpage)
 	Page		page = GenericXLogRegisterBuffer(state, buf,
 												 newpage ? GENERIC_XLOG_FULL_IMAGE : 0);
 
-	if (!newpage && !PageIsNew(page) &&
-		((PageHeader) page)->pd_special == BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) &&
-		(LearnedPageGetOpaque(page)->type == LEARNED_PAGE_LEAF ||
-		 LearnedPageGetOpaque(page)->type == LEARNED_PAGE_NULLS))
+	if (!newpage && (LearnedPageKind(page) == LEARNED_PAGE_LEAF ||
+					 LearnedPageKind(page) == LEARNED_PAGE_NULLS))
 		LearnedLeafClearHints(page);
 	return page;
 }

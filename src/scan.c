@@ -331,7 +331,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
  * Set the hint bits of the entries the scan found dead (kill_prior_tuple)
  * on pos.batch's page, which the batch still pins, as btree's
  * _bt_killitems sets LP_DEAD.  A share lock is enough: only hint bits
- * change (LearnedLeafSetHint).  A leaf page is never changed in place but
+ * change (LearnedHintSet).  A leaf page is never changed in place but
  * by VACUUM's dead marks, and a recycled page gets a later generation, so
  * the same generation and entry count mean the same entries at the same
  * slots.
@@ -342,6 +342,7 @@ kill_items(LearnedScanOpaque so)
 	Batch	   *b = &so->pos.batch;
 	Page		page;
 	LearnedPageOpaque op;
+	uint8	   *hints;
 	bool		dirty = false;
 	int			i;
 
@@ -353,12 +354,15 @@ kill_items(LearnedScanOpaque so)
 	LockBuffer(b->buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(b->buf);
 	op = LearnedPageGetOpaque(page);
-	if (!PageIsNew(page) &&
-		(op->type == LEARNED_PAGE_LEAF || op->type == LEARNED_PAGE_NULLS) &&
+	hints = LearnedLeafHints(page);
+	if (hints != NULL &&
+		(LearnedPageKind(page) == LEARNED_PAGE_LEAF ||
+		 LearnedPageKind(page) == LEARNED_PAGE_NULLS) &&
 		op->generation == b->page_gen && op->nitems == b->page_items)
 	{
+		/* slots come from this page's batch: below page_items */
 		for (i = 0; i < so->nkilled; i++)
-			if (LearnedLeafSetHint(page, so->killed[i]))
+			if (LearnedHintSet(hints, so->killed[i]))
 				dirty = true;
 		if (dirty)
 			MarkBufferDirtyHint(b->buf, true);
@@ -1582,6 +1586,30 @@ batch_key_space(Batch *b, Size need)
 #define SLICE_STEP		32		/* entries decoded at a time */
 
 /*
+ * Point pos.batch, empty, at a locked leaf or NULL page (vpage: its vpage
+ * or NULL page number), remembering the page for kill_items.  Returns the
+ * hint bitmap the scan obeys: the page's, or NULL in recovery or without.
+ */
+static const uint8 *
+batch_start(LearnedScanOpaque so, Buffer buf, uint32 vpage)
+{
+	Batch	   *b = &so->pos.batch;
+	Page		page = BufferGetPage(buf);
+
+	b->buf = buf;
+	b->vpage = vpage;
+	b->page_gen = LearnedPageGetOpaque(page)->generation;
+	b->page_items = LearnedPageGetOpaque(page)->nitems;
+	b->seq = ++so->batch_seq;
+	b->nitems = 0;
+	b->keys_used = 0;
+	b->next = 0;
+	b->last = false;
+	b->resume = -1;
+	return so->ignore_hints ? NULL : LearnedLeafHints(page);
+}
+
+/*
  * Fill the batch from a locked page, starting at slot, in the scan's
  * direction, with the items that match; stop at the first item past the end
  * of the current interval.  The caller unlocks the page; the batch keeps
@@ -1614,19 +1642,10 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			decoded = 0;	/* sliced: entries of the slice decoded so far */
 	int			room = so->view.compressed ? 0 : nitems;	/* items the loop may return */
 	ScanArray  *drv = so->driver;
-	const uint8 *hints = so->ignore_hints ? NULL : LearnedLeafHints(page);
+	const uint8 *hints;
 
 	Assert(so->view.page == page);
-	b->buf = buf;
-	b->vpage = vpage;
-	b->page_gen = LearnedPageGetOpaque(page)->generation;
-	b->page_items = LearnedPageGetOpaque(page)->nitems;
-	b->seq = ++so->batch_seq;
-	b->nitems = 0;
-	b->keys_used = 0;
-	b->next = 0;
-	b->last = false;
-	b->resume = -1;
+	hints = batch_start(so, buf, vpage);
 	if (so->view.compressed && slot >= 0 && slot < nitems)
 	{
 		int			c = Min(Max(so->slice, SLICE_FIRST),
@@ -1938,16 +1957,7 @@ nulls_advance(IndexScanDesc scan)
 		TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
 		LearnedCheckPage(scan->indexRelation, page, blkno, LEARNED_PAGE_NULLS);
 		n = LearnedPageGetOpaque(page)->nitems;
-		hints = so->ignore_hints ? NULL : LearnedLeafHints(page);
-		b->buf = buf;
-		b->vpage = pg;
-		b->page_gen = LearnedPageGetOpaque(page)->generation;
-		b->page_items = (uint16) n;
-		b->seq = ++so->batch_seq;
-		b->nitems = 0;
-		b->next = 0;
-		b->last = false;
-		b->resume = -1;
+		hints = batch_start(so, buf, pg);
 		ensure_batch_cap(so, Min(n, nl.capacity));
 		for (i = 0; i < n && i < nl.capacity; i++)
 		{
