@@ -967,6 +967,12 @@ typedef struct LearnedPendingEntry
  * Sorted by (key, TID): a large array and a small recent one, merged when
  * the recent one grows, so an incremental refresh costs O(new log new +
  * recent) and a lookup two binary searches.  NULL keys are kept apart.
+ *
+ * A version of the copy lives in its own memory context.  A scan pins the
+ * version it started with (LearnedPendingPin) and reads its entries in
+ * place, lazily, until its rescan or end.  A refresh never changes a pinned
+ * version: it copies it first (or starts a new one, on a reload), and the
+ * old version is freed when its last pin goes (LearnedPendingRelease).
  */
 #define LEARNED_PENDING_TOP_STRIDE 16
 
@@ -990,7 +996,36 @@ typedef struct LearnedPendingCache
 	int			nnulls;
 	LearnedPendingEntry *nulls;
 	uint64		nentries;		/* live entries cached */
+	/* the version itself */
+	MemoryContext cxt;			/* holds this struct, its arrays and keys */
+	int			pins;			/* scans reading it (LearnedPendingPin) */
+	bool		orphan;			/* no longer the index's copy: freed unpinned */
+	int			maxmain;		/* room in main (and main_mkeys) */
+	int			maxrecent;		/* room in recent (and recent_mkeys) */
+	int			maxnulls;		/* room in nulls */
 } LearnedPendingCache;
+
+/*
+ * The order of the copy's entries, given their mapped keys: the mapped keys
+ * decide when the map is exact (no fmgr call), the comparator otherwise,
+ * and the TID breaks ties.
+ */
+static inline int
+LearnedPendingOrder(LearnedKeyInfo *ki, bool exact,
+					const LearnedPendingEntry *x, uint64 xm,
+					const LearnedPendingEntry *y, uint64 ym)
+{
+	if (!exact)
+	{
+		int			r = LearnedKeyCmp(ki, x->key, y->key);
+
+		if (r != 0)
+			return r;
+	}
+	else if (xm != ym)
+		return xm < ym ? -1 : 1;
+	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+}
 
 extern LearnedPendingCache *LearnedPendingGet(Relation index,
 											  const LearnedMetaPageData *meta,
@@ -998,7 +1033,8 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 								   const LearnedMetaPageData *meta, uint64 first_seq);
 extern void LearnedPendingXorWithFirst(Page page, int keylen, char *key);
-extern int	LearnedPendingEntryCmp(const void *a, const void *b, void *arg);
+extern void LearnedPendingPin(LearnedPendingCache *c);
+extern void LearnedPendingRelease(LearnedPendingCache *c);
 extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);
 extern Datum LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 							   BlockNumber blkno, const char *p);

@@ -10,8 +10,13 @@
  * consumed entries or VACUUM marked some dead.  So a lookup never reads the
  * pending pages one by one.
  *
- * The copy is only used during a scan's start (scan.c copies what it needs
- * into scan memory), so a later refresh may reorganise it freely.
+ * A scan pins the version of the copy it started with and reads it in
+ * place (scan.c), so a refresh reorganises the copy freely only while no
+ * scan pins it.  A refresh that finds new entries while a scan pins the
+ * copy gives the index a private copy first (make_private), and a reload
+ * starts a new version (new_version).  The pinned version is freed by its
+ * last release.  Within one backend that happens only when scans of the
+ * same index overlap: a cursor, or a nested loop, with inserts between.
  */
 #include "postgres.h"
 
@@ -43,17 +48,16 @@ typedef struct PendingCacheEntry
 	BlockNumber next_blk;		/* where reading continues */
 	Buffer		recent;			/* the buffer of the last page read (a hint) */
 	int			next_slot;
-	int			maxmain;
-	int			maxrecent;
-	int			maxnulls;
 	PendingFresh *fresh;		/* a refresh's small read buffer, kept */
 	LearnedPendingEntry *scratch;	/* ... and its entries, split for merging */
 	uint64	   *scratch_mkeys;
-	MemoryContext cxt;
-	LearnedPendingCache cache;
+	MemoryContext work_cxt;		/* holds fresh and scratch */
+	LearnedPendingCache *cache; /* the current version, or NULL */
 } PendingCacheEntry;
 
 static HTAB *pending_caches = NULL;
+
+static inline Size top_size(int n);
 
 /* entries of a refresh's kept read buffer (under the 8 kB chunk limit) */
 #define LEARNED_PENDING_FRESH_KEEP	128
@@ -205,29 +209,12 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
 }
 
 /*
- * Order by (mapped key, TID).  For every supported single-column key type
- * the mapping is strictly monotone on the opclass's equality classes, so
- * this is the comparator's order, without an fmgr call per comparison.
- * Composite keys and lossy types are ordered by the comparator alone: their
- * image is not exact.  xm and ym are the entries' mapped keys (the copy
- * keeps them beside the entries, not in them).
+ * The copy is ordered by LearnedPendingOrder: by (mapped key, TID).  For
+ * every supported single-column key type the mapping is strictly monotone
+ * on the opclass's equality classes, so this is the comparator's order,
+ * without an fmgr call per comparison.  Composite keys and lossy types are
+ * ordered by the comparator alone: their image is not exact.
  */
-static inline int
-entry_cmp(LearnedKeyInfo *ki, bool exact,
-		  const LearnedPendingEntry *x, uint64 xm,
-		  const LearnedPendingEntry *y, uint64 ym)
-{
-	if (!exact)
-	{
-		int			r = LearnedKeyCmp(ki, x->key, y->key);
-
-		if (r != 0)
-			return r;
-	}
-	else if (xm != ym)
-		return xm < ym ? -1 : 1;
-	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
-}
 
 /* qsort_arg order of a refresh's read buffer (arg is the LearnedKeyInfo) */
 static int
@@ -237,7 +224,7 @@ fresh_cmp(const void *a, const void *b, void *arg)
 	const PendingFresh *x = (const PendingFresh *) a;
 	const PendingFresh *y = (const PendingFresh *) b;
 
-	return entry_cmp(ki, LearnedKeyMapExact(ki), &x->e, x->mkey, &y->e, y->mkey);
+	return LearnedPendingOrder(ki, LearnedKeyMapExact(ki), &x->e, x->mkey, &y->e, y->mkey);
 }
 
 /*
@@ -259,24 +246,6 @@ fresh_exact_cmp(const PendingFresh *x, const PendingFresh *y)
 #define ST_DECLARE
 #define ST_DEFINE
 #include "lib/sort_template.h"
-
-/*
- * qsort_arg order of bare entries (arg is the LearnedKeyInfo): the scan
- * sorts the few matches it took from both of the copy's arrays.  Exact
- * mapped keys are recomputed, which costs no fmgr call.
- */
-int
-LearnedPendingEntryCmp(const void *a, const void *b, void *arg)
-{
-	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
-	const LearnedPendingEntry *x = (const LearnedPendingEntry *) a;
-	const LearnedPendingEntry *y = (const LearnedPendingEntry *) b;
-
-	if (!LearnedKeyMapExact(ki))
-		return entry_cmp(ki, false, x, 0, y, 0);
-	return entry_cmp(ki, true, x, LearnedKeyMap(ki, x->key),
-					 y, LearnedKeyMap(ki, y->key));
-}
 
 /*
  * Merge the sorted run b[0, nb) (bm its mapped keys) into the sorted run
@@ -310,7 +279,7 @@ merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, uint64 *am, int na,
 		{
 			int			mid = lo + (hi - lo) / 2;
 
-			if (entry_cmp(ki, exact, &a[mid], am[mid], &b[j], bm[j]) <= 0)
+			if (LearnedPendingOrder(ki, exact, &a[mid], am[mid], &b[j], bm[j]) <= 0)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -325,34 +294,127 @@ merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, uint64 *am, int na,
 	return end;
 }
 
+/*
+ * A new, empty version of the copy, in its own context, named after the
+ * index in pg_backend_memory_contexts.
+ */
+static LearnedPendingCache *
+new_version(Relation index, int maxmain, int maxrecent, int maxnulls)
+{
+	MemoryContext cxt;
+	LearnedPendingCache *c;
+
+	cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending copy",
+								ALLOCSET_DEFAULT_SIZES);
+	MemoryContextCopyAndSetIdentifier(cxt, RelationGetRelationName(index));
+	c = MemoryContextAllocZero(cxt, sizeof(LearnedPendingCache));
+	c->cxt = cxt;
+	c->maxmain = maxmain;
+	c->maxrecent = maxrecent;
+	c->maxnulls = maxnulls;
+	c->main = MemoryContextAllocHuge(cxt, sizeof(LearnedPendingEntry) * maxmain);
+	c->main_mkeys = MemoryContextAllocHuge(cxt, sizeof(uint64) * maxmain);
+	c->main_top = MemoryContextAllocHuge(cxt, top_size(maxmain));
+	c->recent = MemoryContextAllocHuge(cxt, sizeof(LearnedPendingEntry) * maxrecent);
+	c->recent_mkeys = MemoryContextAllocHuge(cxt, sizeof(uint64) * maxrecent);
+	c->nulls = MemoryContextAllocHuge(cxt, sizeof(LearnedPendingEntry) * maxnulls);
+	return c;
+}
+
+/*
+ * The index's copy is no longer c: free it, or, while scans pin it, leave
+ * it to the last of them (LearnedPendingRelease).
+ */
+static void
+retire_version(LearnedPendingCache *c)
+{
+	if (c == NULL)
+		return;
+	if (c->pins > 0)
+		c->orphan = true;
+	else
+		MemoryContextDelete(c->cxt);
+}
+
 static void
 reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *meta)
 {
-	if (pc->cxt)
-		MemoryContextReset(pc->cxt);
-	else
-		pc->cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending copy",
-										ALLOCSET_DEFAULT_SIZES);
-	/* named after the index in pg_backend_memory_contexts (the reset freed the name) */
-	MemoryContextCopyAndSetIdentifier(pc->cxt, RelationGetRelationName(index));
+	retire_version(pc->cache);
+	pc->cache = NULL;
+	if (pc->work_cxt == NULL)
+		pc->work_cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending refresh",
+											 ALLOCSET_SMALL_SIZES);
 	pc->relfilenode = index->rd_node.relNode;
 	pc->epoch = meta->pending_epoch;
 	pc->next_blk = meta->pending_head;
 	pc->next_slot = 0;
 	pc->recent = InvalidBuffer;
-	pc->fresh = NULL;
-	pc->scratch = NULL;
-	pc->scratch_mkeys = NULL;
-	pc->maxmain = pc->maxrecent = pc->maxnulls = 64;
-	memset(&pc->cache, 0, sizeof(pc->cache));
-	pc->cache.main = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxmain);
-	pc->cache.main_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) * pc->maxmain);
-	pc->cache.main_top = MemoryContextAlloc(pc->cxt, sizeof(uint64) *
-											(pc->maxmain / LEARNED_PENDING_TOP_STRIDE));
-	pc->cache.recent = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxrecent);
-	pc->cache.recent_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) * pc->maxrecent);
-	pc->cache.nulls = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) * pc->maxnulls);
+	pc->cache = new_version(index, 64, 64, 64);
 	pc->valid = true;
+}
+
+/* a copy of entries whose by-reference keys are copied into cxt */
+static void
+copy_entries(LearnedPendingEntry *dst, const LearnedPendingEntry *src, int n,
+			 LearnedKeyInfo *ki, MemoryContext cxt)
+{
+	int			i;
+
+	memcpy(dst, src, sizeof(LearnedPendingEntry) * n);
+	if (!ki->byref)
+		return;
+	for (i = 0; i < n; i++)
+		dst[i].key = LearnedKeyCopyAlloc(ki, src[i].key, cxt);
+}
+
+/*
+ * Before a refresh changes the copy: if a scan pins it, give the index a
+ * private copy of it, and leave the pinned one to its scans.  O(entries),
+ * once per overlap of scans (see the file's header), where each scan
+ * copying its matches cost that much at every start.
+ */
+static void
+make_private(PendingCacheEntry *pc, Relation index, LearnedKeyInfo *ki)
+{
+	LearnedPendingCache *old = pc->cache;
+	LearnedPendingCache *c;
+
+	if (old->pins == 0)
+		return;
+	c = new_version(index, Max(old->nmain, 64), old->maxrecent, Max(old->nnulls, 64));
+	copy_entries(c->main, old->main, old->nmain, ki, c->cxt);
+	memcpy(c->main_mkeys, old->main_mkeys, sizeof(uint64) * old->nmain);
+	memcpy(c->main_top, old->main_top, sizeof(uint64) * old->ntop);
+	copy_entries(c->recent, old->recent, old->nrecent, ki, c->cxt);
+	memcpy(c->recent_mkeys, old->recent_mkeys, sizeof(uint64) * old->nrecent);
+	memcpy(c->nulls, old->nulls, sizeof(LearnedPendingEntry) * old->nnulls);
+	c->nmain = old->nmain;
+	c->ntop = old->ntop;
+	c->nrecent = old->nrecent;
+	c->nnulls = old->nnulls;
+	c->nentries = old->nentries;
+	if (old->filter)
+	{
+		c->filter = MemoryContextAllocHuge(c->cxt, (old->filter_mask + 1) / 8);
+		memcpy(c->filter, old->filter, (old->filter_mask + 1) / 8);
+		c->filter_mask = old->filter_mask;
+	}
+	retire_version(old);
+	pc->cache = c;
+}
+
+void
+LearnedPendingPin(LearnedPendingCache *c)
+{
+	c->pins++;
+}
+
+void
+LearnedPendingRelease(LearnedPendingCache *c)
+{
+	Assert(c->pins > 0);
+	if (--c->pins == 0 && c->orphan)
+		MemoryContextDelete(c->cxt);
 }
 
 /*
@@ -400,7 +462,7 @@ static void
 filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
 		   const PendingFresh *fresh, int nfresh)
 {
-	LearnedPendingCache *c = &pc->cache;
+	LearnedPendingCache *c = pc->cache;
 	uint64		nkeys = (uint64) c->nmain + c->nrecent;
 	int			i;
 
@@ -414,7 +476,7 @@ filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
 			nbits *= 2;
 		if (c->filter)
 			pfree(c->filter);
-		c->filter = MemoryContextAllocHuge(pc->cxt, nbits / 8);
+		c->filter = MemoryContextAllocHuge(c->cxt, nbits / 8);
 		memset(c->filter, 0, nbits / 8);
 		c->filter_mask = nbits - 1;
 		for (i = 0; i < c->nmain; i++)
@@ -488,7 +550,7 @@ static void
 absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 	   int nfresh)
 {
-	LearnedPendingCache *c = &pc->cache;
+	LearnedPendingCache *c = pc->cache;
 	LearnedPendingEntry *be;
 	uint64	   *bm;
 	int			from;
@@ -512,10 +574,10 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 		pfree(c->main);
 		pfree(c->main_mkeys);
 		pfree(c->main_top);
-		pc->maxmain = nfresh;
-		c->main = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * nfresh);
-		c->main_mkeys = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * nfresh);
-		c->main_top = MemoryContextAllocHuge(pc->cxt, top_size(nfresh));
+		c->maxmain = nfresh;
+		c->main = MemoryContextAllocHuge(c->cxt, sizeof(LearnedPendingEntry) * nfresh);
+		c->main_mkeys = MemoryContextAllocHuge(c->cxt, sizeof(uint64) * nfresh);
+		c->main_top = MemoryContextAllocHuge(c->cxt, top_size(nfresh));
 		split_fresh(fresh, nfresh, c->main, c->main_mkeys);
 		c->nmain = nfresh;
 		resample_top(c, 0);
@@ -528,9 +590,9 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 	{
 		if (pc->scratch == NULL)
 		{
-			pc->scratch = MemoryContextAlloc(pc->cxt, sizeof(LearnedPendingEntry) *
+			pc->scratch = MemoryContextAlloc(pc->work_cxt, sizeof(LearnedPendingEntry) *
 											 LEARNED_PENDING_FRESH_KEEP);
-			pc->scratch_mkeys = MemoryContextAlloc(pc->cxt, sizeof(uint64) *
+			pc->scratch_mkeys = MemoryContextAlloc(pc->work_cxt, sizeof(uint64) *
 												   LEARNED_PENDING_FRESH_KEEP);
 		}
 		be = pc->scratch;
@@ -538,13 +600,13 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 	}
 	else
 	{
-		be = MemoryContextAllocHuge(pc->cxt, sizeof(LearnedPendingEntry) * nfresh);
-		bm = MemoryContextAllocHuge(pc->cxt, sizeof(uint64) * nfresh);
+		be = MemoryContextAllocHuge(pc->work_cxt, sizeof(LearnedPendingEntry) * nfresh);
+		bm = MemoryContextAllocHuge(pc->work_cxt, sizeof(uint64) * nfresh);
 	}
 	split_fresh(fresh, nfresh, be, bm);
 
 	/* fresh into recent */
-	grow_run(&c->recent, &c->recent_mkeys, NULL, &pc->maxrecent,
+	grow_run(&c->recent, &c->recent_mkeys, NULL, &c->maxrecent,
 			 c->nrecent + nfresh);
 	merge_into(ki, c->recent, c->recent_mkeys, c->nrecent, be, bm, nfresh);
 	c->nrecent += nfresh;
@@ -564,7 +626,7 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 	fold_at = Max(256, 2 * (int) sqrt((double) c->nmain));
 	if (c->nrecent > fold_at)
 	{
-		grow_run(&c->main, &c->main_mkeys, &c->main_top, &pc->maxmain,
+		grow_run(&c->main, &c->main_mkeys, &c->main_top, &c->maxmain,
 				 c->nmain + c->nrecent);
 		from = merge_into(ki, c->main, c->main_mkeys, c->nmain,
 						  c->recent, c->recent_mkeys, c->nrecent);
@@ -572,11 +634,11 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 		resample_top(c, from);
 		c->nrecent = 0;
 		/* a large refresh grew recent: give the room back */
-		if (pc->maxrecent > 4 * fold_at)
+		if (c->maxrecent > 4 * fold_at)
 		{
-			pc->maxrecent = 64;
-			c->recent = repalloc(c->recent, sizeof(LearnedPendingEntry) * pc->maxrecent);
-			c->recent_mkeys = repalloc(c->recent_mkeys, sizeof(uint64) * pc->maxrecent);
+			c->maxrecent = 64;
+			c->recent = repalloc(c->recent, sizeof(LearnedPendingEntry) * c->maxrecent);
+			c->recent_mkeys = repalloc(c->recent_mkeys, sizeof(uint64) * c->maxrecent);
 		}
 	}
 	filter_add(pc, ki, fresh, nfresh);
@@ -584,8 +646,9 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 
 /*
  * Return the refreshed copy of the pending entries of the view described by
- * meta (a metapage copy taken by the caller).  The result is valid until
- * the next call for any index.
+ * meta (a metapage copy taken by the caller).  The result may change at
+ * the next call for the same index; pinned (LearnedPendingPin), it stays
+ * as it is, and allocated, until released.
  */
 LearnedPendingCache *
 LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
@@ -601,6 +664,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	BlockNumber blkno;
 	uint64		expect_seq = PG_UINT64_MAX;
 	uint32		steps = 0;
+	bool		own = false;
 
 	if (pending_caches == NULL)
 	{
@@ -619,7 +683,11 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		pc = hash_search(pending_caches, &key, HASH_ENTER, &found);
 		if (!found)
 		{
-			pc->cxt = NULL;
+			pc->work_cxt = NULL;
+			pc->fresh = NULL;
+			pc->scratch = NULL;
+			pc->scratch_mkeys = NULL;
+			pc->cache = NULL;
 			pc->valid = false;
 		}
 		last_indexoid = key;
@@ -635,11 +703,11 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	pc->valid = false;
 	/* most refreshes read a few entries: a kept buffer takes them */
 	if (pc->fresh == NULL)
-		pc->fresh = MemoryContextAlloc(pc->cxt, sizeof(PendingFresh) *
+		pc->fresh = MemoryContextAlloc(pc->work_cxt, sizeof(PendingFresh) *
 									   LEARNED_PENDING_FRESH_KEEP);
 	fresh = pc->fresh;
 	maxfresh = LEARNED_PENDING_FRESH_KEEP;
-	if (pc->cache.nentries == 0 && pc->next_slot == 0)
+	if (pc->cache->nentries == 0 && pc->next_slot == 0)
 	{
 		/*
 		 * A full load: size the buffer for the list as the metapage copy
@@ -655,7 +723,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		if (est > (uint64) maxfresh && est < (uint64) (MaxAllocHugeSize / sizeof(PendingFresh)))
 		{
 			maxfresh = (int) Min(est, (uint64) INT_MAX / 2);
-			fresh = MemoryContextAllocHuge(pc->cxt, sizeof(PendingFresh) * maxfresh);
+			fresh = MemoryContextAllocHuge(pc->work_cxt, sizeof(PendingFresh) * maxfresh);
 		}
 	}
 	blkno = pc->next_blk;
@@ -692,14 +760,20 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 			flags = LearnedPendingFlags(page, p);
 			if ((flags & LEARNED_PENDING_DEAD) || first_seq + i < meta->pending_merged)
 				continue;
+			/* the first new entry: the copy is about to change */
+			if (!own)
+			{
+				make_private(pc, index, ki);
+				own = true;
+			}
 			if (flags & LEARNED_PENDING_NULL)
 			{
-				LearnedPendingCache *c = &pc->cache;
+				LearnedPendingCache *c = pc->cache;
 
-				if (c->nnulls >= pc->maxnulls)
+				if (c->nnulls >= c->maxnulls)
 				{
-					pc->maxnulls *= 2;
-					c->nulls = repalloc_huge(c->nulls, sizeof(LearnedPendingEntry) * pc->maxnulls);
+					c->maxnulls *= 2;
+					c->nulls = repalloc_huge(c->nulls, sizeof(LearnedPendingEntry) * c->maxnulls);
 				}
 				e = &c->nulls[c->nnulls++];
 				e->key = (Datum) 0;
@@ -710,20 +784,20 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 				{
 					maxfresh *= 2;
 					fresh = fresh == pc->fresh ?
-						memcpy(MemoryContextAllocHuge(pc->cxt, sizeof(PendingFresh) * maxfresh),
+						memcpy(MemoryContextAllocHuge(pc->work_cxt, sizeof(PendingFresh) * maxfresh),
 							   fresh, sizeof(PendingFresh) * nfresh) :
 						repalloc_huge(fresh, sizeof(PendingFresh) * maxfresh);
 				}
 				e = &fresh[nfresh].e;
 				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
-											 pc->cxt);
+											 pc->cache->cxt);
 				fresh[nfresh++].mkey = LearnedKeyMap(ki, e->key);
 			}
 			e->tid = LearnedPendingTid(page, p);
 			e->slot = (uint16) i;
 			e->blkno = blkno;
 			e->seqlo = (uint32) (first_seq + i);
-			pc->cache.nentries++;
+			pc->cache->nentries++;
 		}
 		if (opaque->next != InvalidBlockNumber)
 		{
@@ -744,5 +818,5 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	if (fresh != pc->fresh)
 		pfree(fresh);
 	pc->valid = true;
-	return &pc->cache;
+	return pc->cache;
 }

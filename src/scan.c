@@ -17,8 +17,12 @@
  * it, so VACUUM (which takes a cleanup lock) cannot mark an entry dead and
  * let its heap slot be reused under us (nbtree's rule).
  *
- * Pending stream: the matching pending entries are read once, sorted, and
- * merged with the static stream.
+ * Pending stream: the scan pins the version of the backend's sorted pending
+ * copy that it started with (pending.c), finds each interval's run in the
+ * copy's two sorted arrays by binary search, and reads those runs in place,
+ * merging the two arrays and filtering as it goes: a LIMIT 1 over a long
+ * pending range reads one entry, not the range.  That stream is merged with
+ * the static one.
  *
  * Order: keys are stored ascending with NULLs apart.  The logical order the
  * planner expects (DESC, NULLS FIRST) is produced by choosing the physical
@@ -138,14 +142,50 @@ typedef struct Batch
 #define PHASE_KEYS	0
 #define PHASE_NULLS 1
 
+/*
+ * An interval's pending entries: a run of the pinned copy's main array and
+ * one of its recent array, [lo, hi) each.
+ */
+typedef struct PendRange
+{
+	int			main_lo;
+	int			main_hi;
+	int			recent_lo;
+	int			recent_hi;
+} PendRange;
+
+/* which array holds the pending stream's next entry (ScanPos.pend_pick) */
+#define PICK_NONE	0			/* not found yet */
+#define PICK_MAIN	1
+#define PICK_RECENT 2
+
 typedef struct ScanPos
 {
 	int			phase_idx;
 	int			interval;		/* current array value, or 0 */
 	bool		static_done;	/* static stream exhausted for this phase */
-	int			pend_next;		/* next pending entry (keys or nulls) */
+
+	/*
+	 * The pending stream: how many of its ranges (in physical direction)
+	 * are done, and the next entry of main and of recent to consider in the
+	 * current one (moving in the physical direction); pend_pick says which
+	 * of the two is the next matching entry, once found.  NULL keys: the
+	 * next entry of the copy's nulls.
+	 */
+	int			pend_iv;
+	int			pend_main;
+	int			pend_recent;
+	int			pend_pick;
+	int			pend_null;
 	Batch		batch;
 } ScanPos;
+
+/* the scan's pin on a version of the pending copy, released with rescanCxt */
+typedef struct PendingPin
+{
+	MemoryContextCallback cb;
+	LearnedPendingCache *cache;
+} PendingPin;
 
 typedef struct LearnedScanOpaqueData
 {
@@ -171,12 +211,12 @@ typedef struct LearnedScanOpaqueData
 	bool		started;
 	LearnedMetaPageData meta;
 	LearnedDirectory *dir;
-	int			npending;
-	BatchItem  *pending;		/* sorted matching pending keys */
-	int			npendnull;
-	ItemPointerData *pendnull;
-	LearnedPendingEntry *pending_ref;	/* where each pending entry lives */
-	LearnedPendingEntry *pendnull_ref;
+	LearnedPendingCache *pcache;	/* the pinned pending copy, or NULL */
+	PendingPin *pin;			/* in rescanCxt, or NULL */
+	int			npranges;
+	PendRange  *pranges;		/* non-empty intervals' runs, in key order */
+	BatchItem	pend_item;		/* the entry pending_peek returned ... */
+	const LearnedPendingEntry *pend_entry;	/* ... and where it lives */
 	bool		check_pending;	/* verify pending entries before use */
 	int			npins;
 	Buffer	   *pins;			/* pending page pinned by the last entry */
@@ -620,7 +660,11 @@ preprocess_keys(IndexScanDesc scan)
 	int			i;
 	MemoryContext old;
 
+	/* releases the pending copy's pin too (pending_unpin_cb) */
 	MemoryContextReset(so->rescanCxt);
+	so->pin = NULL;
+	so->pcache = NULL;
+	so->npranges = 0;
 	old = MemoryContextSwitchTo(so->rescanCxt);
 	so->qual_ok = true;
 	so->want_keys = true;
@@ -2086,19 +2130,6 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 	return lo;
 }
 
-static void
-push_pending(LearnedScanOpaque so, const LearnedPendingEntry *e, int *max)
-{
-	if (so->npending >= *max)
-	{
-		*max = Max(16, *max * 2);
-		so->pending_ref = so->pending_ref ?
-			repalloc_huge(so->pending_ref, sizeof(LearnedPendingEntry) * *max) :
-			palloc_extended(sizeof(LearnedPendingEntry) * *max, MCXT_ALLOC_HUGE);
-	}
-	so->pending_ref[so->npending++] = *e;
-}
-
 /*
  * Does the bound's image order it among the keys' images exactly, so that
  * the pending copy's mapped keys (and its filter) decide without the
@@ -2118,76 +2149,36 @@ bound_image_exact(LearnedScanOpaque so, const Bound *b)
 }
 
 /*
- * Append to the scan's pending list the matching entries of one sorted
- * array of the backend's pending copy (n entries, mkeys their packed mapped
- * keys, top their stride samples or NULL) within one interval's key range:
- * [first past fwd, first past bwd), a NULL bound being the array's end.
- * Returns how many it took.
+ * The run [lo, hi) of one sorted array of the pinned pending copy (n
+ * entries, mkeys their packed mapped keys, top their stride samples or
+ * NULL) that holds an interval's key range: from the first entry past fwd
+ * to the first past bwd, a NULL bound being the array's end.
  */
-static int
-collect_pending_array(LearnedScanOpaque so, const LearnedPendingEntry *arr,
-					  const uint64 *mkeys, const uint64 *top, int ntop, int n,
-					  const Bound *fwd, bool exact_fwd,
-					  const Bound *bwd, bool exact_bwd, int *max)
+static void
+pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
+			const uint64 *mkeys, const uint64 *top, int ntop, int n,
+			const Bound *fwd, bool exact_fwd, const Bound *bwd, bool exact_bwd,
+			int *lo, int *hi)
 {
-	int			before = so->npending;
-	int			lo = fwd ? pending_bound(so, arr, mkeys, top, ntop, n, 0, fwd, exact_fwd) : 0;
+	*lo = fwd ? pending_bound(so, arr, mkeys, top, ntop, n, 0, fwd, exact_fwd) : 0;
 	/* the run ends at or after its start */
-	int			hi = bwd ? pending_bound(so, arr, mkeys, NULL, 0, n, lo, bwd, exact_bwd) : n;
-	int			i;
-
-	for (i = lo; i < hi; i++)
-		if (key_matches(so, arr[i].key))
-			push_pending(so, &arr[i], max);
-	return so->npending - before;
+	*hi = bwd ? pending_bound(so, arr, mkeys, NULL, 0, n, *lo, bwd, exact_bwd) : n;
 }
 
 /*
- * Interleave two sorted runs, a[0..n1-1] and a[n1..n1+n2-1], in place (a
- * queue's head scan collects thousands of pending matches: a merge is
- * linear, where sorting them again was not).
+ * Find each interval's runs in the pinned copy's main and recent arrays,
+ * by binary search: a lookup costs O(log n), and nothing is copied.  Each
+ * interval's bounds are made once for both arrays.  Intervals with no
+ * entry in either are left out.
  */
 static void
-merge_runs(LearnedScanOpaque so, LearnedPendingEntry *a, int n1, int n2)
-{
-	LearnedPendingEntry *tmp;
-	int			i = 0,
-				j = n1,
-				k = 0;
-
-	/* appended keys: the recent run usually follows the main one */
-	if (LearnedPendingEntryCmp(&a[n1 - 1], &a[n1], &so->ki) <= 0)
-		return;
-	tmp = palloc(sizeof(LearnedPendingEntry) * n1);
-	memcpy(tmp, a, sizeof(LearnedPendingEntry) * n1);
-	/* a[k] is written only below a[j]: the second run is never overwritten */
-	while (i < n1 && j < n1 + n2)
-	{
-		if (LearnedPendingEntryCmp(&a[j], &tmp[i], &so->ki) < 0)
-			a[k++] = a[j++];
-		else
-			a[k++] = tmp[i++];
-	}
-	while (i < n1)
-		a[k++] = tmp[i++];
-	pfree(tmp);
-}
-
-/*
- * Append to the scan's pending list the matching entries of the backend's
- * pending copy (its main and recent arrays), using binary search to skip
- * to the key range of each interval: [first past the forward bound, first
- * past the backward bound).  Only the matches are copied: a lookup costs
- * O(log n).  Each interval's bounds are made once for both arrays.  The
- * matches of one interval are sorted within each array; if both arrays
- * gave some, the interval's matches are interleaved in place.
- */
-static void
-collect_pending(LearnedScanOpaque so, const LearnedPendingCache *c, int *max)
+find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 {
 	int			nintervals = so->driver ? so->driver->nvalues : 1;
 	int			v;
 
+	so->pranges = MemoryContextAlloc(so->rescanCxt, sizeof(PendRange) * nintervals);
+	so->npranges = 0;
 	for (v = 0; v < nintervals; v++)
 	{
 		Bound		fwd,
@@ -2196,9 +2187,7 @@ collect_pending(LearnedScanOpaque so, const LearnedPendingCache *c, int *max)
 		bool		has_bwd = make_bound(so, v, false, &bwd);
 		bool		exact_fwd = has_fwd && bound_image_exact(so, &fwd);
 		bool		exact_bwd = has_bwd && bound_image_exact(so, &bwd);
-		int			start = so->npending;
-		int			nmain = 0;
-		int			nrecent = 0;
+		PendRange  *r = &so->pranges[so->npranges];
 
 		/*
 		 * A point lookup (the whole single-column key equal to a value of its
@@ -2208,67 +2197,61 @@ collect_pending(LearnedScanOpaque so, const LearnedPendingCache *c, int *max)
 			fwd.hint == bwd.hint && !fwd.isnull[0] && !bwd.isnull[0] &&
 			!LearnedPendingMayContain(c, fwd.hint))
 			continue;
-		if (c->nmain > 0)
-			nmain = collect_pending_array(so, c->main, c->main_mkeys, c->main_top,
-										  c->ntop, c->nmain,
-										  has_fwd ? &fwd : NULL, exact_fwd,
-										  has_bwd ? &bwd : NULL, exact_bwd, max);
-		if (c->nrecent > 0)
-			nrecent = collect_pending_array(so, c->recent, c->recent_mkeys, NULL, 0,
-											c->nrecent,
-											has_fwd ? &fwd : NULL, exact_fwd,
-											has_bwd ? &bwd : NULL, exact_bwd, max);
-		if (nmain > 0 && nrecent > 0)
-			merge_runs(so, so->pending_ref + start, nmain, nrecent);
+		pending_run(so, c->main, c->main_mkeys, c->main_top, c->ntop, c->nmain,
+					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
+					&r->main_lo, &r->main_hi);
+		pending_run(so, c->recent, c->recent_mkeys, NULL, 0, c->nrecent,
+					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
+					&r->recent_lo, &r->recent_hi);
+		if (r->main_lo < r->main_hi || r->recent_lo < r->recent_hi)
+			so->npranges++;
 	}
 }
 
+static void
+pending_unpin_cb(void *arg)
+{
+	PendingPin *pin = (PendingPin *) arg;
+
+	if (pin->cache)
+		LearnedPendingRelease(pin->cache);
+	pin->cache = NULL;
+}
+
 /*
- * Take the matching pending entries of the scan's view from the backend's
- * sorted copy: no pending page is read unless entries were appended since
- * the last refresh.
+ * Take the scan's view of the pending entries: pin the backend's sorted
+ * copy, refreshed (no pending page is read unless entries were appended
+ * since the last refresh), and find the runs that the scan's intervals
+ * read.  The pin lasts until the rescan or the end of the scan (or the
+ * abort that deletes its memory), through rescanCxt's reset callback.
  */
 static void
 load_pending(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedPendingCache *c;
-	int			i;
-	MemoryContext old;
 
-	so->npending = 0;
-	so->npendnull = 0;
+	so->npranges = 0;
+	if (so->pin)
+		pending_unpin_cb(so->pin);
+	so->pcache = NULL;
 	if (so->meta.pending_head == InvalidBlockNumber)
 		return;
 	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
-
-	old = MemoryContextSwitchTo(so->rescanCxt);
-	so->pending_ref = NULL;
+	if (c->nmain + c->nrecent + c->nnulls == 0)
+		return;
+	if (so->pin == NULL)
+	{
+		so->pin = MemoryContextAllocZero(so->rescanCxt, sizeof(PendingPin));
+		so->pin->cb.func = pending_unpin_cb;
+		so->pin->cb.arg = so->pin;
+		MemoryContextRegisterResetCallback(so->rescanCxt, &so->pin->cb);
+	}
+	LearnedPendingPin(c);
+	so->pin->cache = c;
+	so->pcache = c;
 	if (so->want_keys && c->nmain + c->nrecent > 0)
-	{
-		int			max = 0;
-
-		collect_pending(so, c, &max);
-		so->pending = palloc(sizeof(BatchItem) * Max(so->npending, 1));
-		for (i = 0; i < so->npending; i++)
-		{
-			/* a later refresh of the backend's copy may free its keys */
-			so->pending[i].key = LearnedKeyCopyAlloc(&so->ki, so->pending_ref[i].key,
-													 so->rescanCxt);
-			so->pending[i].tid = so->pending_ref[i].tid;
-		}
-	}
-	if (so->want_nulls && c->nnulls > 0)
-	{
-		so->pendnull = palloc(sizeof(ItemPointerData) * c->nnulls);
-		so->pendnull_ref = palloc(sizeof(LearnedPendingEntry) * c->nnulls);
-		for (i = 0; i < c->nnulls; i++)
-		{
-			so->pendnull_ref[so->npendnull] = c->nulls[i];
-			so->pendnull[so->npendnull++] = c->nulls[i].tid;
-		}
-	}
-	MemoryContextSwitchTo(old);
+		find_pending_ranges(so, c);
 }
 
 /*
@@ -2373,9 +2356,126 @@ learnedrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
 	preprocess_keys(scan);
 	so->started = false;
-	so->npending = 0;
-	so->npendnull = 0;
 	so->check_pending = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
+}
+
+/*
+ * Start the pending stream at its k-th range, in physical direction.
+ */
+static void
+pending_enter(LearnedScanOpaque so, int k)
+{
+	so->pos.pend_iv = k;
+	so->pos.pend_pick = PICK_NONE;
+	if (k < so->npranges)
+	{
+		const PendRange *r = &so->pranges[so->forward ? k : so->npranges - 1 - k];
+
+		so->pos.pend_main = so->forward ? r->main_lo : r->main_hi - 1;
+		so->pos.pend_recent = so->forward ? r->recent_lo : r->recent_hi - 1;
+	}
+}
+
+/* the pending streams (keys and NULLs) from their start */
+static void
+pending_restart(LearnedScanOpaque so)
+{
+	pending_enter(so, 0);
+	so->pos.pend_null = 0;
+}
+
+/* move past the entry of array pick (PICK_MAIN or PICK_RECENT) */
+static void
+pending_step(LearnedScanOpaque so, int pick)
+{
+	int			d = so->forward ? 1 : -1;
+
+	if (pick == PICK_MAIN)
+		so->pos.pend_main += d;
+	else
+		so->pos.pend_recent += d;
+	so->pos.pend_pick = PICK_NONE;
+}
+
+/*
+ * The pending stream's next matching entry with a key, or NULL: the nearer
+ * (in physical direction) of the current range's next main and recent
+ * entries, skipping those the scan's conditions reject.  Found once: the
+ * choice stays in pos.pend_pick until pending_step moves past it, since
+ * the merge with the static stream asks again after each static item.
+ */
+static const LearnedPendingEntry *
+pending_next_entry(LearnedScanOpaque so)
+{
+	const LearnedPendingCache *c = so->pcache;
+	bool		exact = LearnedKeyMapExact(&so->ki);
+
+	while (so->pos.pend_pick == PICK_NONE)
+	{
+		const PendRange *r;
+		int			mi = so->pos.pend_main;
+		int			ri = so->pos.pend_recent;
+		bool		has_main;
+		bool		has_recent;
+		int			pick;
+
+		if (so->pos.pend_iv >= so->npranges)
+			return NULL;
+		r = &so->pranges[so->forward ? so->pos.pend_iv : so->npranges - 1 - so->pos.pend_iv];
+		has_main = so->forward ? mi < r->main_hi : mi >= r->main_lo;
+		has_recent = so->forward ? ri < r->recent_hi : ri >= r->recent_lo;
+		if (!has_main && !has_recent)
+		{
+			pending_enter(so, so->pos.pend_iv + 1);
+			continue;
+		}
+		if (has_main && has_recent)
+		{
+			int			cmp = LearnedPendingOrder(&so->ki, exact,
+												  &c->main[mi], c->main_mkeys[mi],
+												  &c->recent[ri], c->recent_mkeys[ri]);
+
+			pick = (so->forward ? cmp < 0 : cmp > 0) ? PICK_MAIN : PICK_RECENT;
+		}
+		else
+			pick = has_main ? PICK_MAIN : PICK_RECENT;
+		if (key_matches(so, pick == PICK_MAIN ? c->main[mi].key : c->recent[ri].key))
+			so->pos.pend_pick = pick;
+		else
+			pending_step(so, pick);
+	}
+	return so->pos.pend_pick == PICK_MAIN ? &c->main[so->pos.pend_main] :
+		&c->recent[so->pos.pend_recent];
+}
+
+/*
+ * The next pending item in physical direction, or NULL.  NULL keys come in
+ * the copy's order (appended), as the static NULL pages hold them in TID
+ * order only within a page.
+ */
+static BatchItem *
+pending_peek(LearnedScanOpaque so, bool nulls)
+{
+	const LearnedPendingEntry *e;
+
+	if (nulls)
+	{
+		if (so->pcache == NULL || so->pos.pend_null >= so->pcache->nnulls)
+			return NULL;
+		e = &so->pcache->nulls[so->pos.pend_null];
+		so->pend_item.key = (Datum) 0;
+	}
+	else
+	{
+		e = pending_next_entry(so);
+		if (e == NULL)
+			return NULL;
+		/* the pinned copy keeps the key until the scan's rescan or end */
+		so->pend_item.key = e->key;
+	}
+	so->pend_item.tid = e->tid;
+	so->pend_entry = e;
+	return &so->pend_item;
 }
 
 /*
@@ -2417,7 +2517,7 @@ init_iteration(IndexScanDesc scan, ScanDirection dir)
 	so->pos.phase_idx = 0;
 	so->pos.interval = (so->driver && !so->forward) ? so->driver->nvalues - 1 : 0;
 	so->pos.static_done = false;
-	so->pos.pend_next = 0;
+	pending_restart(so);
 	release_batch(so, &so->pos.batch);
 	so->pos.batch.last = false;
 }
@@ -2452,28 +2552,6 @@ set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
 										 values, nulls);
 		MemoryContextSwitchTo(old);
 	}
-}
-
-/*
- * The next pending item in physical direction, or NULL.
- */
-static BatchItem *
-pending_peek(LearnedScanOpaque so, bool nulls)
-{
-	int			n = nulls ? so->npendnull : so->npending;
-	int			k = so->pos.pend_next;
-
-	if (k >= n)
-		return NULL;
-	if (nulls)
-	{
-		static BatchItem tmp;
-
-		tmp.key = (Datum) 0;
-		tmp.tid = so->pendnull[k];
-		return &tmp;
-	}
-	return so->forward ? &so->pending[k] : &so->pending[n - 1 - k];
 }
 
 bool
@@ -2512,7 +2590,7 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 			/* this phase is over */
 			so->pos.phase_idx++;
 			so->pos.static_done = false;
-			so->pos.pend_next = 0;
+			pending_restart(so);
 			so->pos.interval = (so->driver && !so->forward) ? so->driver->nvalues - 1 : 0;
 			release_batch(so, b);
 			b->last = false;
@@ -2542,24 +2620,36 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 		}
 		else
 		{
-			int			k = so->pos.pend_next++;
+			const LearnedPendingEntry *ref = so->pend_entry;
 
-			if (so->check_pending)
-			{
-				LearnedPendingEntry *ref;
-
-				if (phase == PHASE_NULLS)
-					ref = &so->pendnull_ref[k];
-				else
-					ref = &so->pending_ref[so->forward ? k : so->npending - 1 - k];
-				if (!pending_entry_usable(scan, ref))
-					continue;
-			}
+			if (phase == PHASE_NULLS)
+				so->pos.pend_null++;
+			else
+				pending_step(so, so->pos.pend_pick);
+			if (so->check_pending && !pending_entry_usable(scan, ref))
+				continue;
 			set_result(scan, p, phase == PHASE_NULLS);
 		}
 		return true;
 	}
 	return false;
+}
+
+/* add the matching entries of a run of the pinned pending copy */
+static int64
+pending_to_bitmap(LearnedScanOpaque so, TIDBitmap *tbm,
+				  const LearnedPendingEntry *arr, int lo, int hi)
+{
+	int64		n = 0;
+	int			i;
+
+	for (i = lo; i < hi; i++)
+		if (key_matches(so, arr[i].key))
+		{
+			tbm_add_tuples(tbm, (ItemPointer) &arr[i].tid, 1, false);
+			n++;
+		}
+	return n;
 }
 
 int64
@@ -2594,9 +2684,14 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			}
 		}
 		release_batch(so, b);
-		for (i = 0; i < so->npending; i++)
-			tbm_add_tuples(tbm, &so->pending[i].tid, 1, false);
-		ntids += so->npending;
+		for (i = 0; i < so->npranges; i++)
+		{
+			const PendRange *r = &so->pranges[i];
+
+			ntids += pending_to_bitmap(so, tbm, so->pcache->main, r->main_lo, r->main_hi);
+			ntids += pending_to_bitmap(so, tbm, so->pcache->recent, r->recent_lo,
+									   r->recent_hi);
+		}
 	}
 	if (so->want_nulls)
 	{
@@ -2615,9 +2710,12 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			}
 		}
 		release_batch(so, b);
-		for (i = 0; i < so->npendnull; i++)
-			tbm_add_tuples(tbm, &so->pendnull[i], 1, false);
-		ntids += so->npendnull;
+		if (so->pcache)
+		{
+			for (i = 0; i < so->pcache->nnulls; i++)
+				tbm_add_tuples(tbm, &so->pcache->nulls[i].tid, 1, false);
+			ntids += so->pcache->nnulls;
+		}
 	}
 	release_pins(so);
 	return ntids;
