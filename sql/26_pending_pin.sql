@@ -4,9 +4,10 @@
 -- version it pinned at its start.  Scans of the same index in the same
 -- backend can overlap with refreshes: a cursor, or a volatile function
 -- called per row of an index scan, that inserts and looks up.  A refresh
--- must then copy the pinned version before changing it (or, after a merge,
--- start a new one), and the old version must live until its last scan
--- ends, and no longer, even when the transaction aborts.
+-- must then make a new version before changing the copy (one that shares
+-- the large main run, or after a merge a new epoch of versions), and the
+-- pinned version must live until its last scan ends, and no longer, even
+-- when the transaction aborts.
 --
 CREATE TABLE pp (k int8, v int);
 INSERT INTO pp SELECT i * 10, 0 FROM generate_series(1, 20000) i;
@@ -22,7 +23,8 @@ SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SET jit = off;
 
--- copies of the pending copy (current and pinned) this backend holds
+-- epochs of the pending copy this backend holds: one memory context each
+-- (the versions of one epoch share it)
 CREATE FUNCTION pending_copies(idx text) RETURNS bigint LANGUAGE sql AS $$
     SELECT count(*) FROM pg_backend_memory_contexts
     WHERE name = 'learned pending copy' AND ident = idx $$;
@@ -101,6 +103,8 @@ BEGIN;
 DECLARE c2 CURSOR FOR SELECT k FROM pp WHERE k < 3000 ORDER BY k;
 FETCH 2 FROM c2;
 INSERT INTO pp VALUES (33, 5);
+SELECT count(*) FROM pp WHERE k < 3000;
+SELECT learned_index_merge('pp_k') > 0 AS merged;
 SELECT count(*) FROM pp WHERE k < 3000;
 SELECT pending_copies('pp_k');
 SELECT 1 / 0;

@@ -968,10 +968,10 @@ typedef struct LearnedPendingEntry
  * the recent one grows, so an incremental refresh costs O(new log new +
  * recent) and a lookup two binary searches.  NULL keys are kept apart.
  *
- * A version of the copy lives in its own memory context.  A scan pins the
- * version it started with (LearnedPendingPin) and reads its entries in
- * place, lazily, until its rescan or end.  A refresh never changes a pinned
- * version: it copies it first (or starts a new one, on a reload), and the
+ * A scan pins the version of the copy it started with (LearnedPendingPin)
+ * and reads its entries in place, lazily, until its rescan or end.  A
+ * refresh never changes a pinned version: it makes a new one first, which
+ * shares the large main run until a fold changes it (pending.c), and the
  * old version is freed when its last pin goes (LearnedPendingRelease).
  */
 #define LEARNED_PENDING_TOP_STRIDE 16
@@ -996,13 +996,13 @@ typedef struct LearnedPendingCache
 	int			nnulls;
 	LearnedPendingEntry *nulls;
 	uint64		nentries;		/* live entries cached */
-	/* the version itself */
-	MemoryContext cxt;			/* holds this struct, its arrays and keys */
+	/* the version itself (pending.c) */
 	int			pins;			/* scans reading it (LearnedPendingPin) */
 	bool		orphan;			/* no longer the index's copy: freed unpinned */
-	int			maxmain;		/* room in main (and main_mkeys) */
 	int			maxrecent;		/* room in recent (and recent_mkeys) */
 	int			maxnulls;		/* room in nulls */
+	struct LearnedPendingRun *run;	/* owns main, main_mkeys, main_top */
+	struct LearnedPendingEpoch *epoch;	/* its memory, and its keys' */
 } LearnedPendingCache;
 
 /*

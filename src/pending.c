@@ -11,12 +11,24 @@
  * pending pages one by one.
  *
  * A scan pins the version of the copy it started with and reads it in
- * place (scan.c), so a refresh reorganises the copy freely only while no
- * scan pins it.  A refresh that finds new entries while a scan pins the
- * copy gives the index a private copy first (make_private), and a reload
- * starts a new version (new_version).  The pinned version is freed by its
- * last release.  Within one backend that happens only when scans of the
- * same index overlap: a cursor, or a nested loop, with inserts between.
+ * place (scan.c), so a refresh reorganises the copy in place only while no
+ * scan pins it.  Scans of one index overlap within a backend more often
+ * than one would think: an InitPlan's "ORDER BY o LIMIT 1" scan stays open
+ * while the outer DELETE's scan of the same index starts, as do cursors
+ * and nested loops.  So:
+ *
+ *	- all versions of the copy between two reloads belong to one epoch: one
+ *	  memory context, which holds them and every key they point to (keys
+ *	  are never freed before the reload), deleted when the epoch is over
+ *	  (a reload started the next) and its last version is freed;
+ *	- a refresh that finds new entries while a scan pins the current
+ *	  version makes a new version first (make_private): it shares the main
+ *	  run (refcounted), copies the small recent run (O(sqrt n)) and the
+ *	  NULL entries, and takes over the membership filter (only the current
+ *	  version's filter is read, by a scan's start);
+ *	- a fold of recent into a shared main run writes a new main run
+ *	  (unshare_run), at about the cost of the fold itself;
+ *	- the pinned version, now an orphan, is freed by its last release.
  */
 #include "postgres.h"
 
@@ -295,30 +307,96 @@ merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, uint64 *am, int na,
 }
 
 /*
- * A new, empty version of the copy, in its own context, named after the
- * index in pg_backend_memory_contexts.
+ * An epoch: the memory of the versions of the copy between two reloads.
+ * Allocated in its own context, which the last of its versions deletes
+ * once a reload has retired it.
  */
-static LearnedPendingCache *
-new_version(Relation index, int maxmain, int maxrecent, int maxnulls)
+typedef struct LearnedPendingEpoch
 {
 	MemoryContext cxt;
-	LearnedPendingCache *c;
+	int			versions;		/* versions alive in it */
+	bool		retired;		/* a reload started the next epoch */
+} LearnedPendingEpoch;
 
-	cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending copy",
-								ALLOCSET_DEFAULT_SIZES);
-	MemoryContextCopyAndSetIdentifier(cxt, RelationGetRelationName(index));
-	c = MemoryContextAllocZero(cxt, sizeof(LearnedPendingCache));
-	c->cxt = cxt;
-	c->maxmain = maxmain;
+/* a version's main run, shared by the versions made while a scan pinned one */
+typedef struct LearnedPendingRun
+{
+	int			refs;			/* versions using it */
+	int			max;			/* room in entries and mkeys */
+	LearnedPendingEntry *entries;
+	uint64	   *mkeys;
+	uint64	   *top;
+} LearnedPendingRun;
+
+static LearnedPendingRun *
+new_run(LearnedPendingEpoch *ep, int max)
+{
+	LearnedPendingRun *r = MemoryContextAlloc(ep->cxt, sizeof(LearnedPendingRun));
+
+	r->refs = 1;
+	r->max = max;
+	r->entries = MemoryContextAllocHuge(ep->cxt, sizeof(LearnedPendingEntry) * max);
+	r->mkeys = MemoryContextAllocHuge(ep->cxt, sizeof(uint64) * max);
+	r->top = MemoryContextAllocHuge(ep->cxt, top_size(max));
+	return r;
+}
+
+static void
+release_run(LearnedPendingRun *r)
+{
+	if (--r->refs > 0)
+		return;
+	pfree(r->entries);
+	pfree(r->mkeys);
+	pfree(r->top);
+	pfree(r);
+}
+
+/* the version's view of its main run (after the run changed or moved) */
+static void
+mirror_run(LearnedPendingCache *c)
+{
+	c->main = c->run->entries;
+	c->main_mkeys = c->run->mkeys;
+	c->main_top = c->run->top;
+}
+
+/* a new, empty version in ep, with its own runs */
+static LearnedPendingCache *
+new_version(LearnedPendingEpoch *ep, int maxrecent, int maxnulls)
+{
+	LearnedPendingCache *c = MemoryContextAllocZero(ep->cxt, sizeof(LearnedPendingCache));
+
+	c->epoch = ep;
+	ep->versions++;
 	c->maxrecent = maxrecent;
 	c->maxnulls = maxnulls;
-	c->main = MemoryContextAllocHuge(cxt, sizeof(LearnedPendingEntry) * maxmain);
-	c->main_mkeys = MemoryContextAllocHuge(cxt, sizeof(uint64) * maxmain);
-	c->main_top = MemoryContextAllocHuge(cxt, top_size(maxmain));
-	c->recent = MemoryContextAllocHuge(cxt, sizeof(LearnedPendingEntry) * maxrecent);
-	c->recent_mkeys = MemoryContextAllocHuge(cxt, sizeof(uint64) * maxrecent);
-	c->nulls = MemoryContextAllocHuge(cxt, sizeof(LearnedPendingEntry) * maxnulls);
+	c->run = new_run(ep, 64);
+	mirror_run(c);
+	c->recent = MemoryContextAllocHuge(ep->cxt, sizeof(LearnedPendingEntry) * maxrecent);
+	c->recent_mkeys = MemoryContextAllocHuge(ep->cxt, sizeof(uint64) * maxrecent);
+	c->nulls = MemoryContextAllocHuge(ep->cxt, sizeof(LearnedPendingEntry) * maxnulls);
 	return c;
+}
+
+static void
+free_version(LearnedPendingCache *c)
+{
+	LearnedPendingEpoch *ep = c->epoch;
+
+	if (--ep->versions == 0 && ep->retired)
+	{
+		/* the epoch's last version: everything goes (ep too, it lives there) */
+		MemoryContextDelete(ep->cxt);
+		return;
+	}
+	release_run(c->run);
+	pfree(c->recent);
+	pfree(c->recent_mkeys);
+	pfree(c->nulls);
+	if (c->filter)
+		pfree(c->filter);
+	pfree(c);
 }
 
 /*
@@ -328,19 +406,27 @@ new_version(Relation index, int maxmain, int maxrecent, int maxnulls)
 static void
 retire_version(LearnedPendingCache *c)
 {
-	if (c == NULL)
-		return;
-	if (c->pins > 0)
-		c->orphan = true;
-	else
-		MemoryContextDelete(c->cxt);
+	c->orphan = true;
+	if (c->pins == 0)
+		free_version(c);
 }
 
+/*
+ * Start a new epoch with an empty copy: the first use of the index, a
+ * reload after a merge or VACUUM changed the list, or a failed refresh.
+ */
 static void
 reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *meta)
 {
-	retire_version(pc->cache);
-	pc->cache = NULL;
+	LearnedPendingEpoch *ep;
+	MemoryContext cxt;
+
+	if (pc->cache)
+	{
+		pc->cache->epoch->retired = true;
+		retire_version(pc->cache);
+		pc->cache = NULL;
+	}
 	if (pc->work_cxt == NULL)
 		pc->work_cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending refresh",
 											 ALLOCSET_SMALL_SIZES);
@@ -349,58 +435,76 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	pc->next_blk = meta->pending_head;
 	pc->next_slot = 0;
 	pc->recent = InvalidBuffer;
-	pc->cache = new_version(index, 64, 64, 64);
+	/* named after the index in pg_backend_memory_contexts */
+	cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending copy",
+								ALLOCSET_DEFAULT_SIZES);
+	MemoryContextCopyAndSetIdentifier(cxt, RelationGetRelationName(index));
+	ep = MemoryContextAllocZero(cxt, sizeof(LearnedPendingEpoch));
+	ep->cxt = cxt;
+	pc->cache = new_version(ep, 64, 64);
 	pc->valid = true;
 }
 
-/* a copy of entries whose by-reference keys are copied into cxt */
-static void
-copy_entries(LearnedPendingEntry *dst, const LearnedPendingEntry *src, int n,
-			 LearnedKeyInfo *ki, MemoryContext cxt)
-{
-	int			i;
-
-	memcpy(dst, src, sizeof(LearnedPendingEntry) * n);
-	if (!ki->byref)
-		return;
-	for (i = 0; i < n; i++)
-		dst[i].key = LearnedKeyCopyAlloc(ki, src[i].key, cxt);
-}
-
 /*
- * Before a refresh changes the copy: if a scan pins it, give the index a
- * private copy of it, and leave the pinned one to its scans.  O(entries),
- * once per overlap of scans (see the file's header), where each scan
- * copying its matches cost that much at every start.
+ * Before a refresh changes the copy: if a scan pins it, make the index a
+ * new version, sharing the main run and copying the rest, and leave the
+ * pinned one to its scans.
  */
 static void
-make_private(PendingCacheEntry *pc, Relation index, LearnedKeyInfo *ki)
+make_private(PendingCacheEntry *pc)
 {
 	LearnedPendingCache *old = pc->cache;
+	LearnedPendingEpoch *ep = old->epoch;
 	LearnedPendingCache *c;
 
 	if (old->pins == 0)
 		return;
-	c = new_version(index, Max(old->nmain, 64), old->maxrecent, Max(old->nnulls, 64));
-	copy_entries(c->main, old->main, old->nmain, ki, c->cxt);
-	memcpy(c->main_mkeys, old->main_mkeys, sizeof(uint64) * old->nmain);
-	memcpy(c->main_top, old->main_top, sizeof(uint64) * old->ntop);
-	copy_entries(c->recent, old->recent, old->nrecent, ki, c->cxt);
-	memcpy(c->recent_mkeys, old->recent_mkeys, sizeof(uint64) * old->nrecent);
-	memcpy(c->nulls, old->nulls, sizeof(LearnedPendingEntry) * old->nnulls);
+	c = MemoryContextAllocZero(ep->cxt, sizeof(LearnedPendingCache));
+	c->epoch = ep;
+	ep->versions++;
+	c->run = old->run;
+	c->run->refs++;
+	mirror_run(c);
 	c->nmain = old->nmain;
 	c->ntop = old->ntop;
+	c->maxrecent = Max(old->nrecent, 64);
+	c->recent = MemoryContextAllocHuge(ep->cxt, sizeof(LearnedPendingEntry) * c->maxrecent);
+	c->recent_mkeys = MemoryContextAllocHuge(ep->cxt, sizeof(uint64) * c->maxrecent);
+	memcpy(c->recent, old->recent, sizeof(LearnedPendingEntry) * old->nrecent);
+	memcpy(c->recent_mkeys, old->recent_mkeys, sizeof(uint64) * old->nrecent);
 	c->nrecent = old->nrecent;
+	c->maxnulls = Max(old->nnulls, 64);
+	c->nulls = MemoryContextAllocHuge(ep->cxt, sizeof(LearnedPendingEntry) * c->maxnulls);
+	memcpy(c->nulls, old->nulls, sizeof(LearnedPendingEntry) * old->nnulls);
 	c->nnulls = old->nnulls;
 	c->nentries = old->nentries;
-	if (old->filter)
-	{
-		c->filter = MemoryContextAllocHuge(c->cxt, (old->filter_mask + 1) / 8);
-		memcpy(c->filter, old->filter, (old->filter_mask + 1) / 8);
-		c->filter_mask = old->filter_mask;
-	}
+	/* only the current version's filter is read (LearnedPendingMayContain) */
+	c->filter = old->filter;
+	c->filter_mask = old->filter_mask;
+	old->filter = NULL;
 	retire_version(old);
 	pc->cache = c;
+}
+
+/*
+ * Before a fold changes the main run: if an older, pinned version shares
+ * it, give this version its own copy, with room for need entries.
+ */
+static void
+unshare_run(LearnedPendingCache *c, int need)
+{
+	LearnedPendingRun *old = c->run;
+	LearnedPendingRun *r;
+
+	if (old->refs == 1)
+		return;
+	r = new_run(c->epoch, Max(need, old->max));
+	memcpy(r->entries, old->entries, sizeof(LearnedPendingEntry) * c->nmain);
+	memcpy(r->mkeys, old->mkeys, sizeof(uint64) * c->nmain);
+	memcpy(r->top, old->top, sizeof(uint64) * c->ntop);
+	release_run(old);
+	c->run = r;
+	mirror_run(c);
 }
 
 void
@@ -414,7 +518,7 @@ LearnedPendingRelease(LearnedPendingCache *c)
 {
 	Assert(c->pins > 0);
 	if (--c->pins == 0 && c->orphan)
-		MemoryContextDelete(c->cxt);
+		free_version(c);
 }
 
 /*
@@ -476,7 +580,7 @@ filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
 			nbits *= 2;
 		if (c->filter)
 			pfree(c->filter);
-		c->filter = MemoryContextAllocHuge(c->cxt, nbits / 8);
+		c->filter = MemoryContextAllocHuge(c->epoch->cxt, nbits / 8);
 		memset(c->filter, 0, nbits / 8);
 		c->filter_mask = nbits - 1;
 		for (i = 0; i < c->nmain; i++)
@@ -571,13 +675,9 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 		 * through recent, as small refreshes go, would hold three copies
 		 * of the list at once and keep recent that large.
 		 */
-		pfree(c->main);
-		pfree(c->main_mkeys);
-		pfree(c->main_top);
-		c->maxmain = nfresh;
-		c->main = MemoryContextAllocHuge(c->cxt, sizeof(LearnedPendingEntry) * nfresh);
-		c->main_mkeys = MemoryContextAllocHuge(c->cxt, sizeof(uint64) * nfresh);
-		c->main_top = MemoryContextAllocHuge(c->cxt, top_size(nfresh));
+		release_run(c->run);
+		c->run = new_run(c->epoch, nfresh);
+		mirror_run(c);
 		split_fresh(fresh, nfresh, c->main, c->main_mkeys);
 		c->nmain = nfresh;
 		resample_top(c, 0);
@@ -626,8 +726,10 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 	fold_at = Max(256, 2 * (int) sqrt((double) c->nmain));
 	if (c->nrecent > fold_at)
 	{
-		grow_run(&c->main, &c->main_mkeys, &c->main_top, &c->maxmain,
+		unshare_run(c, c->nmain + c->nrecent);
+		grow_run(&c->run->entries, &c->run->mkeys, &c->run->top, &c->run->max,
 				 c->nmain + c->nrecent);
+		mirror_run(c);
 		from = merge_into(ki, c->main, c->main_mkeys, c->nmain,
 						  c->recent, c->recent_mkeys, c->nrecent);
 		c->nmain += c->nrecent;
@@ -763,7 +865,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 			/* the first new entry: the copy is about to change */
 			if (!own)
 			{
-				make_private(pc, index, ki);
+				make_private(pc);
 				own = true;
 			}
 			if (flags & LEARNED_PENDING_NULL)
@@ -790,7 +892,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 				}
 				e = &fresh[nfresh].e;
 				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
-											 pc->cache->cxt);
+											 pc->cache->epoch->cxt);
 				fresh[nfresh++].mkey = LearnedKeyMap(ki, e->key);
 			}
 			e->tid = LearnedPendingTid(page, p);
