@@ -113,5 +113,35 @@ SELECT count(*) FROM hp WHERE k <= 1000 OR k > 4900;
 SELECT hinted_entries FROM learned_index_info('hp_k');
 SELECT hcheck('SELECT k FROM hp WHERE k <= 1100 OR k > 4800 ORDER BY k');
 
-DROP TABLE hq, hu, ht, hp;
+-- runs of gone entries of every length and alignment: scans step over
+-- whole bytes of the dead and hint bitmaps where all 8 entries are gone,
+-- never over the last slot they visit, in both directions; hinted (by a
+-- first pass) and dead (after VACUUM) alike
+CREATE TABLE hr (k int8, t text);
+INSERT INTO hr SELECT g, 'r' || lpad(g::text, 6, '0') FROM generate_series(1, 12000) g;
+CREATE INDEX hr_k ON hr USING learned (k);
+CREATE INDEX hr_t ON hr USING learned (t);
+VACUUM ANALYZE hr;
+DELETE FROM hr WHERE (k % 101) < 61 OR k BETWEEN 3000 AND 4100 OR (k % 29) = 3;
+SELECT count(*) FROM hr WHERE k > 0;
+SELECT count(*) FROM hr WHERE t > 'r';
+SELECT hcheck('SELECT k FROM hr WHERE k > 0 ORDER BY k');
+SELECT hcheck('SELECT k FROM hr WHERE k < 100000 ORDER BY k DESC');
+SELECT hcheck('SELECT k FROM hr WHERE k BETWEEN 2990 AND 4200 ORDER BY k');
+SELECT hcheck('SELECT k FROM hr WHERE k BETWEEN 2990 AND 4200 ORDER BY k DESC');
+SELECT hcheck('SELECT k FROM hr WHERE k BETWEEN 3003 AND 4097 ORDER BY k DESC');
+SELECT hcheck('SELECT k FROM hr WHERE k >= 4101 ORDER BY k LIMIT 3');
+SELECT hcheck('SELECT k FROM hr WHERE k <= 2999 ORDER BY k DESC LIMIT 3');
+SELECT hcheck('SELECT t FROM hr WHERE t BETWEEN ''r002990'' AND ''r004200'' ORDER BY t');
+SELECT hcheck('SELECT t FROM hr WHERE t BETWEEN ''r002990'' AND ''r004200'' ORDER BY t DESC');
+SELECT (SELECT hinted_entries FROM learned_index_info('hr_k')) > 5000 AS k_hinted,
+       (SELECT hinted_entries FROM learned_index_info('hr_t')) > 5000 AS t_hinted;
+VACUUM hr;
+SELECT hcheck('SELECT k FROM hr WHERE k > 0 ORDER BY k');
+SELECT hcheck('SELECT k FROM hr WHERE k < 100000 ORDER BY k DESC');
+SELECT hcheck('SELECT k FROM hr WHERE k BETWEEN 3003 AND 4097 ORDER BY k DESC');
+SELECT hcheck('SELECT t FROM hr WHERE t BETWEEN ''r002990'' AND ''r004200'' ORDER BY t DESC');
+SELECT learned_index_check('hr_k', true), learned_index_check('hr_t', true);
+
+DROP TABLE hq, hu, ht, hp, hr;
 DROP FUNCTION hcheck(text);

@@ -1671,6 +1671,32 @@ batch_start(LearnedScanOpaque so, Buffer buf, uint32 vpage)
  * loop reaches them.  So a LIMIT 10 or a point lookup decodes a few
  * entries, not the rest of the page, and a range little past its end.
  */
+/*
+ * From a gone (dead or hinted) slot i, the next slot the loop must look at:
+ * past every whole byte of the bitmaps, in the direction, whose 8 entries
+ * are all gone and that lies strictly before the last slot to visit; i + 1
+ * (i - 1 backward) when i does not start such a byte.
+ */
+static inline int
+skip_gone_bytes(Page page, const LearnedLeafLayout *l, const uint8 *hints, int i,
+				int last, bool forward)
+{
+	const uint8 *dead = (const uint8 *) page + LearnedLeafDeadOff(page, l);
+	int			start = i;
+
+	if (forward)
+	{
+		while ((i & 7) == 0 && i + 7 < last &&
+			   (uint8) (dead[i >> 3] | (hints ? hints[i >> 3] : 0)) == 0xFF)
+			i += 8;
+		return i == start ? i + 1 : i;
+	}
+	while ((i & 7) == 7 && i - 7 > last &&
+		   (uint8) (dead[i >> 3] | (hints ? hints[i >> 3] : 0)) == 0xFF)
+		i -= 8;
+	return i == start ? i - 1 : i;
+}
+
 static void
 fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 {
@@ -1734,14 +1760,32 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	{
 		Datum		key;
 		bool		gone;
+		int			off = so->forward ? i - slot : slot - i;
 
 		/*
-		 * A slice is decoded sequentially SLICE_STEP entries at a time, as
-		 * the loop reaches them: a scan that ends early decodes little past
-		 * its end.  slice arrays are indexed from "from", the slice's
+		 * A dead or hinted entry is skipped before its key is even read (or
+		 * decoded), as btree skips LP_DEAD items, but for the last slot the
+		 * loop visits, whose key still says whether the scan went past its
+		 * end: a run of dead entries there costs at most the rest of the
+		 * page or slice.  Whole bytes of both bitmaps that are gone go 8
+		 * entries a step (a queue read from its head walks over thousands).
+		 */
+		gone = LearnedLeafIsDead(page, &so->ki.layout, i) ||
+			(hints && LearnedHintIsSet(hints, i));
+		if (gone && i != last)
+		{
+			i = skip_gone_bytes(page, &so->ki.layout, hints, i, last, so->forward) - step;
+			continue;
+		}
+
+		/*
+		 * A slice is decoded SLICE_STEP entries at a time, from the first
+		 * entry the loop reads past what is decoded: a scan that ends early
+		 * decodes little past its end, and runs of gone entries are not
+		 * decoded.  slice arrays are indexed from "from", the slice's
 		 * lowest slot, in either direction.
 		 */
-		if (sliced && decoded == (so->forward ? i - slot : slot - i))
+		if (sliced && off >= decoded)
 		{
 			int			m = Min(SLICE_STEP, (so->forward ? end - i : i - end));
 			int			lo = so->forward ? i : i - m + 1;
@@ -1749,20 +1793,8 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			LearnedLeafDecodeRange(&so->view, lo, m, so->slice_keys + (lo - from),
 								   so->slice_blocks + (lo - from),
 								   so->slice_offsets + (lo - from));
-			decoded += m;
+			decoded = off + m;
 		}
-
-		/*
-		 * A dead or hinted entry is skipped before its key is even read, as
-		 * btree skips LP_DEAD items, but for the last slot the loop visits,
-		 * whose key still says whether the scan went past its end: a run of
-		 * dead entries there costs at most the rest of the page or slice.
-		 * (A queue read from its head walks over thousands of them.)
-		 */
-		gone = LearnedLeafIsDead(page, &so->ki.layout, i) ||
-			(hints && LearnedHintIsSet(hints, i));
-		if (gone && i != last)
-			continue;
 		key = sliced ? LearnedLeafImageKey(&so->ki, so->slice_keys[i - from]) :
 			leaf_key(so, page, i);
 
