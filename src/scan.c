@@ -2102,11 +2102,20 @@ mkeys_lower_bound(const uint64 *a, int n, uint64 t)
  * on (the end of a lookup's run, whose start the caller found) a gallop,
  * since the answer is usually next to from.  Otherwise a binary search
  * that compares with the comparator.
+ *
+ * From 0 with a monotone but inexact image (approx: composite keys, whose
+ * image packs the leading columns, and lossy types), the mapped keys first
+ * narrow the search to the entries whose image equals the bound's: those
+ * below it are not past the bound, those above are.  The comparator checks
+ * both edges of that window, so an image that does not bracket the bound
+ * (a bound of another type, a stale key map) costs the full search, never
+ * an answer; inside the window it searches as above.  A composite primary
+ * key's lookup compares a few entries instead of twenty.
  */
 static int
 pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 			  const uint64 *mkeys, const uint64 *top, int ntop, int n,
-			  int from, const Bound *b, bool exact)
+			  int from, const Bound *b, bool exact, bool approx)
 {
 	int			lo = from,
 				hi = n;
@@ -2150,6 +2159,20 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 		hi = Min(n, j * LEARNED_PENDING_TOP_STRIDE);
 		return lo + mkeys_lower_bound(mkeys + lo, hi - lo, t);
 	}
+	else if (approx && n > 0)
+	{
+		int			a = mkeys_lower_bound(mkeys, n, b->hint);
+		int			z = b->hint == PG_UINT64_MAX ? n :
+			a + mkeys_lower_bound(mkeys + a, n - a, b->hint + 1);
+
+		/* the first entry past the bound is in [a, z] if the edges agree */
+		if ((a == 0 || !pending_past(so, arr, mkeys, a - 1, b, false)) &&
+			(z == n || pending_past(so, arr, mkeys, z, b, false)))
+		{
+			lo = a;
+			hi = z;
+		}
+	}
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
@@ -2192,9 +2215,14 @@ pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 			const Bound *fwd, bool exact_fwd, const Bound *bwd, bool exact_bwd,
 			int *lo, int *hi)
 {
-	*lo = fwd ? pending_bound(so, arr, mkeys, top, ntop, n, 0, fwd, exact_fwd) : 0;
+	/* a monotone image of keys and bound that orders them only roughly */
+	bool		approx = !LearnedKeyMapExact(&so->ki) && !LearnedKeyLocalImages(&so->ki);
+
+	*lo = fwd ? pending_bound(so, arr, mkeys, top, ntop, n, 0, fwd, exact_fwd,
+							  approx) : 0;
 	/* the run ends at or after its start */
-	*hi = bwd ? pending_bound(so, arr, mkeys, NULL, 0, n, *lo, bwd, exact_bwd) : n;
+	*hi = bwd ? pending_bound(so, arr, mkeys, NULL, 0, n, *lo, bwd, exact_bwd,
+							  false) : n;
 }
 
 /*
