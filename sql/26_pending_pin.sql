@@ -112,6 +112,42 @@ ROLLBACK;
 SELECT pending_copies('pp_k');
 SELECT count(*) FROM pp WHERE k < 3000;
 SELECT learned_index_check('pp_k'), learned_index_check('ppt_k');
+-- composite keys: the pending copy's mapped keys narrow each lookup's
+-- binary search (pending_bound), checked by the comparator at both edges.
+-- The first column spans int8's range, so the second packs lossily and
+-- many entries share an image.
+CREATE TABLE pc (a int8, b int4);
+INSERT INTO pc SELECT (g - 2500)::int8 * 3600000000000000, g % 7 FROM generate_series(1, 5000) g;
+CREATE INDEX pc_ab ON pc USING learned (a, b) WITH (merge_ratio = 1, pending_limit = 100000);
+INSERT INTO pc SELECT ((g % 2500) - 1250)::int8 * 7200000000000000 + (g % 3) * 1800000000000000, g % 5 FROM generate_series(1, 4000) g;
+INSERT INTO pc SELECT ((g % 900) - 450)::int8 * 3600000000000000, 9 FROM generate_series(1, 900) g;
+SELECT pending_entries FROM learned_index_info('pc_ab');
+CREATE FUNCTION pc_mismatches() RETURNS int LANGUAGE plpgsql AS $$
+DECLARE bad int := 0; x int8; y int4; c1 bigint; c2 bigint; i int;
+BEGIN
+    FOR i IN 0..249 LOOP
+        x := ((i * 7919 % 5000) - 2500)::int8 * 3600000000000000 + CASE WHEN i % 4 = 0 THEN 1800000000000000 ELSE 0 END;
+        y := i % 10;
+        SELECT count(*) INTO c1 FROM pc WHERE a = x AND b = y;
+        SELECT count(*) INTO c2 FROM pc WHERE a + 0 = x AND b + 0 = y;
+        IF c1 <> c2 THEN bad := bad + 1; END IF;
+        SELECT count(*) INTO c1 FROM pc WHERE a = x;
+        SELECT count(*) INTO c2 FROM pc WHERE a + 0 = x;
+        IF c1 <> c2 THEN bad := bad + 1; END IF;
+        SELECT count(*) INTO c1 FROM pc WHERE a > x AND a <= x + 10800000000000000 AND b >= y % 5;
+        SELECT count(*) INTO c2 FROM pc WHERE a + 0 > x AND a + 0 <= x + 10800000000000000 AND b + 0 >= y % 5;
+        IF c1 <> c2 THEN bad := bad + 1; END IF;
+        -- an int4 bound on the int8 column
+        SELECT count(*) INTO c1 FROM pc WHERE a = (x % 2000000000)::int4 AND b = y;
+        SELECT count(*) INTO c2 FROM pc WHERE a + 0 = (x % 2000000000)::int4 AND b + 0 = y;
+        IF c1 <> c2 THEN bad := bad + 1; END IF;
+    END LOOP;
+    RETURN bad;
+END $$;
+SELECT pc_mismatches();
+SELECT learned_index_check('pc_ab');
+DROP TABLE pc;
+DROP FUNCTION pc_mismatches();
 DROP TABLE pp, ppt;
 DROP FUNCTION pending_copies(text), poke(int8), poket(text);
 DROP PROCEDURE fetch_rest(int);

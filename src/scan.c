@@ -2091,6 +2091,28 @@ mkeys_lower_bound(const uint64 *a, int n, uint64 t)
 }
 
 /*
+ * First i in [0, n) with mkeys[i] >= t, over top (every
+ * LEARNED_PENDING_TOP_STRIDE-th of mkeys, or NULL) first.
+ */
+static inline int
+mkeys_search(const uint64 *mkeys, const uint64 *top, int ntop, int n, uint64 t)
+{
+	int			j;
+	int			lo;
+	int			hi;
+
+	if (top == NULL || ntop <= 1)
+		return mkeys_lower_bound(mkeys, n, t);
+	/* the first top entry >= t: the answer is in the stride before it */
+	j = mkeys_lower_bound(top, ntop, t);
+	if (j == 0)
+		return 0;
+	lo = (j - 1) * LEARNED_PENDING_TOP_STRIDE + 1;
+	hi = Min(n, j * LEARNED_PENDING_TOP_STRIDE);
+	return lo + mkeys_lower_bound(mkeys + lo, hi - lo, t);
+}
+
+/*
  * First index in [from, n) whose key satisfies past_bound(key, bound); the
  * caller knows that none before from does.
  *
@@ -2142,28 +2164,33 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 	}
 	else if (exact)
 	{
-		uint64		t;
-		int			j;
-
 		/* past the bound: m > hint (strict) or m >= hint, i.e. m >= t */
 		if (b->strict && b->hint == PG_UINT64_MAX)
 			return n;
-		t = b->strict ? b->hint + 1 : b->hint;
-		if (top == NULL || ntop <= 1)
-			return mkeys_lower_bound(mkeys, n, t);
-		/* the first top entry >= t: the answer is in the stride before it */
-		j = mkeys_lower_bound(top, ntop, t);
-		if (j == 0)
-			return 0;
-		lo = (j - 1) * LEARNED_PENDING_TOP_STRIDE + 1;
-		hi = Min(n, j * LEARNED_PENDING_TOP_STRIDE);
-		return lo + mkeys_lower_bound(mkeys + lo, hi - lo, t);
+		return mkeys_search(mkeys, top, ntop, n, b->strict ? b->hint + 1 : b->hint);
 	}
 	else if (approx && n > 0)
 	{
-		int			a = mkeys_lower_bound(mkeys, n, b->hint);
-		int			z = b->hint == PG_UINT64_MAX ? n :
-			a + mkeys_lower_bound(mkeys + a, n - a, b->hint + 1);
+		int			a = mkeys_search(mkeys, top, ntop, n, b->hint);
+		int			z = a;
+		int			step = 1;
+
+		/* z: the first image above the bound's, galloping (usually a or a + 1) */
+		while (z < n && mkeys[z] <= b->hint)
+		{
+			int			probe = Min(z + step, n) - 1;
+
+			if (mkeys[probe] <= b->hint)
+			{
+				z = probe + 1;
+				step *= 2;
+			}
+			else
+			{
+				z += mkeys_lower_bound(mkeys + z, probe - z, b->hint + 1);
+				break;
+			}
+		}
 
 		/* the first entry past the bound is in [a, z] if the edges agree */
 		if ((a == 0 || !pending_past(so, arr, mkeys, a - 1, b, false)) &&
