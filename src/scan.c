@@ -1654,24 +1654,6 @@ batch_start(LearnedScanOpaque so, Buffer buf, uint32 vpage)
 }
 
 /*
- * Fill the batch from a locked page, starting at slot, in the scan's
- * direction, with the items that match; stop at the first item past the end
- * of the current interval.  The caller unlocks the page; the batch keeps
- * the pin.
- *
- * A compressed page holds thousands of entries: it is read a slice at a
- * time (SLICE_FIRST entries after positioning, twice as many each
- * next slice, up to SLICE_MAX), and b->resume says where the next slice
- * starts (static_advance re-locks the page, which the batch kept pinned, so
- * VACUUM cannot have changed it); a range scan (one with an end bound)
- * takes at least SLICE_RANGE entries a slice.  The first slice of an
- * equality scan decodes by random access only the keys the loop reads and
- * the TIDs of the items it returns (a point lookup reads a key or two);
- * other slices decode sequentially, SLICE_STEP entries at a time as the
- * loop reaches them.  So a LIMIT 10 or a point lookup decodes a few
- * entries, not the rest of the page, and a range little past its end.
- */
-/*
  * From a gone (dead or hinted) slot i, the next slot the loop must look at:
  * past every whole byte of the bitmaps, in the direction, whose 8 entries
  * are all gone and that lies strictly before the last slot to visit; i + 1
@@ -1697,6 +1679,24 @@ skip_gone_bytes(Page page, const LearnedLeafLayout *l, const uint8 *hints, int i
 	return i == start ? i - 1 : i;
 }
 
+/*
+ * Fill the batch from a locked page, starting at slot, in the scan's
+ * direction, with the items that match; stop at the first item past the end
+ * of the current interval.  The caller unlocks the page; the batch keeps
+ * the pin.
+ *
+ * A compressed page holds thousands of entries: it is read a slice at a
+ * time (SLICE_FIRST entries after positioning, twice as many each
+ * next slice, up to SLICE_MAX), and b->resume says where the next slice
+ * starts (static_advance re-locks the page, which the batch kept pinned, so
+ * VACUUM cannot have changed it); a range scan (one with an end bound)
+ * takes at least SLICE_RANGE entries a slice.  The first slice of an
+ * equality scan decodes by random access only the keys the loop reads and
+ * the TIDs of the items it returns (a point lookup reads a key or two);
+ * other slices decode sequentially, SLICE_STEP entries at a time as the
+ * loop reaches them.  So a LIMIT 10 or a point lookup decodes a few
+ * entries, not the rest of the page, and a range little past its end.
+ */
 static void
 fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 {
