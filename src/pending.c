@@ -361,9 +361,12 @@ mirror_run(LearnedPendingCache *c)
 	c->main_top = c->run->top;
 }
 
-/* a new, empty version in ep, with its own runs */
+/*
+ * A new version in ep with room for maxrecent recent and maxnulls NULL
+ * entries (none in use), and main run run (a new, empty one if NULL).
+ */
 static LearnedPendingCache *
-new_version(LearnedPendingEpoch *ep, int maxrecent, int maxnulls)
+new_version(LearnedPendingEpoch *ep, LearnedPendingRun *run, int maxrecent, int maxnulls)
 {
 	LearnedPendingCache *c = MemoryContextAllocZero(ep->cxt, sizeof(LearnedPendingCache));
 
@@ -371,7 +374,7 @@ new_version(LearnedPendingEpoch *ep, int maxrecent, int maxnulls)
 	ep->versions++;
 	c->maxrecent = maxrecent;
 	c->maxnulls = maxnulls;
-	c->run = new_run(ep, 64);
+	c->run = run ? run : new_run(ep, 64);
 	mirror_run(c);
 	c->recent = MemoryContextAllocHuge(ep->cxt, sizeof(LearnedPendingEntry) * maxrecent);
 	c->recent_mkeys = MemoryContextAllocHuge(ep->cxt, sizeof(uint64) * maxrecent);
@@ -441,7 +444,7 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	MemoryContextCopyAndSetIdentifier(cxt, RelationGetRelationName(index));
 	ep = MemoryContextAllocZero(cxt, sizeof(LearnedPendingEpoch));
 	ep->cxt = cxt;
-	pc->cache = new_version(ep, 64, 64);
+	pc->cache = new_version(ep, NULL, 64, 64);
 	pc->valid = true;
 }
 
@@ -459,22 +462,13 @@ make_private(PendingCacheEntry *pc)
 
 	if (old->pins == 0)
 		return;
-	c = MemoryContextAllocZero(ep->cxt, sizeof(LearnedPendingCache));
-	c->epoch = ep;
-	ep->versions++;
-	c->run = old->run;
-	c->run->refs++;
-	mirror_run(c);
+	old->run->refs++;
+	c = new_version(ep, old->run, Max(old->nrecent, 64), Max(old->nnulls, 64));
 	c->nmain = old->nmain;
 	c->ntop = old->ntop;
-	c->maxrecent = Max(old->nrecent, 64);
-	c->recent = MemoryContextAllocHuge(ep->cxt, sizeof(LearnedPendingEntry) * c->maxrecent);
-	c->recent_mkeys = MemoryContextAllocHuge(ep->cxt, sizeof(uint64) * c->maxrecent);
 	memcpy(c->recent, old->recent, sizeof(LearnedPendingEntry) * old->nrecent);
 	memcpy(c->recent_mkeys, old->recent_mkeys, sizeof(uint64) * old->nrecent);
 	c->nrecent = old->nrecent;
-	c->maxnulls = Max(old->nnulls, 64);
-	c->nulls = MemoryContextAllocHuge(ep->cxt, sizeof(LearnedPendingEntry) * c->maxnulls);
 	memcpy(c->nulls, old->nulls, sizeof(LearnedPendingEntry) * old->nnulls);
 	c->nnulls = old->nnulls;
 	c->nentries = old->nentries;

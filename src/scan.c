@@ -211,8 +211,8 @@ typedef struct LearnedScanOpaqueData
 	bool		started;
 	LearnedMetaPageData meta;
 	LearnedDirectory *dir;
-	LearnedPendingCache *pcache;	/* the pinned pending copy, or NULL */
-	PendingPin *pin;			/* in rescanCxt, or NULL */
+	PendingPin *pin;			/* in rescanCxt, or NULL: the pinned pending
+								 * copy is pin->cache (pinned_copy) */
 	int			npranges;
 	PendRange  *pranges;		/* non-empty intervals' runs, in key order */
 	BatchItem	pend_item;		/* the entry pending_peek returned ... */
@@ -261,6 +261,13 @@ typedef struct LearnedScanOpaqueData
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
+
+/* the version of the pending copy the scan pinned (load_pending), or NULL */
+static inline const LearnedPendingCache *
+pinned_copy(LearnedScanOpaque so)
+{
+	return so->pin ? so->pin->cache : NULL;
+}
 
 static inline int32
 cmp_key(FmgrInfo *cmp, Oid collation, Datum key, Datum value)
@@ -663,7 +670,6 @@ preprocess_keys(IndexScanDesc scan)
 	/* releases the pending copy's pin too (pending_unpin_cb) */
 	MemoryContextReset(so->rescanCxt);
 	so->pin = NULL;
-	so->pcache = NULL;
 	so->npranges = 0;
 	old = MemoryContextSwitchTo(so->rescanCxt);
 	so->qual_ok = true;
@@ -2234,17 +2240,15 @@ bound_image_exact(LearnedScanOpaque so, const Bound *b)
  * The run [lo, hi) of one sorted array of the pinned pending copy (n
  * entries, mkeys their packed mapped keys, top their stride samples or
  * NULL) that holds an interval's key range: from the first entry past fwd
- * to the first past bwd, a NULL bound being the array's end.
+ * to the first past bwd, a NULL bound being the array's end.  approx: the
+ * keys' images are monotone but not exact (pending_bound).
  */
 static void
 pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 			const uint64 *mkeys, const uint64 *top, int ntop, int n,
 			const Bound *fwd, bool exact_fwd, const Bound *bwd, bool exact_bwd,
-			int *lo, int *hi)
+			bool approx, int *lo, int *hi)
 {
-	/* a monotone image of keys and bound that orders them only roughly */
-	bool		approx = !LearnedKeyMapExact(&so->ki) && !LearnedKeyLocalImages(&so->ki);
-
 	*lo = fwd ? pending_bound(so, arr, mkeys, top, ntop, n, 0, fwd, exact_fwd,
 							  approx) : 0;
 	/* the run ends at or after its start */
@@ -2262,6 +2266,8 @@ static void
 find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 {
 	int			nintervals = so->driver ? so->driver->nvalues : 1;
+	/* a monotone image of keys and bound that orders them only roughly */
+	bool		approx = !LearnedKeyMapExact(&so->ki) && !LearnedKeyLocalImages(&so->ki);
 	int			v;
 
 	so->pranges = MemoryContextAlloc(so->rescanCxt, sizeof(PendRange) * nintervals);
@@ -2286,10 +2292,10 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 			continue;
 		pending_run(so, c->main, c->main_mkeys, c->main_top, c->ntop, c->nmain,
 					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
-					&r->main_lo, &r->main_hi);
+					approx, &r->main_lo, &r->main_hi);
 		pending_run(so, c->recent, c->recent_mkeys, NULL, 0, c->nrecent,
 					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
-					&r->recent_lo, &r->recent_hi);
+					approx, &r->recent_lo, &r->recent_hi);
 		if (r->main_lo < r->main_hi || r->recent_lo < r->recent_hi)
 			so->npranges++;
 	}
@@ -2321,7 +2327,6 @@ load_pending(IndexScanDesc scan)
 	so->npranges = 0;
 	if (so->pin)
 		pending_unpin_cb(so->pin);
-	so->pcache = NULL;
 	if (so->meta.pending_head == InvalidBlockNumber)
 		return;
 	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
@@ -2336,7 +2341,6 @@ load_pending(IndexScanDesc scan)
 	}
 	LearnedPendingPin(c);
 	so->pin->cache = c;
-	so->pcache = c;
 	if (so->want_keys && c->nmain + c->nrecent > 0)
 		find_pending_ranges(so, c);
 }
@@ -2494,7 +2498,7 @@ pending_step(LearnedScanOpaque so, int pick)
 static const LearnedPendingEntry *
 pending_next_entry(LearnedScanOpaque so)
 {
-	const LearnedPendingCache *c = so->pcache;
+	const LearnedPendingCache *c = pinned_copy(so);
 	bool		exact = LearnedKeyMapExact(&so->ki);
 
 	while (so->pos.pend_pick == PICK_NONE)
@@ -2543,13 +2547,14 @@ pending_next_entry(LearnedScanOpaque so)
 static BatchItem *
 pending_peek(LearnedScanOpaque so, bool nulls)
 {
+	const LearnedPendingCache *c = pinned_copy(so);
 	const LearnedPendingEntry *e;
 
 	if (nulls)
 	{
-		if (so->pcache == NULL || so->pos.pend_null >= so->pcache->nnulls)
+		if (c == NULL || so->pos.pend_null >= c->nnulls)
 			return NULL;
-		e = &so->pcache->nulls[so->pos.pend_null];
+		e = &c->nulls[so->pos.pend_null];
 		so->pend_item.key = (Datum) 0;
 	}
 	else
@@ -2743,12 +2748,14 @@ int64
 learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	const LearnedPendingCache *c;
 	int64		ntids = 0;
 	int			i;
 
 	if (!so->qual_ok)
 		return 0;
 	start_scan(scan);
+	c = pinned_copy(so);
 	init_iteration(scan, ForwardScanDirection);
 	/* physical order is all a bitmap needs, whatever the index's DESC */
 	so->forward = true;
@@ -2775,8 +2782,8 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		{
 			const PendRange *r = &so->pranges[i];
 
-			ntids += pending_to_bitmap(so, tbm, so->pcache->main, r->main_lo, r->main_hi);
-			ntids += pending_to_bitmap(so, tbm, so->pcache->recent, r->recent_lo,
+			ntids += pending_to_bitmap(so, tbm, c->main, r->main_lo, r->main_hi);
+			ntids += pending_to_bitmap(so, tbm, c->recent, r->recent_lo,
 									   r->recent_hi);
 		}
 	}
@@ -2797,11 +2804,11 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			}
 		}
 		release_batch(so, b);
-		if (so->pcache)
+		if (c)
 		{
-			for (i = 0; i < so->pcache->nnulls; i++)
-				tbm_add_tuples(tbm, &so->pcache->nulls[i].tid, 1, false);
-			ntids += so->pcache->nnulls;
+			for (i = 0; i < c->nnulls; i++)
+				tbm_add_tuples(tbm, &c->nulls[i].tid, 1, false);
+			ntids += c->nnulls;
 		}
 	}
 	release_pins(so);
