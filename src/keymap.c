@@ -1259,6 +1259,17 @@ LearnedKeyImagesTrusted(LearnedKeyInfo *ki)
 	return !xfrm;
 }
 
+/* how the key's images order keys (learned.h), found once per key info */
+LearnedKeyOrder
+LearnedKeyOrderOf(LearnedKeyInfo *ki)
+{
+	if (ki->order == 0)
+		ki->order = LearnedKeyMapExact(ki) ? LEARNED_ORDER_EXACT :
+			LearnedKeyImagesTrusted(ki) ? LEARNED_ORDER_MONOTONE :
+			LEARNED_ORDER_COMPARATOR;
+	return (LearnedKeyOrder) ki->order;
+}
+
 /*
  * true if some key column's image depends on a collation library: merge.c
  * then places pending keys by the comparator, not by the directory's

@@ -654,7 +654,25 @@ typedef struct LearnedKeyInfo
 								 * order as their bytes (memcmp, then length),
 								 * as bttextcmp, byteacmp and uuid_cmp do */
 	LearnedKeyMapData map;		/* loaded from the metapage, or planned */
+	uint32		map_serial;		/* scans: which load of the map (rd_amcache)
+								 * this is; 0 elsewhere */
+	int			order;			/* LearnedKeyOrder, or 0 before it is known */
 } LearnedKeyInfo;
+
+/*
+ * How the images of a key order the keys themselves (LearnedKeyOrderOf):
+ * exactly (equal images are equal keys: single-column exact types);
+ * monotonically (a smaller image is a smaller key, equal images need the
+ * comparator: composite keys, lossy types, strings under "C" or ICU); or
+ * not trustworthily (a libc strxfrm prefix, which PostgreSQL does not
+ * trust to agree with strcoll: only the comparator orders).
+ */
+typedef enum LearnedKeyOrder
+{
+	LEARNED_ORDER_EXACT = 1,
+	LEARNED_ORDER_MONOTONE,
+	LEARNED_ORDER_COMPARATOR
+} LearnedKeyOrder;
 
 #define LearnedKeyIsComposite(ki)	((ki)->natts > 1)
 #define LearnedKeyIsVarwidth(ki)	((ki)->keylen < 0)
@@ -687,6 +705,7 @@ extern Size LearnedKeySize(const LearnedKeyInfo *ki, Datum key);
 extern int	LearnedKeyAlign(const LearnedKeyInfo *ki, Datum key);
 extern int64 LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail);
 extern bool LearnedKeyImagesTrusted(LearnedKeyInfo *ki);
+extern LearnedKeyOrder LearnedKeyOrderOf(LearnedKeyInfo *ki);
 extern void LearnedStringMapApply(LearnedKeyInfo *ki);
 extern bool LearnedKeyLocalImages(const LearnedKeyInfo *ki);
 extern int	LearnedStringSkip(LearnedKeyInfo *ki, Datum first, Datum last);
@@ -989,9 +1008,8 @@ typedef struct LearnedPendingCache
 	int			nrecent;
 	LearnedPendingEntry *recent;
 	uint64	   *recent_mkeys;	/* recent's mapped keys, packed */
-	uint64	   *filter;			/* exact keys only: a bit per hash of each
-								 * cached mapped key (a one-hash Bloom
-								 * filter), or NULL */
+	uint64	   *filter;			/* a bit per hash of each cached mapped key
+								 * (a one-hash Bloom filter), or NULL */
 	uint64		filter_mask;	/* its number of bits - 1 (a power of 2) */
 	int			nnulls;
 	LearnedPendingEntry *nulls;
@@ -1007,23 +1025,27 @@ typedef struct LearnedPendingCache
 
 /*
  * The order of the copy's entries, given their mapped keys: the mapped keys
- * decide when the map is exact (no fmgr call), the comparator otherwise,
- * and the TID breaks ties.
+ * decide where they differ and the order allows (order is the key's
+ * LearnedKeyOrderOf), the comparator between equal images of an inexact
+ * map (or always, for an untrusted one), and the TID breaks ties.  With a
+ * monotone image a smaller image is a smaller key, so this is the
+ * comparator's order; a composite lookup's merge then calls it only for
+ * entries whose packed columns agree.
  */
 static inline int
-LearnedPendingOrder(LearnedKeyInfo *ki, bool exact,
+LearnedPendingOrder(LearnedKeyInfo *ki, LearnedKeyOrder order,
 					const LearnedPendingEntry *x, uint64 xm,
 					const LearnedPendingEntry *y, uint64 ym)
 {
-	if (!exact)
+	if (order != LEARNED_ORDER_COMPARATOR && xm != ym)
+		return xm < ym ? -1 : 1;
+	if (order != LEARNED_ORDER_EXACT)
 	{
 		int			r = LearnedKeyCmp(ki, x->key, y->key);
 
 		if (r != 0)
 			return r;
 	}
-	else if (xm != ym)
-		return xm < ym ? -1 : 1;
 	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
 }
 

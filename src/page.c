@@ -453,6 +453,8 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 		ki->cmp = ki->cols[0].cmp;
 	memset(&ki->map, 0, sizeof(ki->map));
 	ki->map.natts = (uint16) nkeys;
+	ki->map_serial = 0;
+	ki->order = 0;
 	LearnedLeafLayoutInit(&ki->layout, ki->keylen);
 	/*
 	 * One column whose value is its bytes, or a fixed-width one by
@@ -516,6 +518,9 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
  * type switches, for a string or composite key the metapage read of its
  * map) was about a third of a point lookup's scan start (perf).
  */
+/* templates built in this backend (a serial, never 0) */
+static uint32 map_loads = 0;
+
 void
 LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki)
 {
@@ -530,6 +535,15 @@ LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki)
 		memset(&built, 0, sizeof(built));
 		LearnedKeyInfoInit(index, &built);
 		LearnedKeyInfoLoadMap(index, &built);
+		/*
+		 * A merge into an empty index plans a new map without a relcache
+		 * invalidation, so this backend may keep using the old one (images
+		 * that mislead the models cost reads, never answers).  But images
+		 * of two maps must not meet in one sorted pending copy: the serial
+		 * tells LearnedPendingGet that the map may have changed.
+		 */
+		built.map_serial = ++map_loads;
+		(void) LearnedKeyOrderOf(&built);
 		t = MemoryContextAlloc(index->rd_indexcxt,
 							   head + sizeof(LearnedColumn) * built.natts);
 		memcpy(t, &built, sizeof(LearnedKeyInfo));

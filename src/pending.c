@@ -56,6 +56,7 @@ typedef struct PendingCacheEntry
 	Oid			indexoid;		/* hash key */
 	Oid			relfilenode;
 	uint32		epoch;
+	uint32		map_serial;		/* the key info's whose images the copy holds */
 	bool		valid;
 	BlockNumber next_blk;		/* where reading continues */
 	Buffer		recent;			/* the buffer of the last page read (a hint) */
@@ -225,7 +226,10 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
  * every supported single-column key type the mapping is strictly monotone
  * on the opclass's equality classes, so this is the comparator's order,
  * without an fmgr call per comparison.  Composite keys and lossy types are
- * ordered by the comparator alone: their image is not exact.
+ * ordered by their monotone image, then by the comparator among equal
+ * images (the comparator alone for a libc strxfrm image).  All of a copy's
+ * images come from one key map: a scan whose key info loaded another
+ * (map_serial) rebuilds the copy.
  */
 
 /* qsort_arg order of a refresh's read buffer (arg is the LearnedKeyInfo) */
@@ -236,7 +240,7 @@ fresh_cmp(const void *a, const void *b, void *arg)
 	const PendingFresh *x = (const PendingFresh *) a;
 	const PendingFresh *y = (const PendingFresh *) b;
 
-	return LearnedPendingOrder(ki, LearnedKeyMapExact(ki), &x->e, x->mkey, &y->e, y->mkey);
+	return LearnedPendingOrder(ki, LearnedKeyOrderOf(ki), &x->e, x->mkey, &y->e, y->mkey);
 }
 
 /*
@@ -278,7 +282,7 @@ merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, uint64 *am, int na,
 {
 	int			end = na;		/* a[0, end) is still to be placed */
 	int			k = na + nb;	/* a[k, na + nb) is final */
-	bool		exact = LearnedKeyMapExact(ki);
+	LearnedKeyOrder order = LearnedKeyOrderOf(ki);
 	int			j;
 
 	for (j = nb - 1; j >= 0; j--)
@@ -291,7 +295,7 @@ merge_into(LearnedKeyInfo *ki, LearnedPendingEntry *a, uint64 *am, int na,
 		{
 			int			mid = lo + (hi - lo) / 2;
 
-			if (LearnedPendingOrder(ki, exact, &a[mid], am[mid], &b[j], bm[j]) <= 0)
+			if (LearnedPendingOrder(ki, order, &a[mid], am[mid], &b[j], bm[j]) <= 0)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -419,7 +423,8 @@ retire_version(LearnedPendingCache *c)
  * reload after a merge or VACUUM changed the list, or a failed refresh.
  */
 static void
-reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *meta)
+reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *meta,
+			const LearnedKeyInfo *ki)
 {
 	LearnedPendingEpoch *ep;
 	MemoryContext cxt;
@@ -435,6 +440,7 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 											 ALLOCSET_SMALL_SIZES);
 	pc->relfilenode = index->rd_node.relNode;
 	pc->epoch = meta->pending_epoch;
+	pc->map_serial = ki->map_serial;
 	pc->next_blk = meta->pending_head;
 	pc->next_slot = 0;
 	pc->recent = InvalidBuffer;
@@ -516,10 +522,13 @@ LearnedPendingRelease(LearnedPendingCache *c)
 }
 
 /*
- * The membership filter of an exact-keyed copy.  A point lookup whose key
- * has no bit set has no pending match, and skips the binary searches of
- * main and recent: one cache line instead of a chain of dependent probes,
- * for most lookups, since most keys have no pending entry.  Sized at 16
+ * The membership filter of the copy's mapped keys.  A point lookup whose
+ * key has no bit set has no pending match, and skips the binary searches
+ * of main and recent: one cache line instead of a chain of dependent
+ * probes, for most lookups, since most keys have no pending entry.  Equal
+ * keys have equal images under every map (an inexact one too: a composite
+ * primary key's lookup names every column, and its image is the image of
+ * each key it matches; scan.c decides when a bound's image is that).  Sized at 16
  * bits per entry (about 6% false positives with one hash), rebuilt twice
  * as large when the entries pass an eighth of the bits.
  */
@@ -564,7 +573,8 @@ filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
 	uint64		nkeys = (uint64) c->nmain + c->nrecent;
 	int			i;
 
-	if (!LearnedKeyMapExact(ki))
+	/* a single string column's lookups have no image to test (scan.c) */
+	if (LearnedKeyLocalImages(ki))
 		return;
 	if (c->filter == NULL || nkeys > (c->filter_mask + 1) / 8)
 	{
@@ -790,8 +800,8 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		last_pc = pc;
 	}
 	if (!pc->valid || pc->relfilenode != index->rd_node.relNode ||
-		pc->epoch != meta->pending_epoch)
-		reset_cache(pc, index, meta);
+		pc->epoch != meta->pending_epoch || pc->map_serial != ki->map_serial)
+		reset_cache(pc, index, meta, ki);
 	else if (pc->next_blk == InvalidBlockNumber)
 		pc->next_blk = meta->pending_head;	/* the list was empty */
 

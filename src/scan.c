@@ -87,6 +87,7 @@ typedef struct Bound
 {
 	int			nkeys;
 	bool		strict;
+	bool		point;			/* every key column equal to a value (or NULL) */
 	uint64		hint;			/* image of the bound (not incremented) */
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
@@ -986,6 +987,7 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 	}
 	if (b->nkeys == 0)
 		return false;
+	b->point = b->nkeys == so->ki.nkeys && last == BTEqualStrategyNumber;
 	/* forward: first entry >= or > the bound; backward: one before that */
 	if (forward)
 		b->strict = (last == BTGreaterStrategyNumber);
@@ -2237,6 +2239,35 @@ bound_image_exact(LearnedScanOpaque so, const Bound *b)
 }
 
 /*
+ * Is the bound one key (a lookup naming every key column, none NULL) whose
+ * image is the image of every key it matches, so that the copy's filter
+ * can rule it out?  Its values must be of the columns' own types (or
+ * integers on integer columns, as in bound_image_exact), so that they map
+ * as the keys do; a single string column's bound carries no image
+ * (LearnedKeyLocalImages).  For the inexact maps (composite keys, lossy
+ * types): bound_image_exact covers the exact ones.
+ */
+static bool
+bound_is_key_image(LearnedScanOpaque so, const Bound *b)
+{
+	int			i;
+
+	if (!b->point || LearnedKeyLocalImages(&so->ki))
+		return false;
+	for (i = 0; i < b->nkeys; i++)
+	{
+		Oid			coltype = so->ki.cols[i].type;
+
+		if (b->isnull[i])
+			return false;
+		if (b->types[i] != coltype &&
+			!(LearnedTypeIsInteger(b->types[i]) && LearnedTypeIsInteger(coltype)))
+			return false;
+	}
+	return true;
+}
+
+/*
  * The run [lo, hi) of one sorted array of the pinned pending copy (n
  * entries, mkeys their packed mapped keys, top their stride samples or
  * NULL) that holds an interval's key range: from the first entry past fwd
@@ -2284,11 +2315,15 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 
 		/*
 		 * A point lookup (the whole single-column key equal to a value of its
-		 * type): the copy's filter may say that no pending entry has it.
+		 * type, or every column of a composite key): the copy's filter may
+		 * say that no pending entry has it.
 		 */
 		if (exact_fwd && exact_bwd && !fwd.strict && bwd.strict &&
 			fwd.hint == bwd.hint && !fwd.isnull[0] && !bwd.isnull[0] &&
 			!LearnedPendingMayContain(c, fwd.hint))
+			continue;
+		if (!exact_fwd && has_fwd && has_bwd && bound_is_key_image(so, &fwd) &&
+			bound_is_key_image(so, &bwd) && !LearnedPendingMayContain(c, fwd.hint))
 			continue;
 		pending_run(so, c->main, c->main_mkeys, c->main_top, c->ntop, c->nmain,
 					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
@@ -2499,7 +2534,7 @@ static const LearnedPendingEntry *
 pending_next_entry(LearnedScanOpaque so)
 {
 	const LearnedPendingCache *c = pinned_copy(so);
-	bool		exact = LearnedKeyMapExact(&so->ki);
+	LearnedKeyOrder order = LearnedKeyOrderOf(&so->ki);
 
 	while (so->pos.pend_pick == PICK_NONE)
 	{
@@ -2522,7 +2557,7 @@ pending_next_entry(LearnedScanOpaque so)
 		}
 		if (has_main && has_recent)
 		{
-			int			cmp = LearnedPendingOrder(&so->ki, exact,
+			int			cmp = LearnedPendingOrder(&so->ki, order,
 												  &c->main[mi], c->main_mkeys[mi],
 												  &c->recent[ri], c->recent_mkeys[ri]);
 
