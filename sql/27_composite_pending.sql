@@ -79,6 +79,55 @@ SELECT count(*) FROM (
     LEFT JOIN cu_n ON cu_n.t = p.u::text
 WHERE (SELECT count(*) FROM cu WHERE cu.u = p.u) <> coalesce(n, 0);
 
+-- A single string column: its bounds get the key map's image for the
+-- copy (pending_string_image), which narrows the copy's search and lets
+-- the filter rule out a point lookup.  Under "C", the database's default,
+-- a deterministic ICU collation, a case-insensitive one, and bpchar.  The
+-- build's keys share a long prefix, which the map skips; pending keys lie
+-- inside it, below it and above it.
+CREATE COLLATION ci27 (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE ct (c text COLLATE "C", d text, u text COLLATE "und-x-icu", n text COLLATE ci27, b char(12));
+INSERT INTO ct SELECT s, s, s, s, right(s, 6)
+FROM (SELECT 'https://www.example.com/item/' || lpad(g::text, 6, '0') AS s FROM generate_series(0, 5999, 2) g) x;
+CREATE INDEX ct_c ON ct USING learned (c) WITH (merge_ratio = 1, pending_limit = 100000);
+CREATE INDEX ct_d ON ct USING learned (d) WITH (merge_ratio = 1, pending_limit = 100000);
+CREATE INDEX ct_u ON ct USING learned (u) WITH (merge_ratio = 1, pending_limit = 100000);
+CREATE INDEX ct_n ON ct USING learned (n) WITH (merge_ratio = 1, pending_limit = 100000);
+CREATE INDEX ct_b ON ct USING learned (b) WITH (merge_ratio = 1, pending_limit = 100000);
+INSERT INTO ct SELECT s, s, s, s, right(s, 6)
+FROM (SELECT 'https://www.example.com/item/' || lpad(g::text, 6, '0') AS s FROM generate_series(1, 5999, 2) g) x;
+INSERT INTO ct SELECT s, s, s, s, left(s, 6)
+FROM (SELECT 'a' || g AS s FROM generate_series(1, 300) g
+      UNION ALL SELECT 'zz' || g FROM generate_series(1, 300) g
+      UNION ALL SELECT upper('https://www.example.com/item/' || lpad(g::text, 6, '0')) FROM generate_series(0, 5999, 7) g) x;
+SELECT pending_entries FROM learned_index_info('ct_c');
+CREATE TABLE ct_p AS
+    SELECT 'https://www.example.com/item/' || lpad(g::text, 6, '0') AS s FROM generate_series(0, 6100) g
+    UNION ALL SELECT upper('https://www.example.com/item/' || lpad(g::text, 6, '0')) FROM generate_series(0, 6100, 5) g
+    UNION ALL SELECT 'a' || g FROM generate_series(0, 310) g
+    UNION ALL SELECT 'zz' || g FROM generate_series(0, 310) g
+    UNION ALL SELECT x FROM unnest(ARRAY['', 'https://www.example.com/item/', 'https://www.example.com/item', '~']) x;
+-- reference counts by a sequential scan: exact bytes, lower case (ci27
+-- ignores case), and bpchar without its padding
+CREATE TABLE ct_x AS SELECT c || '' AS s, count(*) AS n FROM ct GROUP BY 1;
+CREATE TABLE ct_l AS SELECT lower(c || '') AS s, count(*) AS n FROM ct GROUP BY 1;
+CREATE TABLE ct_r AS SELECT b::text || '' AS s, count(*) AS n FROM ct GROUP BY 1;
+SELECT count(*) FROM ct_p p LEFT JOIN ct_x USING (s)
+WHERE (SELECT count(*) FROM ct WHERE c = p.s) <> coalesce(n, 0)
+   OR (SELECT count(*) FROM ct WHERE d = p.s) <> coalesce(n, 0)
+   OR (SELECT count(*) FROM ct WHERE u = p.s) <> coalesce(n, 0);
+SELECT count(*) FROM ct_p p LEFT JOIN ct_l ON ct_l.s = lower(p.s)
+WHERE (SELECT count(*) FROM ct WHERE ct.n = p.s) <> coalesce(ct_l.n, 0);
+SELECT count(*) FROM ct_p p LEFT JOIN ct_r ON ct_r.s = right(p.s, 6)
+WHERE (SELECT count(*) FROM ct WHERE b = (right(p.s, 6) || '   ')::char(12)) <> coalesce(n, 0);
+-- ranges: the image narrows the start of the copy's run
+SELECT count(*) FROM (SELECT s FROM ct_p WHERE length(s) > 20 AND right(s, 2) = '37') p
+WHERE (SELECT count(*) FROM ct WHERE c >= p.s AND c < p.s || '5') <>
+      (SELECT count(*) FROM ct WHERE c || '' >= p.s AND c || '' < p.s || '5')
+   OR (SELECT count(*) FROM ct WHERE u > p.s AND u <= p.s || '5') <>
+      (SELECT count(*) FROM ct WHERE u || '' > p.s AND u || '' <= p.s || '5');
+SELECT learned_index_check('ct_c'), learned_index_check('ct_u'), learned_index_check('ct_n');
+
 -- A stale key map.  The index is built empty, so its first map knows no
 -- ranges and gives almost every key the same image.  This backend's copy
 -- is built with it; learned_index_merge then merges into the empty index,
@@ -101,5 +150,19 @@ FROM (SELECT b FROM sm WHERE a = 42 ORDER BY a, b) s;
 SELECT count(*) FROM sm WHERE a >= 10 AND a < 20 AND b > 1500;
 SELECT count(*) FROM sm WHERE a + 0 >= 10 AND a + 0 < 20 AND b + 0 > 1500;
 SELECT learned_index_check('sm_ab');
+-- the same with a single string column, whose map is the keys' shared prefix
+CREATE TABLE st (k text COLLATE "C");
+CREATE INDEX st_k ON st USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
+INSERT INTO st SELECT 'user-' || lpad(g::text, 5, '0') FROM generate_series(1, 2000) g;
+SELECT count(*) FROM st WHERE k = 'user-00105';
+SELECT learned_index_merge('st_k');
+INSERT INTO st SELECT 'user-' || lpad(g::text, 5, '0') FROM generate_series(2001, 3000) g;
+SELECT count(*) FROM st WHERE k = 'user-02005';
+ANALYZE st;
+INSERT INTO st SELECT 'user-' || lpad(g::text, 5, '0') FROM generate_series(3001, 4000) g;
+SELECT count(*) FROM generate_series(1, 4100) g
+WHERE (SELECT count(*) FROM st WHERE k = 'user-' || lpad(g::text, 5, '0')) <> CASE WHEN g <= 4000 THEN 1 ELSE 0 END;
+SELECT learned_index_check('st_k');
 
-DROP TABLE co, co_n, co_p, cn, cn_n, cu, cu_n, sm;
+DROP TABLE co, co_n, co_p, cn, cn_n, cu, cu_n, ct, ct_p, ct_x, ct_l, ct_r, sm, st;
+DROP COLLATION ci27;

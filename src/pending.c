@@ -573,9 +573,6 @@ filter_add(PendingCacheEntry *pc, LearnedKeyInfo *ki,
 	uint64		nkeys = (uint64) c->nmain + c->nrecent;
 	int			i;
 
-	/* a single string column's lookups have no image to test (scan.c) */
-	if (LearnedKeyLocalImages(ki))
-		return;
 	if (c->filter == NULL || nkeys > (c->filter_mask + 1) / 8)
 	{
 		uint64		nbits = LEARNED_PENDING_FILTER_MIN_BITS;

@@ -2243,16 +2243,16 @@ bound_image_exact(LearnedScanOpaque so, const Bound *b)
  * image is the image of every key it matches, so that the copy's filter
  * can rule it out?  Its values must be of the columns' own types (or
  * integers on integer columns, as in bound_image_exact), so that they map
- * as the keys do; a single string column's bound carries no image
- * (LearnedKeyLocalImages).  For the inexact maps (composite keys, lossy
- * types): bound_image_exact covers the exact ones.
+ * as the keys do (a single string column's bound: once
+ * pending_string_image gave it one).  For the inexact maps (composite
+ * keys, lossy types, strings): bound_image_exact covers the exact ones.
  */
 static bool
 bound_is_key_image(LearnedScanOpaque so, const Bound *b)
 {
 	int			i;
 
-	if (!b->point || LearnedKeyLocalImages(&so->ki))
+	if (!b->point)
 		return false;
 	for (i = 0; i < b->nkeys; i++)
 	{
@@ -2264,6 +2264,24 @@ bound_is_key_image(LearnedScanOpaque so, const Bound *b)
 			!(LearnedTypeIsInteger(b->types[i]) && LearnedTypeIsInteger(coltype)))
 			return false;
 	}
+	return true;
+}
+
+/*
+ * A single string column's bound carries no image: find_boundary makes
+ * the segment-local images it needs.  The pending copy's images are the
+ * key map's (LearnedKeyMap): give a non-NULL bound of the column's own
+ * type that image, so that the copy's mapped keys can narrow its search
+ * and its filter rule out a point lookup, instead of a binary search that
+ * calls the collation's comparator at every probe.  Returns false (hint
+ * left 0) for other bounds.
+ */
+static bool
+pending_string_image(LearnedScanOpaque so, Bound *b)
+{
+	if (b->nkeys != 1 || b->isnull[0] || b->types[0] != so->ki.keytype)
+		return false;
+	b->hint = learned_map_value(&so->ki.cols[0], b->values[0], b->types[0]);
 	return true;
 }
 
@@ -2297,8 +2315,9 @@ static void
 find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 {
 	int			nintervals = so->driver ? so->driver->nvalues : 1;
+	bool		local = LearnedKeyLocalImages(&so->ki);
 	/* a monotone image of keys and bound that orders them only roughly */
-	bool		approx = !LearnedKeyMapExact(&so->ki) && !LearnedKeyLocalImages(&so->ki);
+	bool		approx = !LearnedKeyMapExact(&so->ki) && !local;
 	int			v;
 
 	so->pranges = MemoryContextAlloc(so->rescanCxt, sizeof(PendRange) * nintervals);
@@ -2311,7 +2330,18 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		bool		has_bwd = make_bound(so, v, false, &bwd);
 		bool		exact_fwd = has_fwd && bound_image_exact(so, &fwd);
 		bool		exact_bwd = has_bwd && bound_image_exact(so, &bwd);
+		bool		approx_fwd = approx;
 		PendRange  *r = &so->pranges[so->npranges];
+
+		if (local)
+		{
+			/* a bound without an image is not for the filter */
+			approx_fwd = has_fwd && pending_string_image(so, &fwd);
+			if (has_fwd && !approx_fwd)
+				fwd.point = false;
+			if (has_bwd && !pending_string_image(so, &bwd))
+				bwd.point = false;
+		}
 
 		/*
 		 * A point lookup (the whole single-column key equal to a value of its
@@ -2327,10 +2357,10 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 			continue;
 		pending_run(so, c->main, c->main_mkeys, c->main_top, c->ntop, c->nmain,
 					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
-					approx, &r->main_lo, &r->main_hi);
+					approx_fwd, &r->main_lo, &r->main_hi);
 		pending_run(so, c->recent, c->recent_mkeys, NULL, 0, c->nrecent,
 					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
-					approx, &r->recent_lo, &r->recent_hi);
+					approx_fwd, &r->recent_lo, &r->recent_hi);
 		if (r->main_lo < r->main_hi || r->recent_lo < r->recent_hi)
 			so->npranges++;
 	}
