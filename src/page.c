@@ -506,6 +506,9 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
 	LearnedStringMapApply(ki);
 }
 
+/* templates built in this backend (a serial, never 0) */
+static uint32 map_loads = 0;
+
 /*
  * A scan's key info.  LearnedKeyInfoInit and LearnedKeyInfoLoadMap run
  * once per relcache entry; their result is kept flat (the struct, then its
@@ -518,9 +521,6 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
  * type switches, for a string or composite key the metapage read of its
  * map) was about a third of a point lookup's scan start (perf).
  */
-/* templates built in this backend (a serial, never 0) */
-static uint32 map_loads = 0;
-
 void
 LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki)
 {
@@ -542,7 +542,8 @@ LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki)
 		 * of two maps must not meet in one sorted pending copy: the serial
 		 * tells LearnedPendingGet that the map may have changed.
 		 */
-		built.map_serial = ++map_loads;
+		map_loads = map_loads == PG_UINT32_MAX ? 1 : map_loads + 1;
+		built.map_serial = map_loads;
 		(void) LearnedKeyOrderOf(&built);
 		t = MemoryContextAlloc(index->rd_indexcxt,
 							   head + sizeof(LearnedColumn) * built.natts);

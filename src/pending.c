@@ -56,7 +56,7 @@ typedef struct PendingCacheEntry
 	Oid			indexoid;		/* hash key */
 	Oid			relfilenode;
 	uint32		epoch;
-	uint32		map_serial;		/* the key info's whose images the copy holds */
+	uint32		map_serial;		/* of the key info whose images it holds */
 	bool		valid;
 	BlockNumber next_blk;		/* where reading continues */
 	Buffer		recent;			/* the buffer of the last page read (a hint) */
@@ -528,9 +528,9 @@ LearnedPendingRelease(LearnedPendingCache *c)
  * probes, for most lookups, since most keys have no pending entry.  Equal
  * keys have equal images under every map (an inexact one too: a composite
  * primary key's lookup names every column, and its image is the image of
- * each key it matches; scan.c decides when a bound's image is that).  Sized at 16
- * bits per entry (about 6% false positives with one hash), rebuilt twice
- * as large when the entries pass an eighth of the bits.
+ * each key it matches; scan.c decides when a bound's image is that).
+ * Sized at 16 bits per entry (about 6% false positives with one hash),
+ * rebuilt twice as large when the entries pass an eighth of the bits.
  */
 #define LEARNED_PENDING_FILTER_MIN_BITS 4096
 
