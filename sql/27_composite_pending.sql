@@ -6,7 +6,8 @@
 -- every key column skip the copy's binary searches.  Both rest on every
 -- image in the copy coming from the key map the lookup uses: a merge into
 -- an empty index plans a new map, and a backend that still holds the old
--- one must not mix the two in one copy.
+-- one must not mix the two in one copy (nor keep the old one once the
+-- merge's invalidation reaches it).
 --
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
@@ -95,11 +96,12 @@ CREATE INDEX ct_u ON ct USING learned (u) WITH (merge_ratio = 1, pending_limit =
 CREATE INDEX ct_n ON ct USING learned (n) WITH (merge_ratio = 1, pending_limit = 100000);
 CREATE INDEX ct_b ON ct USING learned (b) WITH (merge_ratio = 1, pending_limit = 100000);
 INSERT INTO ct SELECT s, s, s, s, right(s, 6)
-FROM (SELECT 'https://www.example.com/item/' || lpad(g::text, 6, '0') AS s FROM generate_series(1, 5999, 2) g) x;
+FROM (SELECT 'https://www.example.com/item/' || lpad(g::text, 6, '0') AS s FROM generate_series(1, 5999, 4) g) x;
 INSERT INTO ct SELECT s, s, s, s, left(s, 6)
 FROM (SELECT 'a' || g AS s FROM generate_series(1, 300) g
       UNION ALL SELECT 'zz' || g FROM generate_series(1, 300) g
       UNION ALL SELECT upper('https://www.example.com/item/' || lpad(g::text, 6, '0')) FROM generate_series(0, 5999, 7) g) x;
+-- fewer pending entries than static ones: no merge (merge_ratio = 1)
 SELECT pending_entries FROM learned_index_info('ct_c');
 CREATE TABLE ct_p AS
     SELECT 'https://www.example.com/item/' || lpad(g::text, 6, '0') AS s FROM generate_series(0, 6100) g
@@ -128,41 +130,65 @@ WHERE (SELECT count(*) FROM ct WHERE c >= p.s AND c < p.s || '5') <>
       (SELECT count(*) FROM ct WHERE u || '' > p.s AND u || '' <= p.s || '5');
 SELECT learned_index_check('ct_c'), learned_index_check('ct_u'), learned_index_check('ct_n');
 
--- A stale key map.  The index is built empty, so its first map knows no
--- ranges and gives almost every key the same image.  This backend's copy
--- is built with it; learned_index_merge then merges into the empty index,
--- which plans a real map (no relcache invalidation: this backend keeps the
--- old one); ANALYZE's invalidation then loads the new one.  Entries read
--- before and after must not share one copy.
+-- A stale key map.  An index created empty has a first map that knows no
+-- ranges and gives almost every key the same image.  A merge into the
+-- empty index plans a real map and sends a relcache invalidation at its
+-- commit; a backend processes it only when it next takes a lock it does
+-- not hold yet.  Here another backend (dblink) merges while this one is
+-- inside a transaction holding its locks: this backend reloads its copy
+-- with the old map, then, after COMMIT, loads the new map.  Entries read
+-- under the two maps must not share one copy.
+CREATE EXTENSION dblink;
+SELECT dblink_connect('other', format('dbname=%s port=%s host=%s', current_database(),
+                      current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
+-- the same call once before: nothing in the transaction below may take a
+-- lock this backend does not hold yet, or look up a catalog it has not
+-- cached (either would make it process the invalidation early)
+SELECT n FROM dblink('other', 'SELECT 0::int8') AS t(n int8);
 CREATE TABLE sm (a int4, b int4);
 CREATE INDEX sm_ab ON sm USING learned (a, b) WITH (merge_ratio = 1, pending_limit = 100000);
-INSERT INTO sm SELECT g % 100, g FROM generate_series(1, 2000) g;
-SELECT count(*) FROM sm WHERE a = 5 AND b = 105;
-SELECT learned_index_merge('sm_ab');
-INSERT INTO sm SELECT g % 100, g FROM generate_series(2001, 3000) g;
-SELECT count(*) FROM sm WHERE a = 5 AND b = 2005;
-ANALYZE sm;
-INSERT INTO sm SELECT g % 100, g FROM generate_series(3001, 4000) g;
-SELECT count(*) FROM generate_series(1, 4100) g
-WHERE (SELECT count(*) FROM sm WHERE a = g % 100 AND b = g) <> CASE WHEN g <= 4000 THEN 1 ELSE 0 END;
-SELECT array_agg(b ORDER BY b) = (SELECT array_agg(b ORDER BY b) FROM sm WHERE a + 0 = 42)
-FROM (SELECT b FROM sm WHERE a = 42 ORDER BY a, b) s;
-SELECT count(*) FROM sm WHERE a >= 10 AND a < 20 AND b > 1500;
-SELECT count(*) FROM sm WHERE a + 0 >= 10 AND a + 0 < 20 AND b + 0 > 1500;
-SELECT learned_index_check('sm_ab');
--- the same with a single string column, whose map is the keys' shared prefix
 CREATE TABLE st (k text COLLATE "C");
 CREATE INDEX st_k ON st USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
+BEGIN;
+INSERT INTO sm SELECT g % 100, g FROM generate_series(1, 2000) g;
+INSERT INTO sm SELECT g % 100, g FROM generate_series(10001, 200000) g;
 INSERT INTO st SELECT 'user-' || lpad(g::text, 5, '0') FROM generate_series(1, 2000) g;
+SELECT count(*) FROM sm WHERE a = 5 AND b = 105;
 SELECT count(*) FROM st WHERE k = 'user-00105';
-SELECT learned_index_merge('st_k');
-INSERT INTO st SELECT 'user-' || lpad(g::text, 5, '0') FROM generate_series(2001, 3000) g;
+COMMIT;
+BEGIN;
+SELECT count(*) FROM sm WHERE a = 5 AND b = 105;
+SELECT count(*) FROM st WHERE k = 'user-00105';
+INSERT INTO sm SELECT g % 100, g FROM generate_series(2001, 2010) g;
+INSERT INTO st SELECT 'user-' || lpad(g::text, 5, '0') FROM generate_series(2001, 2010) g;
+SELECT n FROM dblink('other', 'SELECT learned_index_merge(''sm_ab'') + learned_index_merge(''st_k'')') AS t(n int8);
+INSERT INTO sm SELECT g % 100, g FROM generate_series(2011, 3000) g;
+INSERT INTO st SELECT 'user-' || lpad(g::text, 5, '0') FROM generate_series(2011, 3000) g;
+SELECT count(*) FROM sm WHERE a = 5 AND b = 2005;
 SELECT count(*) FROM st WHERE k = 'user-02005';
-ANALYZE st;
+COMMIT;
+INSERT INTO sm SELECT g % 100, g FROM generate_series(3001, 4000) g;
 INSERT INTO st SELECT 'user-' || lpad(g::text, 5, '0') FROM generate_series(3001, 4000) g;
 SELECT count(*) FROM generate_series(1, 4100) g
+WHERE (SELECT count(*) FROM sm WHERE a = g % 100 AND b = g) <> CASE WHEN g <= 4000 THEN 1 ELSE 0 END;
+SELECT count(*) FROM generate_series(1, 200000, 97) g
+WHERE (SELECT count(*) FROM sm WHERE a = g % 100 AND b = g) <> CASE WHEN g <= 4000 OR g > 10000 THEN 1 ELSE 0 END;
+SELECT array_agg(b ORDER BY b) = (SELECT array_agg(b ORDER BY b) FROM sm WHERE a + 0 = 42)
+FROM (SELECT b FROM sm WHERE a = 42 ORDER BY a, b) s;
+SELECT count(*) FROM sm WHERE a >= 10 AND a < 20 AND b > 1500 AND b < 20000;
+SELECT count(*) FROM sm WHERE a + 0 >= 10 AND a + 0 < 20 AND b + 0 > 1500 AND b + 0 < 20000;
+SELECT count(*) FROM generate_series(1, 4100) g
 WHERE (SELECT count(*) FROM st WHERE k = 'user-' || lpad(g::text, 5, '0')) <> CASE WHEN g <= 4000 THEN 1 ELSE 0 END;
-SELECT learned_index_check('st_k');
+SELECT learned_index_check('sm_ab'), learned_index_check('st_k');
+-- the merging backend's map reached this one (merge.c invalidates the
+-- relcache entry): a lookup reads a few buffers, where the empty index's
+-- map would have it gallop over the segment (run once first: the first
+-- execution also reads the new directory)
+SELECT count(*) FROM sm WHERE a = 7 AND b = 150007;
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT count(*) FROM sm WHERE a = 7 AND b = 150007;
 
 DROP TABLE co, co_n, co_p, cn, cn_n, cu, cu_n, ct, ct_p, ct_x, ct_l, ct_r, sm, st;
 DROP COLLATION ci27;
+SELECT dblink_disconnect('other');
+DROP EXTENSION dblink;

@@ -50,6 +50,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -880,6 +881,19 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	LearnedXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);
 	learned_fault("merge-after-flip");
+
+	/*
+	 * A new key map: backends cache the old one with the index's relcache
+	 * entry (LearnedKeyInfoForScan), and an index created empty has a map
+	 * that gives almost every key the same image, so their lookups would
+	 * gallop over whole segments (25 buffers a lookup instead of 3 on a
+	 * 1M-row composite index) until some other invalidation came.  Sent at
+	 * commit; a backend that reads the index before it processes the
+	 * message still answers right (pending.c rebuilds its copy when the
+	 * map it loads changes).
+	 */
+	if (remap)
+		CacheInvalidateRelcache(index);
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
