@@ -536,11 +536,12 @@ LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki)
 		LearnedKeyInfoInit(index, &built);
 		LearnedKeyInfoLoadMap(index, &built);
 		/*
-		 * A merge into an empty index plans a new map without a relcache
-		 * invalidation, so this backend may keep using the old one (images
-		 * that mislead the models cost reads, never answers).  But images
-		 * of two maps must not meet in one sorted pending copy: the serial
-		 * tells LearnedPendingGet that the map may have changed.
+		 * A merge into an empty index plans a new map, and its relcache
+		 * invalidation reaches this backend only when it next takes a new
+		 * lock, so a transaction may keep using the old one for a while
+		 * (images that mislead the models cost reads, never answers).  But
+		 * images of two maps must not meet in one sorted pending copy: the
+		 * serial tells LearnedPendingGet that the map may have changed.
 		 */
 		map_loads = map_loads == PG_UINT32_MAX ? 1 : map_loads + 1;
 		built.map_serial = map_loads;
