@@ -2221,6 +2221,19 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 }
 
 /*
+ * A bound value of type valtype maps as a key of column type coltype does:
+ * the same type, or integers of any width (int2, int4 and int8 values all
+ * map to their value as an int64, which is what the cross-type comparators
+ * compare).
+ */
+static inline bool
+value_maps_as_key(Oid valtype, Oid coltype)
+{
+	return valtype == coltype ||
+		(LearnedTypeIsInteger(valtype) && LearnedTypeIsInteger(coltype));
+}
+
+/*
  * Does the bound's image order it among the keys' images exactly, so that
  * the pending copy's mapped keys (and its filter) decide without the
  * comparator?  For a bound of the key's own type on an exact map, and for
@@ -2232,10 +2245,7 @@ pending_bound(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 static bool
 bound_image_exact(LearnedScanOpaque so, const Bound *b)
 {
-	if (!LearnedKeyMapExact(&so->ki))
-		return false;
-	return b->types[0] == so->ki.keytype ||
-		(LearnedTypeIsInteger(b->types[0]) && LearnedTypeIsInteger(so->ki.keytype));
+	return LearnedKeyMapExact(&so->ki) && value_maps_as_key(b->types[0], so->ki.keytype);
 }
 
 /*
@@ -2255,16 +2265,25 @@ bound_is_key_image(LearnedScanOpaque so, const Bound *b)
 	if (!b->point)
 		return false;
 	for (i = 0; i < b->nkeys; i++)
-	{
-		Oid			coltype = so->ki.cols[i].type;
-
-		if (b->isnull[i])
+		if (b->isnull[i] || !value_maps_as_key(b->types[i], so->ki.cols[i].type))
 			return false;
-		if (b->types[i] != coltype &&
-			!(LearnedTypeIsInteger(b->types[i]) && LearnedTypeIsInteger(coltype)))
-			return false;
-	}
 	return true;
+}
+
+/*
+ * May the copy's filter rule out the interval from fwd to bwd, that is, is
+ * it one key whose image (fwd->hint) is the image of every key it matches?
+ * With an exact map, both bounds the same non-NULL value of the key's
+ * type; otherwise a lookup naming every key column (bound_is_key_image).
+ */
+static bool
+bounds_one_image(LearnedScanOpaque so, const Bound *fwd, bool exact_fwd,
+				 const Bound *bwd, bool exact_bwd)
+{
+	if (exact_fwd && exact_bwd)
+		return !fwd->strict && bwd->strict && fwd->hint == bwd->hint &&
+			!fwd->isnull[0] && !bwd->isnull[0];
+	return bound_is_key_image(so, fwd) && bound_is_key_image(so, bwd);
 }
 
 /*
@@ -2348,12 +2367,8 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		 * type, or every column of a composite key): the copy's filter may
 		 * say that no pending entry has it.
 		 */
-		if (exact_fwd && exact_bwd && !fwd.strict && bwd.strict &&
-			fwd.hint == bwd.hint && !fwd.isnull[0] && !bwd.isnull[0] &&
+		if (has_fwd && has_bwd && bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd) &&
 			!LearnedPendingMayContain(c, fwd.hint))
-			continue;
-		if (!exact_fwd && has_fwd && has_bwd && bound_is_key_image(so, &fwd) &&
-			bound_is_key_image(so, &bwd) && !LearnedPendingMayContain(c, fwd.hint))
 			continue;
 		pending_run(so, c->main, c->main_mkeys, c->main_top, c->ntop, c->nmain,
 					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
