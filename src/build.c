@@ -763,7 +763,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	{
 		Size		i;
 
-		LearnedKeyMapPlan(&bs.ki, bs.lo, bs.hi, learned_map_columns_guc);
+		LearnedKeyMapPlan(&bs.ki, bs.lo, bs.hi, false, learned_map_columns_guc);
 		for (i = 0; i < bs.nentries; i++)
 			bs.entries[i].mkey = LearnedKeyMap(&bs.ki, bs.entries[i].key);
 	}
@@ -853,7 +853,7 @@ learnedbuildempty(Relation index)
 		/* no value seen: every later key maps outside the (empty) ranges */
 		memset(lo, 0xFF, sizeof(lo));
 		memset(hi, 0, sizeof(hi));
-		LearnedKeyMapPlan(&ki, lo, hi, learned_map_columns_guc);
+		LearnedKeyMapPlan(&ki, lo, hi, false, learned_map_columns_guc);
 	}
 	set_meta_lower(page, &ki);
 

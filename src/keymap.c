@@ -569,21 +569,73 @@ LearnedKeyMap(const LearnedKeyInfo *ki, Datum key)
 }
 
 /*
- * Plan the key map from the per-column ranges of images seen at build
- * (lo > hi: no value).  maxcols > 0 limits the packed columns (the
- * learned_idx.map_columns experiment knob).
+ * Does a composite key fall outside the map's ranges in a packed column
+ * (not counting NULLs, which clamp by design)?  Such a key shares its image
+ * with every key past the same range, so the models cannot tell them apart.
+ */
+bool
+LearnedKeyOutOfRange(const LearnedKeyInfo *ki, Datum key)
+{
+	int			i;
+
+	if (!LearnedKeyIsComposite(ki))
+		return false;
+	for (i = 0; i < ki->map.npacked; i++)
+	{
+		bool		isnull;
+		uint64		u;
+		Datum		v = LearnedKeyColumn(ki, key, i, &isnull);
+
+		if (!isnull &&
+			LearnedColumnStatus(ki, i, v, ki->cols[i].type, false, &u) != KP_VALUE)
+			return true;
+	}
+	return false;
+}
+
+/* widen the per-column ranges [lo, hi] of images to take in a key */
+void
+LearnedKeyRangeAdd(const LearnedKeyInfo *ki, Datum key, uint64 *lo, uint64 *hi)
+{
+	int			c;
+
+	for (c = 0; c < ki->nkeys; c++)
+	{
+		bool		isnull;
+		Datum		v = LearnedKeyColumn(ki, key, c, &isnull);
+		uint64		m;
+
+		if (isnull)
+			continue;
+		m = learned_map_value((LearnedColumn *) &ki->cols[c], v, ki->cols[c].type);
+		lo[c] = Min(lo[c], m);
+		hi[c] = Max(hi[c], m);
+	}
+}
+
+/*
+ * Plan the key map from the per-column ranges of images [lo, hi] seen at
+ * build or by a merge (lo > hi: no value), with room for growth
+ * (keypack_widen: half a range above it; when replan, also below it where
+ * keys went below the current map's range).  lo and hi are widened in
+ * place.  maxcols > 0 limits the packed columns (the learned_idx.map_columns
+ * experiment knob).
  */
 void
-LearnedKeyMapPlan(LearnedKeyInfo *ki, const uint64 *lo, const uint64 *hi,
+LearnedKeyMapPlan(LearnedKeyInfo *ki, uint64 *lo, uint64 *hi, bool replan,
 				  int maxcols)
 {
 	bool		lossy[INDEX_MAX_KEYS];
+	KeyPackCol	old[INDEX_MAX_KEYS];
 	int			i;
 
+	if (replan)
+		memcpy(old, ki->map.cols, sizeof(old));
 	memset(&ki->map, 0, sizeof(ki->map));
 	ki->map.natts = (uint16) ki->nkeys;
 	if (!LearnedKeyIsComposite(ki))
 		return;
+	keypack_widen(ki->nkeys, replan ? old : NULL, lo, hi);
 	for (i = 0; i < ki->nkeys; i++)
 		lossy[i] = !ki->cols[i].exact;
 	ki->map.npacked = (uint16) keypack_plan(ki->nkeys, lo, hi, lossy, maxcols,

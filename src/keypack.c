@@ -108,3 +108,22 @@ keypack_combine(const KeyPackCol *cols, int npacked, const int *status,
 	}
 	return m;
 }
+
+void
+keypack_widen(int ncols, const KeyPackCol *old, uint64_t *lo, uint64_t *hi)
+{
+	int			i;
+
+	for (i = 0; i < ncols; i++)
+	{
+		kp_u128		room;
+
+		if (lo[i] > hi[i])
+			continue;
+		room = ((kp_u128) (hi[i] - lo[i])) / 2 + 1;
+		hi[i] = (kp_u128) hi[i] + room > (kp_u128) UINT64_MAX ?
+			UINT64_MAX : (uint64_t) (hi[i] + room);
+		if (old && lo[i] < old[i].lo)
+			lo[i] = (kp_u128) lo[i] < room ? 0 : (uint64_t) (lo[i] - room);
+	}
+}

@@ -56,4 +56,19 @@ extern int	keypack_ordinal(const KeyPackCol *col, uint64_t m, bool desc,
 extern uint64_t keypack_combine(const KeyPackCol *cols, int npacked,
 								const int *status, const uint64_t *u);
 
+/*
+ * Room for growth, before a map is planned: every column i with values
+ * (lo[i] <= hi[i]) gets half its width, plus one, above its largest image
+ * (saturating at the 64-bit domain), and, when the map is planned again
+ * (old != NULL: a merge re-plans a map whose ranges the keys outgrew), as
+ * much below its smallest where keys went below the old plan's range.
+ * Keys that keep growing (orders appended per district past the largest
+ * o_id, timestamps) then keep distinct images until a range has grown by
+ * half again.  The price is a hole of unused images after each prefix (one
+ * more model piece per district), and fewer exact digits when the widened
+ * ranges no longer fit in 64 bits.
+ */
+extern void keypack_widen(int ncols, const KeyPackCol *old, uint64_t *lo,
+						  uint64_t *hi);
+
 #endif							/* KEYPACK_H */

@@ -730,8 +730,11 @@ extern int	LearnedKeyCmp(LearnedKeyInfo *ki, Datum a, Datum b);
 extern uint64 LearnedKeyMap(const LearnedKeyInfo *ki, Datum key);
 extern int	LearnedColumnStatus(const LearnedKeyInfo *ki, int col, Datum value,
 								Oid valtype, bool isnull, uint64 *u);
-extern void LearnedKeyMapPlan(LearnedKeyInfo *ki, const uint64 *lo,
-							  const uint64 *hi, int maxcols);
+extern void LearnedKeyMapPlan(LearnedKeyInfo *ki, uint64 *lo, uint64 *hi,
+							  bool replan, int maxcols);
+extern bool LearnedKeyOutOfRange(const LearnedKeyInfo *ki, Datum key);
+extern void LearnedKeyRangeAdd(const LearnedKeyInfo *ki, Datum key,
+							   uint64 *lo, uint64 *hi);
 extern int	learned_map_columns_guc;
 
 /* ---------- page.c ---------- */

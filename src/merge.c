@@ -60,6 +60,9 @@
 
 #include "learned.h"
 
+/* fewest entries past a composite map's ranges that re-plan it (replan_due) */
+#define LEARNED_REPLAN_MIN	1024
+
 PG_FUNCTION_INFO_V1(learned_index_merge);
 
 static BlockNumber collect_garbage_locked(Relation index);
@@ -552,6 +555,53 @@ merge_entries(LearnedKeyInfo *ki, const LearnedEntry *a, Size na,
 /* ---------- the merge ---------- */
 
 /*
+ * Is it time to re-plan a composite key map?  When at least a quarter of
+ * the entries this merge brings (and LEARNED_REPLAN_MIN of them) lie past
+ * its ranges: then the keys keep arriving outside (appends past a
+ * column's largest value), not by chance.
+ */
+static bool
+replan_due(const LearnedKeyInfo *ki, const PendingRead *pr, Size *nout)
+{
+	Size		i;
+
+	*nout = 0;
+	if (pr->nkeys < LEARNED_REPLAN_MIN)
+		return false;
+	for (i = 0; i < pr->nkeys; i++)
+		if (LearnedKeyOutOfRange(ki, pr->keys[i].key))
+			(*nout)++;
+	return *nout >= LEARNED_REPLAN_MIN && *nout * 4 >= pr->nkeys;
+}
+
+/* take every live static key into the per-column ranges [lo, hi] */
+static void
+static_ranges(Relation index, const LearnedKeyInfo *ki,
+			  const LearnedDirectory *dir, uint64 *lo, uint64 *hi)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "learned re-plan",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	uint32		s;
+
+	for (s = 0; s < dir->nsegments; s++)
+	{
+		Size		max = 1024;
+		Size		n = 0;
+		LearnedEntry *e = palloc_extended(max * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
+		Size		i;
+
+		read_segment(index, ki, &dir->segments[s], &e, &n, &max);
+		for (i = 0; i < n; i++)
+			LearnedKeyRangeAdd(ki, e[i].key, lo, hi);
+		MemoryContextReset(cxt);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+/*
  * Merge the pending list into the static stage.  The caller holds the merge
  * lock.  Segments flagged in rewrite[] (by VACUUM: mostly dead entries) are
  * rewritten even if no entry arrived, so their dead entries go away.
@@ -583,6 +633,8 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	LearnedMetaPage m;
 	Page		metapage;
 	bool		remap = false;
+	bool		rewrite_all = false;
+	Size		nout = 0;
 	bool		by_cmp;
 	FullTransactionId flip_xid;
 
@@ -611,35 +663,40 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	read_pending(index, &ki, &meta, upto, &pr);
 
 	/*
-	 * A composite index whose static stage is empty (built on an empty
-	 * table) has a key map with empty ranges, under which every key clamps
-	 * to one image.  With no piece trained under the old map, plan it anew
-	 * from the entries merged now; the flip publishes it.  Scans that took
-	 * the old map meanwhile only get poorer hints.
+	 * Plan a composite index's key map anew, and publish it with the flip
+	 * (scans that took the old map meanwhile only get poorer hints):
+	 *
+	 * - when the static stage is empty (built on an empty table): its map
+	 *   has empty ranges, under which every key clamps to one image, and no
+	 *   piece was trained under it;
+	 * - when much of what this merge brings lies past the map's ranges
+	 *   (replan_due): such keys clamp to one image per prefix (every order
+	 *   appended past the build's largest o_id of a district), so models,
+	 *   pending searches and the copy's order fall back to the comparator
+	 *   for them.  Every piece was trained under the old map, so every
+	 *   segment is rewritten (rewrite_all), and the new ranges take in the
+	 *   static keys, with room for growth (LearnedKeyMapPlan), so this
+	 *   happens once per half-again growth of a range, not every merge.
 	 */
-	if (LearnedKeyIsComposite(&ki) && dir->nsegments == 0 && pr.nkeys > 0)
+	if (LearnedKeyIsComposite(&ki) && pr.nkeys > 0 &&
+		(dir->nsegments == 0 || replan_due(&ki, &pr, &nout)))
 	{
 		uint64		lo[INDEX_MAX_KEYS];
 		uint64		hi[INDEX_MAX_KEYS];
 		Size		i;
-		int			c;
 
 		memset(lo, 0xFF, sizeof(lo));
 		memset(hi, 0, sizeof(hi));
 		for (i = 0; i < pr.nkeys; i++)
-			for (c = 0; c < ki.nkeys; c++)
-			{
-				bool		isnull;
-				Datum		v = LearnedKeyColumn(&ki, pr.keys[i].key, c, &isnull);
-				uint64		m;
-
-				if (isnull)
-					continue;
-				m = learned_map_value(&ki.cols[c], v, ki.cols[c].type);
-				lo[c] = Min(lo[c], m);
-				hi[c] = Max(hi[c], m);
-			}
-		LearnedKeyMapPlan(&ki, lo, hi, learned_map_columns_guc);
+			LearnedKeyRangeAdd(&ki, pr.keys[i].key, lo, hi);
+		if (dir->nsegments > 0)
+		{
+			static_ranges(index, &ki, dir, lo, hi);
+			rewrite_all = true;
+			elog(DEBUG1, "learned index \"%s\": key map planned anew, %zu of %zu merged entries past its ranges",
+				 RelationGetRelationName(index), nout, pr.nkeys);
+		}
+		LearnedKeyMapPlan(&ki, lo, hi, rewrite_all, learned_map_columns_guc);
 		for (i = 0; i < pr.nkeys; i++)
 			pr.keys[i].mkey = LearnedKeyMap(&ki, pr.keys[i].key);
 		remap = true;
@@ -663,7 +720,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	 * that range (by mapped key, which is exact for every supported type)
 	 * go into it.  Untouched segments are kept as they are.
 	 */
-	by_cmp = LearnedKeyImagesCollated(&ki);
+	by_cmp = LearnedKeyImagesCollated(&ki) || rewrite_all;
 	memset(&set, 0, sizeof(set));
 	set.mode = learned_get_mode(index);
 	set.compression = learned_get_compression(index) == LEARNED_COMPRESSION_ON;
@@ -675,6 +732,8 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	{
 		Size		q = p;
 		bool		append;
+		bool		force = rewrite_all ||
+			(rewrite && s < nrewrite && rewrite[s]);
 
 		if (dir->nsegments == 0)
 			q = pr.nkeys;		/* an empty static stage: everything */
@@ -689,8 +748,9 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 			 * segment's first image, its first key decides.  A collated
 			 * string's image comes from a library that may have changed
 			 * since the directory was written (new sort keys, same order),
-			 * so there the next segment's first key always decides: one
-			 * leaf read per segment boundary the pending keys reach.
+			 * and a re-planned map is not the directory's, so there the
+			 * next segment's first key always decides: one leaf read per
+			 * segment boundary the pending keys reach.
 			 */
 			while (q < pr.nkeys)
 			{
@@ -724,11 +784,9 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 		 * new segment(s) after it, and it keeps its pages (an append-only
 		 * workload then writes only the new keys' pages).
 		 */
-		append = dir->nsegments > 0 && q > p && s + 1 == dir->nsegments &&
-			!(rewrite && s < nrewrite && rewrite[s]) &&
+		append = dir->nsegments > 0 && q > p && s + 1 == dir->nsegments && !force &&
 			append_keeps_segment(index, &ki, &dir->segments[s], &pr.keys[p]);
-		if (dir->nsegments > 0 && (q == p || append) &&
-			!(rewrite && s < nrewrite && rewrite[s]))
+		if (dir->nsegments > 0 && (q == p || append) && !force)
 		{
 			/* untouched: keep its pages, copy its descriptor and pieces */
 			LearnedSegment *seg = &dir->segments[s];

@@ -81,6 +81,23 @@ DELETE FROM t WHERE id % 5 = 0;
 VACUUM t;
 INSERT INTO t (a, b, c, p) SELECT 7, i % 3, date '2020-06-01' + i, i FROM generate_series(1, 300) i;
 });
+# Keys past the key map's ranges (a = 20..29; the build saw 0..11): the
+# merge plans the map anew and rewrites every segment under it; the
+# standby replays the new map in the flip record.  No worker meanwhile
+# (merge_ratio = 1), so the merge brings all 3,000 at once.
+$primary->safe_psql('postgres', q{
+ALTER INDEX t_abc SET (merge_ratio = 1);
+ALTER INDEX t_ap SET (merge_ratio = 1);
+INSERT INTO t (a, b, c, p) SELECT 20 + i % 10, i % 7, date '2022-01-01' + i % 400, i FROM generate_series(1, 3000) i;
+});
+my ($out, $err) = ('', '');
+$primary->psql('postgres',
+	q{SET client_min_messages = debug1; SELECT learned_index_merge('t_abc'), learned_index_merge('t_ap')},
+	stdout => \$out, stderr => \$err);
+like($err, qr/"t_abc": key map planned anew, 3000 of 3[0-9]{3} merged entries/, 't_abc: the merge re-planned its key map');
+like($err, qr/"t_ap": key map planned anew/, 't_ap: the merge re-planned its key map');
+push @queries, q{SELECT a, b, c FROM t WHERE a = 25 AND b = 4},
+	q{SELECT a, b, c FROM t WHERE a BETWEEN 11 AND 21 AND b = 3 ORDER BY a, b DESC NULLS FIRST, c};
 $primary->wait_for_catchup($standby);
 
 my $before = answers($primary, 'primary');

@@ -234,12 +234,66 @@ test_tpcc_shape(void)
 	}
 }
 
+/* room for growth: above every range; below it only where keys went below */
+static void
+test_widen(void)
+{
+	uint64_t	lo[4] = {1, 1, 1, 5},
+				hi[4] = {2, 10, 3000, 4};	/* column 3: no value seen */
+	KeyPackCol	old[4];
+	KeyPackCol	cols[4];
+	int			st[4] = {KP_VALUE, KP_VALUE, KP_VALUE, KP_VALUE};
+	uint64_t	u[4] = {0, 0, 0, 0};
+	uint64_t	a,
+				b;
+
+	(void) keypack_plan(4, lo, hi, NULL, 0, old);
+	/* a first plan: only upwards */
+	keypack_widen(4, NULL, lo, hi);
+	CHECK(lo[0] == 1 && hi[0] == 2 + 1 / 2 + 1, "widen: w [%llu, %llu]",
+		  (unsigned long long) lo[0], (unsigned long long) hi[0]);
+	CHECK(lo[1] == 1 && hi[1] == 10 + 9 / 2 + 1, "widen: d [%llu, %llu]",
+		  (unsigned long long) lo[1], (unsigned long long) hi[1]);
+	CHECK(lo[2] == 1 && hi[2] == 3000 + 2999 / 2 + 1, "widen: o [%llu, %llu]",
+		  (unsigned long long) lo[2], (unsigned long long) hi[2]);
+	CHECK(lo[3] == 5 && hi[3] == 4, "widen: empty column untouched");
+	/* the widened plan gives orders past the build's largest distinct images */
+	(void) keypack_plan(3, lo, hi, NULL, 0, cols);
+	u[0] = 1;
+	u[1] = 4;
+	u[2] = 4000;
+	a = keypack_combine(cols, 3, st, u);
+	u[2] = 4001;
+	b = keypack_combine(cols, 3, st, u);
+	CHECK(b == a + 1, "widen: consecutive orders %llu %llu",
+		  (unsigned long long) a, (unsigned long long) b);
+	/* a re-plan: a warehouse below w 1 widens w downwards too */
+	lo[0] = 0;
+	hi[0] = 2;
+	lo[2] = 1;
+	hi[2] = 3400;
+	keypack_widen(3, old, lo, hi);
+	CHECK(lo[0] == 0 && hi[0] == 4, "re-plan: w [%llu, %llu]",
+		  (unsigned long long) lo[0], (unsigned long long) hi[0]);
+	CHECK(lo[2] == 1 && hi[2] == 3400 + 3399 / 2 + 1, "re-plan: o [%llu, %llu]",
+		  (unsigned long long) lo[2], (unsigned long long) hi[2]);
+	/* saturation at the ends of the domain */
+	lo[0] = 10;
+	hi[0] = UINT64_MAX - 3;
+	old[0].lo = 20;
+	old[0].hi = 30;
+	keypack_widen(1, old, lo, hi);
+	CHECK(lo[0] == 0 && hi[0] == UINT64_MAX, "widen: saturates [%llu, %llu]",
+		  (unsigned long long) lo[0], (unsigned long long) hi[0]);
+}
+
 int
 main(void)
 {
 	int			r;
 
 	test_tpcc_shape();
+	test_widen();
 	for (r = 0; r < 300; r++)
 		one_round(r);
 	/* the last line is "N passed, M failed", as the other unit tests print */
