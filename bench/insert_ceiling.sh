@@ -12,6 +12,8 @@
 #   bash bench/insert_ceiling.sh [ROWS] [SECONDS] [REPS] [KEYS]
 #   (defaults: 1000000 12 3 random; KEYS is random or append)
 #   CBENCH_CLIENTS sets pgbench's clients and threads (default 2)
+#   CBENCH_BATCH rows per INSERT statement (default 1); tps is then statements
+#   a second, and the rows a second are BATCH times as many
 #
 # Run as root or postgres on Debian 12 + PostgreSQL 15 with the extension
 # installed (make install); throwaway cluster on port CBENCH_PORT (default 5516).
@@ -21,6 +23,7 @@ SECS="${2:-12}"
 REPS="${3:-3}"
 KEYS="${4:-random}"
 CLIENTS="${CBENCH_CLIENTS:-2}"
+BATCH="${CBENCH_BATCH:-1}"
 case "$KEYS" in random|append) ;; *) echo "KEYS must be random or append" >&2; exit 2;; esac
 . "$(dirname "$0")/../scripts/common.sh"
 li_throwaway_cluster cbench "${CBENCH_PORT:-5516}" "shared_buffers = 2GB" "fsync = off" \
@@ -34,7 +37,12 @@ for s in none btree learned; do
 	  -c "INSERT INTO d_$s SELECT 10 * i, i FROM generate_series(1, $ROWS) i ORDER BY hashint8(i)" >/dev/null
 	[ "$s" != none ] && P -c "CREATE INDEX ON d_$s USING $s (k)" >/dev/null
 	P -c "VACUUM FREEZE d_$s" >/dev/null
-	if [ "$KEYS" = random ]; then
+	if [ "$BATCH" -gt 1 ] && [ "$KEYS" = random ]; then
+		printf 'INSERT INTO d_%s (k, v) SELECT 10 * (1 + (random() * %d)::int8) + 1 + g %% 9, -1 FROM generate_series(1, %d) g;\n' \
+			"$s" "$((ROWS - 1))" "$BATCH"
+	elif [ "$BATCH" -gt 1 ]; then
+		printf 'INSERT INTO d_%s (k, v) SELECT nextval(%s), -1 FROM generate_series(1, %d);\n' "$s" "'s_$s'" "$BATCH"
+	elif [ "$KEYS" = random ]; then
 		printf '\\set k 10 * random(1, %d) + random(1, 9)\nINSERT INTO d_%s (k, v) VALUES (:k, -1);\n' \
 			"$ROWS" "$s"
 	else
@@ -59,5 +67,5 @@ for r in $(seq 1 "$REPS"); do
 done
 med() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 mn=$(echo "${TPS[none]}" | med); mb=$(echo "${TPS[btree]}" | med); ml=$(echo "${TPS[learned]}" | med)
-echo "keys $KEYS, $ROWS rows; median tps: none $mn, btree $mb, learned $ml"
+echo "keys $KEYS, $ROWS rows, $BATCH rows per INSERT; median tps: none $mn, btree $mb, learned $ml"
 awk -v n="$mn" -v b="$mb" -v l="$ml" 'BEGIN {printf "ceiling (no index / btree) %.3f, learned / btree %.3f\n", n / b, l / b}'

@@ -23,7 +23,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pgdb import reloptions_text  # noqa: E402
 
 COLORS = {"btree": "#4C72B0", "learned": "#DD8452"}
-WL_DESC = {"insert": "insert-only", "mix50": "50/50 insert/lookup", "mix90": "90/10 lookup/insert"}
+WL_DESC = {"insert": "insert-only", "mix50": "50/50 insert/lookup", "mix90": "90/10 lookup/insert",
+           "batch": "insert-only, 100-row INSERTs"}
+# the targets: single-row statements (the batched workload has none of its own)
+TPS_TARGETS = {"insert": {"random": 1.3, "append": 1.1}, "mix50": 1.1, "mix90": 1.0}
 # how a merge's replaced pages are recycled (docs/architecture.md, "VACUUM and garbage collection")
 RECYCLING = ("the pages a merge replaces are recycled only once no snapshot older than the merge remains "
              "(by VACUUM, or by the collection a later merge runs first)")
@@ -116,7 +119,7 @@ def cdf_plot(out, lat, keys_list, wls):
     if not lat:
         return None
     fig, axes = plt.subplots(1, len(keys_list), figsize=(5.5 * len(keys_list), 4.2), squeeze=False)
-    styles = {"insert": "-", "mix50": "--", "mix90": ":"}
+    styles = {"insert": "-", "mix50": "--", "mix90": ":", "batch": "-."}
     for ax, keys in zip(axes[0], keys_list):
         for wl in wls:
             for side in ("learned", "btree"):
@@ -251,7 +254,10 @@ def write_report(out, copy_to=""):
     tgt = []
     for keys in keys_list:
         for wl in wls:
-            lim = {"insert": 1.3 if keys == "random" else 1.1, "mix50": 1.1, "mix90": 1.0}[wl]
+            if wl not in TPS_TARGETS:
+                continue
+            lim = TPS_TARGETS[wl]
+            lim = lim[keys] if isinstance(lim, dict) else lim
             r = ratio(agg(runs, keys, wl, "learned", "tps"), agg(runs, keys, wl, "btree", "tps"))
             tgt.append(("tps %s, %s keys" % (WL_DESC[wl], keys), r, ">= %.1fx" % lim, verdict(r, lim, True)))
     for p in pend:
@@ -360,6 +366,19 @@ def write_report(out, copy_to=""):
                 " / ".join(f(r.get("tps"), "%.0f") for r in sel(runs, keys, wl, "learned")),
                 " / ".join(f(r.get("tps"), "%.0f") for r in sel(runs, keys, wl, "btree"))))
     w("")
+    if "batch" in wls:
+        w("**Batched inserts.** The `insert-only, 100-row INSERTs` workload runs `INSERT ... SELECT ... FROM "
+          "generate_series(1, 100)` (random or appended keys, as above): a transaction is 100 rows, so its tps "
+          "times 100 is rows a second, and the statement and commit overhead that bounds the single-row "
+          "workloads (a table with no index inserts single rows only 1.13x to 1.27x as fast as one with a "
+          "btree, `bench/insert_ceiling.sh`) is spread over 100 rows, leaving more of the time to the index. "
+          "The issue's targets name single-row workloads; this one has no target of its own.\n")
+        w("| keys | learned rows/s (median) | btree rows/s (median) | learned / btree |")
+        w("|---|---|---|---|")
+        for keys in keys_list:
+            lr, br = agg(runs, keys, "batch", "learned", "rows_per_s"), agg(runs, keys, "batch", "btree", "rows_per_s")
+            w("| %s | %s | %s | %s |" % (keys, f(lr, "%.0f"), f(br, "%.0f"), f(ratio(lr, br), "%.3f")))
+        w("")
 
     # ------------------------------------------------------------- latency
     w("## Insert latency (pgbench -l, client-side, µs)\n")
