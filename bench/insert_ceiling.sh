@@ -37,6 +37,7 @@ for s in none btree learned; do
 	  -c "INSERT INTO d_$s SELECT 10 * i, i FROM generate_series(1, $ROWS) i ORDER BY hashint8(i)" >/dev/null
 	[ "$s" != none ] && P -c "CREATE INDEX ON d_$s USING $s (k)" >/dev/null
 	P -c "VACUUM FREEZE d_$s" >/dev/null
+	[ "$KEYS" = append ] && P -c "CREATE SEQUENCE s_$s START $((10 * ROWS + 10))" >/dev/null
 	if [ "$BATCH" -gt 1 ] && [ "$KEYS" = random ]; then
 		printf 'INSERT INTO d_%s (k, v) SELECT 10 * (1 + (random() * %d)::int8) + 1 + g %% 9, -1 FROM generate_series(1, %d) g;\n' \
 			"$s" "$((ROWS - 1))" "$BATCH"
@@ -46,7 +47,6 @@ for s in none btree learned; do
 		printf '\\set k 10 * random(1, %d) + random(1, 9)\nINSERT INTO d_%s (k, v) VALUES (:k, -1);\n' \
 			"$ROWS" "$s"
 	else
-		P -c "CREATE SEQUENCE s_$s START $((10 * ROWS + 10))" >/dev/null
 		printf 'INSERT INTO d_%s (k, v) VALUES (nextval(%s), -1);\n' "$s" "'s_$s'"
 	fi | li_as_pg tee "$W/ins_$s.sql" >/dev/null
 done
@@ -58,8 +58,9 @@ for r in $(seq 1 "$REPS"); do
 		P -c "CHECKPOINT" -c "SELECT pg_prewarm(c.oid) FROM pg_class c WHERE c.oid = 'd_$s'::regclass
 		     OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'd_$s'::regclass)" >/dev/null
 		w0=$(P -c "SELECT pg_current_wal_lsn()")
-		tps=$(li_as_pg "$LI_PGBIN/pgbench" -n -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" -f "$W/ins_$s.sql" postgres 2>&1 |
-			awk '/^tps/ {printf "%.0f", $3}')
+		out=$(li_as_pg "$LI_PGBIN/pgbench" -n -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" -f "$W/ins_$s.sql" postgres 2>&1) ||
+			{ echo "$out" | tail -n 5 >&2; li_die "pgbench on d_$s failed"; }
+		tps=$(echo "$out" | awk '/^tps/ {printf "%.0f", $3}')
 		wal=$(P -c "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$w0') / greatest(1, (SELECT count(*) FROM d_$s WHERE v < 0)))")
 		echo "round $r: $s tps $tps, WAL $wal B/row"
 		TPS[$s]="${TPS[$s]:-} $tps"
