@@ -7,17 +7,12 @@
 -- every segment under it.  Every answer is checked against a sequential
 -- scan; the merges are explicit (no worker: the pending list stays below
 -- the static stage's size, merge_ratio = 1).
+-- the helpers of sql/include/lcheck.sql (query_blocks)
+\set ECHO none
+\i sql/include/lcheck.sql
+\set ECHO all
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-CREATE FUNCTION rp_lookup_blocks(q text) RETURNS int
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || q INTO plan;
-    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::int +
-           (plan->0->'Plan'->>'Shared Read Blocks')::int;
-END $$;
 CREATE TABLE rp (w int4, d int4, o int4);
 INSERT INTO rp SELECT w, d, o FROM generate_series(1, 2) w,
     generate_series(1, 10) d, generate_series(1, 1000) o;
@@ -60,9 +55,9 @@ BEGIN
         PERFORM learned_index_merge('rp_k');
         PERFORM learned_index_merge('rq_k');
         -- twice: the first lookup after a merge also reads the new directory
-        PERFORM rp_lookup_blocks(format(
+        PERFORM query_blocks(format(
             'SELECT o FROM rp WHERE w = 2 AND d = 7 AND o = %s', 1300 + r * 300 - 17));
-        INSERT INTO rp_blocks SELECT r, rp_lookup_blocks(format(
+        INSERT INTO rp_blocks SELECT r, query_blocks(format(
             'SELECT o FROM rp WHERE w = 2 AND d = 7 AND o = %s', 1300 + r * 300 - 17));
     END LOOP;
 END $$;
@@ -82,7 +77,7 @@ FROM rp WHERE w = 2 AND d = 10 AND o > 1200;
 -- few buffers as an order inside the build's range.  (Without re-planning,
 -- 1,000 orders of each district past o = 1500 would share one image and a
 -- lookup would search them.)
-SELECT round, blocks <= (SELECT rp_lookup_blocks('SELECT o FROM rp WHERE w = 2 AND d = 7 AND o = 500'))
+SELECT round, blocks <= (SELECT query_blocks('SELECT o FROM rp WHERE w = 2 AND d = 7 AND o = 500'))
     AS as_cheap_as_an_old_order
 FROM rp_blocks ORDER BY round;
 
@@ -120,8 +115,8 @@ SELECT learned_index_check('rp_k', true);
 SELECT learned_index_merge('rp_k');
 SELECT rp_verify();
 SELECT learned_index_check('rp_k', true);
-SELECT rp_lookup_blocks('SELECT o FROM rp WHERE w = 1 AND d = 9 AND o = 7990') <=
-       rp_lookup_blocks('SELECT o FROM rp WHERE w = 1 AND d = 9 AND o = 500') AS newest_as_cheap;
+SELECT query_blocks('SELECT o FROM rp WHERE w = 1 AND d = 9 AND o = 7990') <=
+       query_blocks('SELECT o FROM rp WHERE w = 1 AND d = 9 AND o = 500') AS newest_as_cheap;
 -- orders below the ranges, too few to re-plan: clamped, and found
 INSERT INTO rp SELECT w, d, -o FROM generate_series(1, 2) w,
     generate_series(1, 10) d, generate_series(1, 10) o;
@@ -129,6 +124,6 @@ SELECT learned_index_merge('rp_k');
 SELECT rp_verify();
 
 DROP TABLE rp, rq;
-DROP FUNCTION rp_lookup_blocks(text), rp_verify();
+DROP FUNCTION rp_verify();
 RESET enable_seqscan;
 RESET enable_bitmapscan;

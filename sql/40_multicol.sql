@@ -192,17 +192,6 @@ RESET enable_nestloop;
 RESET enable_seqscan;
 RESET enable_sort;
 
--- Index blocks (and heap blocks) a query reads.
-CREATE FUNCTION lookup_blocks(q text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
-    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::bigint +
-           (plan->0->'Plan'->>'Shared Read Blocks')::bigint;
-END $$;
-
 -- An index created on an empty table: the key map has no range, every key
 -- maps outside it and answers stay exact; the first merge into the empty
 -- static stage plans the map from the merged keys, so that a lookup then
@@ -220,11 +209,11 @@ SELECT learned_index_check('me_xyz', true);
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 CREATE TEMP TABLE me_blocks AS
-  SELECT lookup_blocks('SELECT z FROM me WHERE x = 3 AND y = 2 AND z = 1003') AS merged,
+  SELECT query_blocks('SELECT z FROM me WHERE x = 3 AND y = 2 AND z = 1003') AS merged,
          (SELECT pieces FROM learned_index_info('me_xyz')) AS merged_pieces;
 CREATE INDEX me_fresh ON me USING learned (x, y, z);
 DROP INDEX me_xyz;
-SELECT merged <= lookup_blocks('SELECT z FROM me WHERE x = 3 AND y = 2 AND z = 1003') + 1 AS as_good_as_a_fresh_build,
+SELECT merged <= query_blocks('SELECT z FROM me WHERE x = 3 AND y = 2 AND z = 1003') + 1 AS as_good_as_a_fresh_build,
        merged_pieces = (SELECT pieces FROM learned_index_info('me_fresh')) AS same_pieces
 FROM me_blocks;
 RESET enable_seqscan;
@@ -241,7 +230,7 @@ INSERT INTO orders_shape SELECT w, d, o FROM generate_series(1, 4) w,
 ANALYZE orders_shape;
 CREATE FUNCTION lookups_blocks() RETURNS bigint
 LANGUAGE sql AS $$
-    SELECT sum(lookup_blocks(format('SELECT o FROM orders_shape WHERE w = %s AND d = %s AND o = %s',
+    SELECT sum(query_blocks(format('SELECT o FROM orders_shape WHERE w = %s AND d = %s AND o = %s',
                                     1 + i % 4, 1 + i % 10, 1 + (i * 37) % 1000)))
     FROM generate_series(1, 40) i $$;
 SET enable_seqscan = off;
@@ -265,4 +254,4 @@ SELECT segment, kind, first_key, last_key, entries FROM learned_index_segments('
 CREATE INDEX mc_bad ON mc USING learned (a, (a::bit(32)));
 
 DROP TABLE mc, mcq, mj, me, orders_shape;
-DROP FUNCTION mc_round(), lookups_blocks(), lookup_blocks(text);
+DROP FUNCTION mc_round(), lookups_blocks();

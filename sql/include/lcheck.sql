@@ -135,3 +135,16 @@ BEGIN
            CASE WHEN cardinality(bad) = 0 THEN ' all ok'
                 ELSE ' FAILED: ' || array_to_string(bad, '; ') END;
 END $$;
+
+-- query_blocks(query): the shared buffers (hits and reads, index and heap)
+-- the query's top plan node reads, from EXPLAIN (ANALYZE, BUFFERS): what a
+-- test compares to show that a lookup reads no more than another.
+CREATE OR REPLACE FUNCTION query_blocks(q text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::bigint +
+           (plan->0->'Plan'->>'Shared Read Blocks')::bigint;
+END $$;
