@@ -76,7 +76,8 @@ li_ensure_locale() {
 # The user that runs the server and the tests: PostgreSQL refuses to run as root.
 if li_is_root; then LI_PGUSER=postgres; else LI_PGUSER="$(id -un)"; fi
 
-# li_as_pg CMD...: run CMD as the server user (with a sane HOME and PATH), from
+# li_as_pg CMD...: run CMD as the server user (with a sane HOME and PATH, and
+# without fd 9, the test lock, so a server it starts cannot hold the lock), from
 # /tmp: the caller's directory (say a clone under /root) may be unreadable to
 # postgres, and initdb/pg_ctl fail when they cannot getcwd().  Use absolute paths.
 li_as_pg() {
@@ -84,9 +85,9 @@ li_as_pg() {
         local home
         home="$(getent passwd "$LI_PGUSER" | cut -d: -f6)"
         ( cd /tmp && runuser -u "$LI_PGUSER" -- env HOME="${home:-/tmp}" USER="$LI_PGUSER" \
-            LOGNAME="$LI_PGUSER" PATH="$LI_PGBIN:$PATH" "$@" )
+            LOGNAME="$LI_PGUSER" PATH="$LI_PGBIN:$PATH" "$@" 9>&- )
     else
-        env PATH="$LI_PGBIN:$PATH" "$@"
+        env PATH="$LI_PGBIN:$PATH" "$@" 9>&-
     fi
 }
 

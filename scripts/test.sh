@@ -18,7 +18,11 @@
 # Environment: KEEP=1 keeps the temp dir; TEST_PORT (default 5497);
 #              PROVE_FLAGS (default "-I ./t"); PROVE_TESTS (default t/*.pl);
 #              TEST_BUDGET (seconds for the whole run, default 1080);
-#              TAP_FILE_TIMEOUT (seconds per TAP script, default 420).
+#              TAP_FILE_TIMEOUT (seconds per TAP script, default 420);
+#              REGRESS_TESTS / ISOLATION_TESTS (space-separated names: run only
+#              these; "none" runs none), for a quick check of one change.
+# Runs that install into the same PostgreSQL take /tmp/learned_idx_test.lock
+# in turn (flock), so two checkouts cannot overwrite each other's install.
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -114,14 +118,21 @@ print-%:
 	@echo '$($*)'
 EOF
 mkvar() { li_as_pg make -s --no-print-directory -C "$SRC" -f Makefile -f "$WORK/print.mk" "print-$1" 2>/dev/null; }
-REGRESS_LIST="$(mkvar REGRESS)"
-ISOLATION_LIST="$(mkvar ISOLATION)"
+REGRESS_LIST="${REGRESS_TESTS:-$(mkvar REGRESS)}"
+ISOLATION_LIST="${ISOLATION_TESTS:-$(mkvar ISOLATION)}"
+[ "$REGRESS_LIST" = none ] && REGRESS_LIST=""
+[ "$ISOLATION_LIST" = none ] && ISOLATION_LIST=""
 TAP_ENABLED="$(mkvar TAP_TESTS)"
 TAP_FILES=()
 for f in "$SRC"/t/*.pl; do [ -e "$f" ] && TAP_FILES+=("$f"); done
 count() { echo $#; }
 
 # ---------------------------------------------------------------- build + install
+exec 9>/tmp/learned_idx_test.lock
+if ! flock -n 9; then
+    li_log "Another test run holds /tmp/learned_idx_test.lock: waiting for it"
+    flock 9
+fi
 li_log "Building (make) as $LI_PGUSER"
 BUILD_OK=1
 if ! li_as_pg make -C "$SRC" -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >"$LOGS/build.log" 2>&1; then
@@ -187,7 +198,8 @@ if [ "$BUILD_OK" = 1 ]; then
     if [ "$NREG" -gt 0 ]; then
         li_log "Suite regress: make installcheck ($NREG tests)"
         li_as_pg timeout -k 20 "$(budget 900)" \
-            make -C "$SRC" --no-print-directory installcheck TAP_TESTS= ISOLATION= 2>&1 |
+            make -C "$SRC" --no-print-directory installcheck TAP_TESTS= ISOLATION= \
+            REGRESS="$REGRESS_LIST" 2>&1 |
             tee "$LOGS/regress.log"
         rc=${PIPESTATUS[0]}
         regress_counts "$LOGS/regress.log" "$NREG" "$rc"
@@ -210,7 +222,8 @@ if [ "$BUILD_OK" = 1 ]; then
     if [ "$NISO" -gt 0 ] && [ -d "$SRC/specs" ]; then
         li_log "Suite isolation: pg_isolation_regress ($NISO specs)"
         li_as_pg timeout -k 20 "$(budget 600)" \
-            make -C "$SRC" --no-print-directory installcheck TAP_TESTS= REGRESS= 2>&1 |
+            make -C "$SRC" --no-print-directory installcheck TAP_TESTS= REGRESS= \
+            ISOLATION="$ISOLATION_LIST" 2>&1 |
             tee "$LOGS/isolation.log"
         rc=${PIPESTATUS[0]}
         regress_counts "$LOGS/isolation.log" "$NISO" "$rc"
@@ -234,7 +247,7 @@ if [ "$BUILD_OK" = 1 ]; then
     # under a timeout, so that a hung script fails alone and CI stays in budget.
     if [ -n "${PROVE_TESTS:-}" ]; then
         TAP_FILES=()
-        for f in $PROVE_TESTS; do TAP_FILES+=("$SRC/$f"); done
+        for f in $PROVE_TESTS; do [ "$f" = none ] || TAP_FILES+=("$SRC/$f"); done
     fi
     NTAP=${#TAP_FILES[@]}
     if [ -n "$TAP_ENABLED" ] && [ "$NTAP" -gt 0 ]; then
