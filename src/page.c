@@ -339,7 +339,12 @@ LearnedReadBufferRecent(Relation index, BlockNumber blkno, Buffer *recent)
 	if (BufferIsValid(*recent) &&
 		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, *recent))
 	{
-		/* ReadBuffer counts its hits in the relation's statistics; so do we */
+		/*
+		 * ReadBuffer counts every access as a fetch and, when found in
+		 * shared buffers, also as a hit (pg_statio's reads are fetches
+		 * minus hits): count both, or the reads come out negative.
+		 */
+		pgstat_count_buffer_read(index);
 		pgstat_count_buffer_hit(index);
 		return *recent;
 	}

@@ -402,6 +402,16 @@ class Workloads:
                     r[px + "read_ms"] = s1["read_ms"] - s0["read_ms"]
                     r[px + "os_cache_dropped"] = dropped
                     r[px + "count"] = int(rows[0])
+                    # Only physically possible figures: no negative reads, and every lookup
+                    # pins at least one index page (read or hit).  A counter the AM forgets to
+                    # bump (a hit without its fetch) shows up here, not as a "win".
+                    bad = ["%s=%.3f" % (k, r[px + k]) for k in ("idx_reads", "idx_hits", "heap_reads")
+                           if r[px + k] < 0]
+                    if r[px + "idx_reads"] + r[px + "idx_hits"] < 1:
+                        bad.append("fewer than one index page per lookup")
+                    if bad:
+                        self.b.problem_simple(name, side, "cold lookups (shared_buffers %s): impossible I/O "
+                                              "counters: %s" % (sb, ", ".join(bad)))
                     log("%s cold (shared_buffers %s) %s: %.1f us/lookup, %.2f idx reads/lookup, "
                         "%.2f heap reads/lookup%s"
                         % (name, sb, side, r[px + "us"], r[px + "idx_reads"], r[px + "heap_reads"],
