@@ -56,7 +56,11 @@
 #   --shared-buffers S  shared_buffers of the throwaway cluster (default 2GB: every relation of a
 #                    10M-row run stays in shared buffers; PostgreSQL's own default, 128MB, makes a
 #                    10M-row index larger than shared buffers, the disk-resident case)
-#   --extras L       (dynamic) comma-separated subset of pending,merge1 (default both; none)
+#   --extras L       (dynamic) comma-separated subset of pending,merge1,conns,space,churn (default
+#                    all; none): conns = memory per backend and a new connection's first lookup
+#                    with the pending list just under its trigger; space = size under +50% random
+#                    100-row INSERTs; churn = size over delete/insert/VACUUM rounds (both indexes)
+#   --conns C --churn-rounds R   (dynamic) connections per index (20), churn rounds (10)
 #
 #   --keys           run the variable-width / composite keys benchmark instead (issue #6,
 #                    bench/lib/keys_bench.py): words, urls, words_icu (text), uuid_v4, uuid_v7,
@@ -105,7 +109,7 @@ while [ $# -gt 0 ]; do
     --keys)
       # alone (or before another option): the keys benchmark; with a value: --dynamic's key kinds
       if [ $# -ge 2 ] && [[ "$2" != --* ]]; then PYARGS+=("$1" "$2"); shift; else KEYS=1; fi ;;
-    --duration|--workloads|--extras) PYARGS+=("$1" "$2"); shift ;;
+    --duration|--workloads|--extras|--conns|--churn-rounds) PYARGS+=("$1" "$2"); shift ;;
     --quick|--full) PYARGS+=("$1") ;;
     --smoke) PYARGS+=("$1"); SMOKE=1 ;;
     --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk) PYARGS+=("$1") ;;

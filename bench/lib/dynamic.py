@@ -23,6 +23,17 @@ Plus two single-backend measurements on the learned index:
            vs the same index after learned_index_merge;
   merge1   appending 1% of N and merging: pages written (WAL bytes / 8192, and segments
            whose start block changed) over total index pages.
+
+And three that measure both indexes (issue 30's targets 1, 2, 4 and 5):
+  conns    the pending list just under the index's own merge trigger (both tables get the same
+           rows), then CONNS new connections per index, each kept open: its first point lookup
+           (client-side wall time, the shared library's load included) and the memory its
+           backend holds after it (sum of pg_backend_memory_contexts).
+  space    +50% random keys by 100-row INSERTs from 2 writers while 1 reader looks keys up
+           (pgbench), the index's size sampled every second; then its size after the run, after
+           a VACUUM, and of a fresh build of the same rows (REINDEX).
+  churn    10 rounds of: delete 10% of the rows (random), insert 10% new random keys (100-row
+           INSERTs), VACUUM; the index's size after each round, and a fresh build at the end.
 """
 
 import argparse
@@ -144,6 +155,9 @@ class Dyn:
         self.runs = []            # one dict per pgbench run
         self.pending = []         # pending-lookup measurements
         self.merge1 = []          # merge-rewrite measurements
+        self.conns = []           # per-connection first lookup and memory
+        self.space = []           # size under +50% random inserts (per side, one row per sample)
+        self.churn = []           # size per delete/insert/VACUUM round
         self.problems = []
         self.notes = []
         self.lat = {}             # (keys, workload, side) -> list of insert-latency arrays (us)
@@ -636,6 +650,163 @@ class Dyn:
                row.get("segments_after"), row.get("pages_written_segments"), 100 * (row.get("frac_segments") or 0),
                row.get("total_pages_after")))
 
+
+    # ------------------------------------------------------------- connections: memory, first lookup
+    def pending_trigger(self):
+        """Entries at which the learned index's own merge trigger fires: N / merge_ratio, or the
+        pending_limit (records of 10 + 8 bytes for int8 keys), whichever comes first."""
+        ratio = float(self.a.learned_with_opts.get("merge_ratio", DEFAULT_MERGE_RATIO))
+        lim_kb = int(self.a.learned_with_opts.get("pending_limit", -1))
+        if lim_kb < 0:
+            lim_kb = int(self.db.q1("SELECT setting FROM pg_settings WHERE name = 'learned_idx.pending_limit'")[0])
+        return max(1024, min(self.a.n / ratio, lim_kb * 1024 / 18.0))
+
+    def measure_conns(self, keys):
+        db, a = self.db, self.a
+        lidx = self.idx("learned")
+        m = int(0.9 * self.pending_trigger()) if a.learned_am == "learned" else a.n // 20
+        try:
+            if a.learned_am == "learned":
+                db.q("ALTER INDEX %s SET (merge_ratio = 100000, pending_limit = 2000000)" % lidx)
+            for side in SIDES:
+                self.reset(side, keys)
+                self.insert_bulk(side, keys, m)
+            if a.learned_am == "learned":
+                self.restore_reloptions(lidx)
+            pend = (self.info() or {}).get("pending_entries")
+            rng = np.random.default_rng(77)
+            opts = "-c enable_seqscan=off -c enable_bitmapscan=off -c jit=off"
+            held = []
+            for side in SIDES:
+                for c in range(a.conns):
+                    k = 10 * int(rng.integers(1, a.n + 1))
+                    t0 = time.perf_counter()
+                    conn = psycopg.connect("", autocommit=True, options=opts)
+                    t1 = time.perf_counter()
+                    v = conn.execute("SELECT v FROM %s WHERE k = %%s" % self.t(side), (k,)).fetchall()
+                    t2 = time.perf_counter()
+                    conn.execute("SELECT v FROM %s WHERE k = %%s" % self.t(side), (k + 10,)).fetchall()
+                    t3 = time.perf_counter()
+                    mem = conn.execute("SELECT sum(total_bytes), coalesce(sum(total_bytes) FILTER "
+                                       "(WHERE name = 'learned pending copy'), 0) FROM pg_backend_memory_contexts"
+                                       ).fetchone()
+                    held.append(conn)
+                    row = {"keys": keys, "side": side, "conn": c, "n": a.n, "pending_entries": pend,
+                           "connect_ms": (t1 - t0) * 1e3, "first_lookup_ms": (t2 - t1) * 1e3,
+                           "second_lookup_ms": (t3 - t2) * 1e3, "backend_bytes": int(mem[0]),
+                           "pending_copy_bytes": int(mem[1]), "found": len(v)}
+                    if len(v) != 1:
+                        self.problem("conns: %s lookup of k = %d found %d rows" % (side, k, len(v)))
+                    self.conns.append(row)
+            for conn in held:
+                conn.close()
+            per = {s: [r for r in self.conns if r["keys"] == keys and r["side"] == s] for s in SIDES}
+            log("conns %s: %s pending; first lookup %.2f ms learned, %.2f ms btree; backend memory %.1f MB "
+                "learned, %.1f MB btree (medians of %d connections)"
+                % (keys, pend, med([r["first_lookup_ms"] for r in per["learned"]]),
+                   med([r["first_lookup_ms"] for r in per["btree"]]),
+                   med([r["backend_bytes"] for r in per["learned"]]) / 2 ** 20,
+                   med([r["backend_bytes"] for r in per["btree"]]) / 2 ** 20, a.conns))
+        except psycopg.Error as e:
+            self.problem("conns (%s) failed: %s" % (keys, e))
+        finally:
+            if a.learned_am == "learned":
+                self.restore_reloptions(lidx)
+
+    # ------------------------------------------------------------- space under random inserts
+    def fresh_pages(self, side):
+        """Pages of a fresh build of the index on the table's current rows (REINDEX)."""
+        self.db.q("REINDEX INDEX %s" % self.idx(side))
+        return self.idx_pages(side)
+
+    def measure_space(self, keys):
+        if keys != "random":
+            return
+        db, a = self.db, self.a
+        stmts = max(2, a.n // 2 // BATCH_ROWS)           # +50% rows in 100-row statements
+        for side in SIDES:
+            t = self.t(side)
+            try:
+                self.reset(side, keys)
+                base = self.idx_pages(side)
+                w = os.path.join(self.scriptdir, "space_batch_%s.sql" % side)
+                with open(w, "w") as fh:
+                    fh.write("INSERT INTO %s (k, v) SELECT 10 * (1 + (random() * (:nrows - 1))::int8) + 1 + "
+                             "g %% 9, -1 FROM generate_series(1, %d) g;\n" % (t, BATCH_ROWS))
+                rd = os.path.join(self.scriptdir, "space_lookup_%s.sql" % side)
+                with open(rd, "w") as fh:
+                    fh.write("\\set k 10 * random(1, :nrows)\nSELECT v FROM %s WHERE k = :k;\n" % t)
+                env = dict(os.environ, PGOPTIONS="-c synchronous_commit=off")
+                pgb = os.path.join(a.pgbin, "pgbench")
+                writers = subprocess.Popen([pgb, "-n", "-M", "prepared", "-c", "2", "-j", "2",
+                                            "-t", str(stmts // 2), "-D", "nrows=%d" % a.n, "-f", w],
+                                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                reader = subprocess.Popen([pgb, "-n", "-M", "prepared", "-c", "1", "-T", "100000",
+                                           "-D", "nrows=%d" % a.n, "-f", rd],
+                                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                t0 = time.time()
+                peak = base
+                while writers.poll() is None:
+                    time.sleep(1.0)
+                    pages = self.idx_pages(side)
+                    peak = max(peak, pages)
+                    self.space.append({"side": side, "n": a.n, "t_s": time.time() - t0, "pages": pages,
+                                       "what": "sample"})
+                reader.terminate()
+                reader.communicate(timeout=60)
+                out = writers.communicate()[0]
+                if writers.returncode != 0:
+                    self.problem("space: pgbench writers (%s) failed: %s" % (side, out[-400:]))
+                wall = time.time() - t0
+                end = self.idx_pages(side)
+                db.q("VACUUM %s" % t)
+                vac = self.idx_pages(side)
+                rows = int(db.q1("SELECT count(*) FROM %s" % t)[0])
+                fresh = self.fresh_pages(side)
+                self.space.append({"side": side, "n": a.n, "what": "summary", "rows": rows, "wall_s": wall,
+                                   "pages_base": base, "pages_peak": max(peak, end), "pages_end": end,
+                                   "pages_vacuumed": vac, "pages_fresh": fresh,
+                                   "end_over_fresh": end / fresh, "vacuumed_over_fresh": vac / fresh,
+                                   "peak_over_fresh": max(peak, end) / fresh})
+                log("space %s: %d -> %d pages (peak %d, after VACUUM %d), fresh build %d: %.2fx"
+                    % (side, base, end, max(peak, end), vac, fresh, end / fresh))
+            except (psycopg.Error, subprocess.SubprocessError, OSError) as e:
+                self.problem("space (%s) failed: %s" % (side, e))
+
+    # ------------------------------------------------------------- churn: delete + insert + VACUUM rounds
+    def measure_churn(self, keys):
+        if keys != "random":
+            return
+        db, a = self.db, self.a
+        rounds, m = a.churn_rounds, max(BATCH_ROWS, a.n // 10)
+        for side in SIDES:
+            t = self.t(side)
+            try:
+                self.reset(side, keys)
+                base = self.idx_pages(side)
+                for r in range(1, rounds + 1):
+                    db.q("DELETE FROM %s WHERE hashint8(k # %d) %% 10 = 0" % (t, r))
+                    for off in range(0, m, 100 * BATCH_ROWS):
+                        db.q("INSERT INTO " + t + " (k, v) SELECT 10 * (1 + (hashint8(g + %s) & 2147483647) %% %s)"
+                             " + 1 + g %% 9, -%s FROM generate_series(1, %s) g",
+                             (r * 7919 * a.n + off, a.n, r, min(100 * BATCH_ROWS, m - off)))
+                    db.q("VACUUM %s" % t)
+                    pages = self.idx_pages(side)
+                    self.churn.append({"side": side, "n": a.n, "round": r, "pages": pages, "pages_base": base,
+                                       "over_base": pages / base})
+                fresh = self.fresh_pages(side)
+                for row in self.churn:
+                    if row["side"] == side and row.get("pages_fresh") is None:
+                        row["pages_fresh"] = fresh
+                        row["over_fresh"] = row["pages"] / fresh
+                log("churn %s: %s pages by round, fresh build %d"
+                    % (side, [r["pages"] for r in self.churn if r["side"] == side], fresh))
+                if a.learned_am == "learned" and side == "learned":
+                    if not db.q1("SELECT learned_index_check(%s, true)", (self.idx(side),))[0]:
+                        self.problem("churn: learned_index_check false")
+            except psycopg.Error as e:
+                self.problem("churn (%s) failed: %s" % (side, e))
+
     # ------------------------------------------------------------- main
     def run(self):
         a, db = self.a, self.db
@@ -676,7 +847,8 @@ class Dyn:
     def write(self):
         import dyn_report as R
         out = self.a.out
-        for name, rows in (("runs.csv", self.runs), ("pending.csv", self.pending), ("merge1.csv", self.merge1)):
+        for name, rows in (("runs.csv", self.runs), ("pending.csv", self.pending), ("merge1.csv", self.merge1),
+                           ("conns.csv", self.conns), ("space.csv", self.space), ("churn.csv", self.churn)):
             write_csv(os.path.join(out, name), rows)
         lat = {}
         for (keys, wl, side), arrs in self.lat.items():
@@ -736,7 +908,9 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--keys", default="random,append")
     p.add_argument("--workloads", default="insert,mix50,mix90,batch")
-    p.add_argument("--extras", default="pending,merge1")
+    p.add_argument("--extras", default="pending,merge1,conns,space,churn")
+    p.add_argument("--conns", type=int, default=20, help="new connections per index in the conns measurement")
+    p.add_argument("--churn-rounds", type=int, default=10)
     p.add_argument("--probes", type=int)
     p.add_argument("--reps-probe", type=int, default=7)
     p.add_argument("--sampling-rate", type=float, default=0.2)
@@ -763,6 +937,8 @@ def main():
     if a.size_mode == "smoke":
         a.reps = 1
         a.reps_probe = 1
+        a.conns = min(a.conns, 3)
+        a.churn_rounds = min(a.churn_rounds, 2)
     try:
         a.learned_with_opts = parse_with(a.learned_with)
     except ValueError as e:
@@ -773,8 +949,8 @@ def main():
         if k not in ("random", "append"):
             p.error("unknown key mode %s" % k)
     for e in a.extras.split(","):
-        if e not in ("pending", "merge1", "none", ""):
-            p.error("unknown extra measurement %s (pending, merge1 or none)" % e)
+        if e not in ("pending", "merge1", "conns", "space", "churn", "none", ""):
+            p.error("unknown extra measurement %s (pending, merge1, conns, space, churn or none)" % e)
     for w in a.workloads:
         if w not in WORKLOADS:
             p.error("unknown workload %s" % w)
