@@ -194,6 +194,8 @@ typedef struct LearnedScanOpaqueData
 	MemoryContext rescanCxt;	/* reset at each rescan */
 	MemoryContext tupCxt;		/* reset per returned index tuple */
 	Buffer		meta_recent;	/* the metapage's buffer last time (a hint) */
+	BlockNumber leaf_recent_blk;	/* the leaf page read_vpage read last, */
+	Buffer		leaf_recent;	/* and its buffer then (a hint) */
 	LearnedKeyInfo ki;
 	bool		desc;			/* single index column is DESC */
 	bool		nulls_first;	/* single index column is NULLS FIRST */
@@ -1136,10 +1138,18 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	LearnedDirectory *dir = so->dir;
 	uint32		segno;
 	LearnedSegment *seg = vpage_segment(dir, vpage, &segno);
+	BlockNumber blkno = seg->start_blk + (vpage - dir->seg_first_vpage[segno]);
 	Buffer		buf;
 
-	buf = ReadBuffer(scan->indexRelation,
-					 seg->start_blk + (vpage - dir->seg_first_vpage[segno]));
+	/*
+	 * Rescans often come back to the page they read last (a nested loop's
+	 * probes in key order, a short range after a nearby one): try the
+	 * buffer that held it, which skips the buffer mapping lookup.
+	 */
+	if (blkno != so->leaf_recent_blk)
+		so->leaf_recent = InvalidBuffer;
+	buf = LearnedReadBufferRecent(scan->indexRelation, blkno, &so->leaf_recent);
+	so->leaf_recent_blk = blkno;
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	*nitems = open_vpage(scan, vpage, buf, true);
 	return buf;
