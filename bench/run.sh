@@ -19,6 +19,9 @@
 #   --cold-probes P --cold-sb L        cold-cache probes and comma-separated shared_buffers sizes
 #                    (default 5000 / 2MB,128kB quick; 20000 / 16MB,128kB full: 128kB = 16 buffers
 #                    leaves btree's inner pages out of shared buffers, the disk-resident case)
+#   --disk-resident  the cold-cache runs also keep the OS page cache out of the way while they run:
+#                    debug_io_direct = data on PostgreSQL 16+, else the server in a memory cgroup
+#                    of --disk-resident-mb MB (default 96), so a shared-buffer miss reads the disk
 #   --learned-with O reloptions of the learned indexes, e.g. mode=zonemap,error_bound=64
 #   --sweep-list L   error_bound values of the in-suite sweep (default 8,32,128 quick)
 #   --tpcc-wh W --tpcc-secs S --tpcc-reps R --pgbs-scale S
@@ -112,8 +115,9 @@ while [ $# -gt 0 ]; do
     --duration|--workloads|--extras|--conns|--churn-rounds) PYARGS+=("$1" "$2"); shift ;;
     --quick|--full) PYARGS+=("$1") ;;
     --smoke) PYARGS+=("$1"); SMOKE=1 ;;
-    --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk) PYARGS+=("$1") ;;
+    --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk|--disk-resident) PYARGS+=("$1") ;;
     --pgb-secs|--pgb-write-secs|--pgb-reps|--pgb-reps-point|--pgb-keys|--cold-probes|--cold-sb|--sweep-list|\
+    --disk-resident-mb|\
     --sweep-probes|--sweep-reps|--tpcc-wh|--tpcc-secs|--tpcc-reps|--tpcc-threads|--pgbs-scale|--pgbs-reps)
       PYARGS+=("$1" "$2"); shift ;;
     --n|--eps-list|--learned-am|--learned-with|--datasets|--probes|--ranges|--reps|--builds|--heap-order)

@@ -524,7 +524,8 @@ class Bench:
                        "reps_point": self.a.pgb_reps_point, "keys": self.a.pgb_keys, "gucs": W.PGB_GUCS,
                        "on": self.a.pgbench, "writes": self.a.writes}
         meta["cold"] = {"on": self.a.cold, "probes": self.a.cold_probes, "shared_buffers": self.a.cold_sbs[0],
-                        "configs": self.a.cold_sbs}
+                        "configs": self.a.cold_sbs, "disk_resident": self.a.disk_resident,
+                        "disk_resident_mb": self.a.disk_resident_mb}
         meta["sweep"] = {"on": self.a.sweep, "eps": self.a.sweep_list, "probes": self.a.sweep_probes,
                          "reps": self.a.sweep_reps}
         if self.sweep_rows:
@@ -579,6 +580,10 @@ def main():
     p.add_argument("--pgb-keys", type=int, default=100000)
     p.add_argument("--cold-probes", type=int)
     p.add_argument("--cold-sb", default="")
+    p.add_argument("--disk-resident", action="store_true",
+                   help="cold-cache runs keep the OS page cache out of the way: debug_io_direct = data on "
+                        "16+, else a memory cgroup of --disk-resident-mb for the whole server")
+    p.add_argument("--disk-resident-mb", type=int, default=96)
     p.add_argument("--learned-with", default="",
                    help="reloptions of the learned indexes, e.g. 'mode=zonemap,error_bound=64'")
     p.add_argument("--sweep-list", default="")

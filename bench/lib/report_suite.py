@@ -317,13 +317,20 @@ def suite_sections(out, rows, meta, by, dss):
                  "(16 buffers) they do not fit, which is the disk-resident case of the papers: btree misses "
                  "on its inner levels again and again, while learned keeps its directory in backend memory."
                  % ("%.1f–%.1f" % (min(bsz) / 2**20, max(bsz) / 2**20) if bsz else "?", c.get("probes")))
+        if c.get("disk_resident"):
+            L.append("")
+            L.append("Disk-resident mode (`--disk-resident`): while the cold runs last, the OS page cache is "
+                     "kept out of the way (`direct`: `debug_io_direct = data`, PostgreSQL 16+; `cgroup`: the "
+                     "server in a memory cgroup of %s MB, so its page cache stays far below the index and heap "
+                     "files), so every shared-buffer miss is a read from the disk. I/O ms is "
+                     "`blk_read_time` (`track_io_timing = on`)." % c.get("disk_resident_mb"))
         L.append("")
         for sb, px in colds:
             L.append("### shared_buffers = %s" % sb)
             L.append("")
             L.append("| dataset | btree µs/lookup | learned µs/lookup | lookups/s ratio | idx reads/lookup "
                      "btree / learned | heap reads/lookup btree / learned | I/O ms btree / learned | "
-                     "OS cache dropped |")
+                     "OS cache dropped / kept out |")
             L.append("|---|---|---|---|---|---|---|---|")
             for ds in dss:
                 b, l = bt[ds], le[ds]
@@ -333,7 +340,7 @@ def suite_sections(out, rows, meta, by, dss):
                     f(b.get(px + "idx_reads"), "%.3f"), f(l.get(px + "idx_reads"), "%.3f"),
                     f(b.get(px + "heap_reads"), "%.3f"), f(l.get(px + "heap_reads"), "%.3f"),
                     f(b.get(px + "read_ms"), "%.0f"), f(l.get(px + "read_ms"), "%.0f"),
-                    l.get(px + "os_cache_dropped")))
+                    "%s / %s" % (l.get(px + "os_cache_dropped"), l.get(px + "os_cache_kept_out", "no"))))
             L.append("")
 
     # ---------------- sweep

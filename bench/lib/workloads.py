@@ -332,9 +332,45 @@ class Workloads:
                 self.b.problem_simple(name, side, "after-insert check failed: %s" % str(e).strip())
 
     # ------------------------------------------------------------------ cold cache
-    def restart(self, extra_opts=""):
+    # A memory cgroup that holds the server during --disk-resident cold runs on majors without
+    # debug_io_direct (15): the server's page cache is charged to it, so the limit keeps the OS
+    # page cache of the index and heap files far smaller than them.
+    CGROUP_DIRS = ("/sys/fs/cgroup/memory/learned_bench", "/sys/fs/cgroup/learned_bench")
+
+    def cgroup_enter_cmd(self):
+        """A command prefix that starts its command in a memory-limited cgroup, or None."""
+        limit = int(self.a.disk_resident_mb) * 2 ** 20
+        for d in self.CGROUP_DIRS:
+            parent = os.path.dirname(d)
+            v1 = os.path.exists(os.path.join(parent, "memory.limit_in_bytes"))
+            v2 = os.path.exists(os.path.join(parent, "cgroup.controllers"))
+            if not (v1 or v2):
+                continue
+            try:
+                os.makedirs(d, exist_ok=True)
+                with open(os.path.join(d, "memory.limit_in_bytes" if v1 else "memory.max"), "w") as fh:
+                    fh.write("%d\n" % limit)
+            except OSError:
+                continue
+            procs = os.path.join(d, "cgroup.procs")
+            return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', procs]
+        return None
+
+    def cgroup_leave(self):
+        for d in self.CGROUP_DIRS:
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
+    def restart(self, extra_opts="", disk_resident=False):
+        """Restart the server (extra_opts: -o options, and then the OS page cache is dropped first).
+        disk_resident: keep the OS page cache out of the way while it runs: debug_io_direct = data
+        on 16 and later, else a memory cgroup (a.disk_resident_mb for the whole server).  Returns
+        (dropped, how the OS cache is kept out: 'direct', 'cgroup', or '')."""
         a = self.a
         pg_ctl = os.path.join(a.pgbin, "pg_ctl")
+        vnum = int(self.db.q1("SHOW server_version_num")[0])
         try:
             self.b.db.conn.close()
         except Exception:
@@ -350,7 +386,15 @@ class Workloads:
                 dropped = True
             except OSError:
                 dropped = False
-        cmd = ["runuser", "-u", "postgres", "--"]
+        how, cmd = "", []
+        if disk_resident and vnum >= 160000:
+            extra_opts = (extra_opts + " -c debug_io_direct=data").strip()
+            how = "direct"
+        elif disk_resident:
+            pre = self.cgroup_enter_cmd()
+            if pre:
+                cmd, how = pre, "cgroup"
+        cmd += ["runuser", "-u", "postgres", "--"]
         if self.srv_cpu:
             cmd += ["taskset", "-c", self.srv_cpu]
         cmd += [pg_ctl, "-D", a.datadir, "-l", a.serverlog, "-w", "start"]
@@ -358,7 +402,7 @@ class Workloads:
             cmd += ["-o", extra_opts]
         subprocess.run(cmd, capture_output=True, check=True)
         self.b.reconnect()
-        return dropped
+        return dropped, how
 
     @staticmethod
     def cold_prefix(i):
@@ -380,7 +424,11 @@ class Workloads:
                 px = self.cold_prefix(i)
                 for side in ("btree", "learned"):
                     t, idx = tabs[side], idxs[side]
-                    dropped = self.restart("-c shared_buffers=%s" % sb)
+                    dropped, how = self.restart("-c shared_buffers=%s -c track_io_timing=on" % sb,
+                                                disk_resident=a.disk_resident)
+                    if a.disk_resident and not how:
+                        self.b.problem_simple(name, side, "--disk-resident: neither debug_io_direct (16+) nor "
+                                              "a memory cgroup is available; the OS page cache serves reads")
                     db = self.db
                     for k, v in (("enable_hashjoin", "off"), ("enable_mergejoin", "off"),
                                  ("enable_bitmapscan", "off"), ("enable_memoize", "off"),
@@ -401,6 +449,7 @@ class Workloads:
                     r[px + "heap_reads"] = (s1["heap_read"] - s0["heap_read"]) / m
                     r[px + "read_ms"] = s1["read_ms"] - s0["read_ms"]
                     r[px + "os_cache_dropped"] = dropped
+                    r[px + "os_cache_kept_out"] = how or "no"
                     r[px + "count"] = int(rows[0])
                     # Only physically possible figures: no negative reads, and every lookup
                     # pins at least one index page (read or hit).  A counter the AM forgets to
@@ -422,6 +471,7 @@ class Workloads:
                                              res["btree"].get(px + "count")))
         finally:
             self.restart("")
+            self.cgroup_leave()
 
     def io_counters(self, table, idx):
         db = self.db
