@@ -33,4 +33,4 @@ unit-test:
 
 # PGXS does not track header dependencies: without this, an edit to an
 # on-disk struct in learned.h leaves stale objects with the old layout.
-$(OBJS): src/learned.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h
+$(OBJS): src/compat.h src/learned.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h
