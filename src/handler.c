@@ -12,6 +12,7 @@
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/index.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
 #include "catalog/pg_opclass.h"
@@ -263,19 +264,22 @@ LearnedOpenIndexChecked(Oid indexoid, LOCKMODE lockmode, const char *action,
 	Oid			learned_am = get_index_am_oid("learned", false);
 	Relation	heap;
 	Relation	index;
+	HeapTuple	tup;
+	Oid			relam;
 
-	if (!OidIsValid(heapoid))
-	{
-		char	   *name = get_rel_name(indexoid);
-
-		if (name == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("relation with OID %u does not exist", indexoid)));
+	/* what the relation is, from the catalog that every role may read */
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexoid));
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
+	relam = ((Form_pg_class) GETSTRUCT(tup))->relam;
+	if (!OidIsValid(heapoid) || relam != learned_am)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a learned index", name)));
-	}
+				 errmsg("\"%s\" is not a learned index",
+						NameStr(((Form_pg_class) GETSTRUCT(tup))->relname))));
+	ReleaseSysCache(tup);
 
 	if (!pg_class_ownercheck(heapoid, userid) &&
 		(owner_only || pg_class_aclcheck(heapoid, userid, ACL_SELECT) != ACLCHECK_OK))
