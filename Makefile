@@ -11,7 +11,7 @@ PGFILEDESC = "learned_idx - learned index access method"
 
 REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/learned_idx--%.sql,$(sort $(wildcard sql/*.sql))))
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
-ISOLATION = insert_scan_merge merge_vacuum unique_insert unique_build unique_multicol hints
+ISOLATION = insert_scan_merge merge_vacuum unique_insert unique_build unique_multicol hints privileges
 ISOLATION_OPTS = --load-extension=learned_idx
 TAP_TESTS = 1
 
@@ -33,4 +33,4 @@ unit-test:
 
 # PGXS does not track header dependencies: without this, an edit to an
 # on-disk struct in learned.h leaves stale objects with the old layout.
-$(OBJS): src/learned.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h
+$(OBJS): src/compat.h src/learned.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h

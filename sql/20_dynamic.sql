@@ -392,6 +392,8 @@ RESET learned_idx.fail_point;
 CREATE ROLE learned_dyn_user;
 GRANT SELECT, INSERT ON d TO learned_dyn_user;
 GRANT USAGE ON SEQUENCE d_id_seq TO learned_dyn_user;
+GRANT EXECUTE ON FUNCTION learned_index_merge(regclass),
+    learned_index_check(regclass, boolean) TO learned_dyn_user;
 SET ROLE learned_dyn_user;
 SELECT learned_index_merge('d_k');
 SET learned_idx.fail_point = 'merge-start';
@@ -400,6 +402,8 @@ SELECT learned_index_check('d_k');
 RESET ROLE;
 REVOKE ALL ON d FROM learned_dyn_user;
 REVOKE ALL ON SEQUENCE d_id_seq FROM learned_dyn_user;
+REVOKE ALL ON FUNCTION learned_index_merge(regclass),
+    learned_index_check(regclass, boolean) FROM learned_dyn_user;
 DROP ROLE learned_dyn_user;
 -- a merge is maintenance, not a write of the transaction's data: it also
 -- runs in a read-only transaction

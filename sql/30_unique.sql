@@ -3,6 +3,9 @@
 SET client_min_messages = warning;
 DROP FUNCTION IF EXISTS ucmp(text, text, text), ucontents(text);
 RESET client_min_messages;
+-- Each CREATE UNIQUE INDEX warns that the table can no longer take
+-- INSERT ... ON CONFLICT (PostgreSQL 15-17); 61_traps shows that warning.
+SET client_min_messages = error;
 
 -- ucontents(tab): the table's rows, sorted, as one text (seq scan)
 CREATE FUNCTION ucontents(tab text) RETURNS text

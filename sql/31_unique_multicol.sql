@@ -4,6 +4,9 @@
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS o, u, inc;
 RESET client_min_messages;
+-- Each CREATE UNIQUE INDEX warns that the table can no longer take
+-- INSERT ... ON CONFLICT (PostgreSQL 15-17); 61_traps shows that warning.
+SET client_min_messages = error;
 CREATE TABLE o (w int, d int, o int8, x int);
 INSERT INTO o SELECT w, d, o, 0 FROM generate_series(1,3) w, generate_series(1,10) d, generate_series(1,100) o;
 CREATE UNIQUE INDEX o_u ON o USING learned (w, d, o);

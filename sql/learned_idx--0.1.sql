@@ -142,6 +142,20 @@ AS 'MODULE_PATHNAME', 'learned_index_check'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION learned_index_check(regclass, boolean) IS 'verify a learned index: key order, model windows, page ownership, pending list; optionally that every live heap tuple is indexed';
 
+-- No role may call these by default, as with amcheck's functions: they show
+-- an index's keys and row counts, read a whole index (and its table, for
+-- heapallindexed), or rewrite it.  A superuser GRANTs EXECUTE to the roles
+-- that inspect indexes, pg_monitor say (README, "SQL functions"); each
+-- function also checks at run time that the caller may SELECT from the
+-- indexed table or owns it, and learned_index_merge that the caller owns it.
+-- The handler takes an internal argument, so SQL cannot call it; the index
+-- access method does not need EXECUTE on it.
+REVOKE ALL ON FUNCTION learned_handler(internal) FROM PUBLIC;
+REVOKE ALL ON FUNCTION learned_index_info(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION learned_index_segments(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION learned_index_merge(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION learned_index_check(regclass, boolean) FROM PUBLIC;
+
 -- Other fixed-width types (one type per family, as in btree).  uuid and
 -- interval map to 64 bits lossily: their comparators order equal images.
 CREATE OPERATOR FAMILY bool_ops USING learned;

@@ -11,18 +11,25 @@
 
 #include <sys/time.h>
 
+#include "access/htup_details.h"
 #include "access/tableam.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
+#include "catalog/pg_opfamily.h"
 #include "commands/progress.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
+#include "utils/typcache.h"
 #include "storage/smgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "compat.h"
 #include "learned.h"
 
 typedef struct BuildState
@@ -694,6 +701,89 @@ check_key_type(Relation index)
 	}
 }
 
+/*
+ * Whether this build creates the index: CREATE INDEX (the relation is new
+ * in this transaction), or CREATE INDEX CONCURRENTLY and REINDEX
+ * CONCURRENTLY, which build a new index in a later transaction with
+ * ii_Concurrent set.  REINDEX, TRUNCATE, VACUUM FULL and CLUSTER rebuild an
+ * existing index: what is said or refused about an index's definition is
+ * said when it is created, and a rebuild must not fail on an index that
+ * exists.
+ */
+static bool
+build_creates_index(Relation index, const IndexInfo *indexInfo)
+{
+	return index->rd_createSubid != InvalidSubTransactionId || indexInfo->ii_Concurrent;
+}
+
+/* the name of an index column's operator family */
+static char *
+opfamily_name(Relation index, int col)
+{
+	HeapTuple	tup = SearchSysCache1(OPFAMILYOID, ObjectIdGetDatum(index->rd_opfamily[col]));
+	char	   *name;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for operator family %u", index->rd_opfamily[col]);
+	name = pstrdup(NameStr(((Form_pg_opfamily) GETSTRUCT(tup))->opfname));
+	ReleaseSysCache(tup);
+	return name;
+}
+
+/*
+ * Refuse a key column that queries on it could not search.  A column whose
+ * type is not its operator class's input type got there through a binary
+ * coercion (citext, or a domain over it, indexed with text_ops).  A
+ * condition on the column uses its type's operators, and the index serves
+ * it only if they belong to the index's operator family: varchar's "=" is
+ * text's (varchar has none of its own), and a domain over int8 compares as
+ * int8, but citext's "=" is an operator of its own, so only conditions on
+ * c::text, not on c, could use the index (btree builds citext with its
+ * citext_ops instead).  The operator a type's "=" resolves to is the
+ * equality of its default btree operator class, domains going to their
+ * base type, as the type cache has it; a type with none is compared
+ * through the coercion, whose operators are the family's.
+ */
+static void
+check_key_usable(Relation index)
+{
+	int			i;
+
+	for (i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), i);
+		Oid			opcintype = index->rd_opcintype[i];
+		TypeCacheEntry *tce;
+		bool		is_column = index->rd_index->indkey.values[i] != 0;
+
+		if (att->atttypid == opcintype)
+			continue;
+		tce = lookup_type_cache(att->atttypid, TYPECACHE_EQ_OPR);
+		if (!OidIsValid(tce->eq_opr) || op_in_opfamily(tce->eq_opr, index->rd_opfamily[i]))
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("no query could use learned index column \"%s\" of type %s",
+						NameStr(att->attname), format_type_be(att->atttypid)),
+				 errdetail("Conditions on the column use operator %s, which is not in the "
+						   "index's operator family \"%s\": the column would be indexed "
+						   "as %s, through a binary coercion.",
+						   format_operator(tce->eq_opr), opfamily_name(index, i),
+						   format_type_be(opcintype)),
+				 is_column ?
+				 errhint("To search the column as %s, index the expression (%s::%s) and write "
+						 "conditions on it; for the comparisons of type %s, use an index "
+						 "with an operator class for that type, such as btree's.",
+						 format_type_be(opcintype), quote_identifier(NameStr(att->attname)),
+						 format_type_be(opcintype), format_type_be(att->atttypid)) :
+				 errhint("To search the expression as %s, cast it to %s in the index and "
+						 "in the conditions; for the comparisons of type %s, use an index "
+						 "with an operator class for that type, such as btree's.",
+						 format_type_be(opcintype), format_type_be(opcintype),
+						 format_type_be(att->atttypid))));
+	}
+}
+
 IndexBuildResult *
 learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
@@ -715,6 +805,23 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
 	check_key_type(index);
+	if (build_creates_index(index, indexInfo))
+	{
+		check_key_usable(index);
+		if (LEARNED_UNIQUE_BREAKS_ON_CONFLICT && indexInfo->ii_Unique)
+			ereport(WARNING,
+					(errmsg("INSERT ... ON CONFLICT will fail on table \"%s\" while it has "
+							"unique learned index \"%s\"",
+							RelationGetRelationName(heap), RelationGetRelationName(index)),
+					 errdetail("Before version 18, PostgreSQL takes only btree unique indexes "
+							   "as ON CONFLICT arbiters and considers every unique index of "
+							   "the table: each INSERT ... ON CONFLICT on it fails with "
+							   "\"unexpected non-btree speculative unique index\", "
+							   "whatever its conflict target."),
+					 errhint("Keep the unique keys of a table that takes INSERT ... ON CONFLICT "
+							 "in btree indexes; EXCLUDE USING learned (k WITH =) enforces "
+							 "uniqueness and allows ON CONFLICT DO NOTHING.")));
+	}
 
 	buildCxt = AllocSetContextCreate(CurrentMemoryContext, "learned build",
 									 ALLOCSET_DEFAULT_SIZES);

@@ -1,22 +1,29 @@
 /*
  * handler.c
- *		The access method handler, reloptions, amvalidate, cost estimation
- *		and build phase names.
+ *		The access method handler, reloptions, amvalidate, cost estimation,
+ *		build phase names, and the privilege gate of the SQL functions.
  */
 #include "postgres.h"
 
 #include "access/amvalidate.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/reloptions.h"
 #include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/index.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type_d.h"
+#include "commands/defrem.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
+#include "miscadmin.h"
 #include "nodes/pathnodes.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
 #include "utils/guc.h"
@@ -223,6 +230,107 @@ learned_fault(const char *point)
 		elog(ERROR, "learned_idx fault injected at \"%s\"", point);
 	if (strcmp(learned_fail_point + len, ":panic") == 0)
 		elog(PANIC, "learned_idx fault injected at \"%s\"", point);
+}
+
+/*
+ * The gate of the SQL functions (learned_index_info, _segments, _check,
+ * _merge): open a learned index for the caller, or raise an ERROR.
+ *
+ * The functions show keys and counts, or do work in proportion to the
+ * table, so they follow amcheck: the extension script revokes EXECUTE from
+ * PUBLIC, and beyond that the caller must be allowed to SELECT from the
+ * indexed table, or own it; with owner_only (a merge writes the index),
+ * only its owner passes.  The table is the one the index belongs to, found
+ * in pg_index: an index has no privileges of its own.  The check comes
+ * before any lock, so a role that may not read the table cannot block it
+ * either, and before anything is read from the index.
+ *
+ * Locks are taken as every other path takes them, table first, then index
+ * (amcheck's verify_nbtree.c does the same), and since the table was
+ * looked up without a lock, the index's table is looked up again once both
+ * are held: the index may have been dropped, and its OID reused, meanwhile.
+ *
+ * action names what the caller does ("inspect", "merge") in the messages.
+ * Returns the index opened with lockmode; the table, locked with lockmode
+ * too, goes to *heap_out (opened) or stays locked to the end of the
+ * transaction (heap_out NULL).
+ */
+Relation
+LearnedOpenIndexChecked(Oid indexoid, LOCKMODE lockmode, const char *action,
+						bool owner_only, Relation *heap_out)
+{
+	Oid			heapoid = IndexGetRelation(indexoid, true);
+	Oid			userid = GetUserId();
+	Oid			learned_am = get_index_am_oid("learned", false);
+	Relation	heap;
+	Relation	index;
+	HeapTuple	tup;
+	Oid			relam;
+
+	/* what the relation is, from the catalog that every role may read */
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexoid));
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
+	relam = ((Form_pg_class) GETSTRUCT(tup))->relam;
+	if (!OidIsValid(heapoid) || relam != learned_am)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a learned index",
+						NameStr(((Form_pg_class) GETSTRUCT(tup))->relname))));
+	ReleaseSysCache(tup);
+
+	if (!pg_class_ownercheck(heapoid, userid) &&
+		(owner_only || pg_class_aclcheck(heapoid, userid, ACL_SELECT) != ACLCHECK_OK))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to %s learned index \"%s\"",
+						action, get_rel_name(indexoid)),
+				 owner_only ?
+				 errdetail("Only the owner of table \"%s\" can %s its indexes.",
+						   get_rel_name(heapoid), action) :
+				 errdetail("The index holds the keys and row counts of table \"%s\": only "
+						   "a role that may SELECT from the table, or owns it, can %s it.",
+						   get_rel_name(heapoid), action),
+				 owner_only ? 0 :
+				 errhint("GRANT SELECT on the table to the role, as for reading its rows.")));
+
+	heap = table_open(heapoid, lockmode);
+	index = index_open(indexoid, lockmode);
+	if (IndexGetRelation(indexoid, false) != heapoid)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("could not open the table of index \"%s\"",
+						RelationGetRelationName(index)),
+				 errdetail("The index was dropped and its OID reused during the call.")));
+
+	if (index->rd_rel->relam == learned_am &&
+		index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned index", RelationGetRelationName(index)),
+				 errdetail("A partitioned index has no pages of its own: each partition of "
+						   "table \"%s\" has its own learned index.",
+						   RelationGetRelationName(heap)),
+				 errhint("Call the function on the partitions' indexes; "
+						 "SELECT relid FROM pg_partition_tree(%s) WHERE isleaf lists them.",
+						 quote_literal_cstr(DatumGetCString(DirectFunctionCall1(regclassout,
+																				ObjectIdGetDatum(indexoid)))))));
+	if (index->rd_rel->relam != learned_am)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a learned index", RelationGetRelationName(index))));
+	if (RELATION_IS_OTHER_TEMP(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary indexes of other sessions")));
+
+	if (heap_out)
+		*heap_out = heap;
+	else
+		table_close(heap, NoLock);
+	return index;
 }
 
 static bool

@@ -15,6 +15,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
@@ -23,31 +24,6 @@
 
 PG_FUNCTION_INFO_V1(learned_index_info);
 PG_FUNCTION_INFO_V1(learned_index_segments);
-
-/*
- * Open a relation and insist that it is a learned index.
- */
-static Relation
-open_learned_index(Oid relid)
-{
-	Relation	rel = relation_open(relid, AccessShareLock);
-
-	if (rel->rd_rel->relkind != RELKIND_INDEX ||
-		rel->rd_rel->relam != get_index_am_oid("learned", false))
-	{
-		char	   *name = pstrdup(RelationGetRelationName(rel));
-
-		relation_close(rel, AccessShareLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a learned index", name)));
-	}
-	if (RELATION_IS_OTHER_TEMP(rel))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot access temporary indexes of other sessions")));
-	return rel;
-}
 
 /*
  * Count the dead entries of a run of static pages, and add the live ones
@@ -90,7 +66,7 @@ Datum
 learned_index_info(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
-	Relation	index = open_learned_index(relid);
+	Relation	index = LearnedOpenIndexChecked(relid, AccessShareLock, "inspect", false, NULL);
 	LearnedMetaPageData meta;
 	LearnedDirectory *dir;
 	LearnedKeyInfo ki;
@@ -266,8 +242,8 @@ learned_index_segments(PG_FUNCTION_ARGS)
 	LearnedKeyInfo ki;
 	uint32		s;
 
+	index = LearnedOpenIndexChecked(relid, AccessShareLock, "inspect", false, NULL);
 	InitMaterializedSRF(fcinfo, 0);
-	index = open_learned_index(relid);
 	dir = LearnedReadMetaAndDirectory(index, &meta);
 	LearnedKeyInfoInit(index, &ki);
 
@@ -430,7 +406,8 @@ learned_index_check(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	bool		heapallindexed = PG_GETARG_BOOL(1);
-	Relation	index = open_learned_index(relid);
+	Relation	heap;
+	Relation	index = LearnedOpenIndexChecked(relid, AccessShareLock, "check", false, &heap);
 	LearnedMetaPageData meta;
 	LearnedDirectory *dir;
 	LearnedKeyInfo ki;
@@ -729,9 +706,22 @@ learned_index_check(PG_FUNCTION_ARGS)
 
 	if (heapallindexed)
 	{
-		Relation	heap = table_open(index->rd_index->indrelid, AccessShareLock);
 		IndexInfo  *indexInfo = BuildIndexInfo(index);
 		TableScanDesc scan;
+		Oid			save_userid;
+		int			save_sec_context;
+		int			save_nestlevel;
+
+		/*
+		 * The index's expressions and predicate run as the table's owner,
+		 * in a security-restricted operation, as in CREATE INDEX and
+		 * amcheck: a function its owner wrote must not run with the rights
+		 * of whoever checks the index.
+		 */
+		GetUserIdAndSecContext(&save_userid, &save_sec_context);
+		SetUserIdAndSecContext(heap->rd_rel->relowner,
+							   save_sec_context | SECURITY_RESTRICTED_OPERATION);
+		save_nestlevel = NewGUCNestLevel();
 
 		qsort(ct.tids, ct.n, sizeof(ItemPointerData), tid_cmp);
 		scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, false);
@@ -743,10 +733,12 @@ learned_index_check(PG_FUNCTION_ARGS)
 					   psprintf(INT64_FORMAT " missing, first (%u,%u)", ct.missing,
 								ItemPointerGetBlockNumber(&ct.first_missing),
 								ItemPointerGetOffsetNumber(&ct.first_missing)));
-		table_close(heap, AccessShareLock);
+		AtEOXact_GUC(false, save_nestlevel);
+		SetUserIdAndSecContext(save_userid, save_sec_context);
 		UnregisterSnapshot(snapshot);
 	}
 
 	relation_close(index, AccessShareLock);
+	table_close(heap, AccessShareLock);
 	PG_RETURN_BOOL(true);
 }

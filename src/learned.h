@@ -19,6 +19,7 @@
 #include "nodes/tidbitmap.h"
 #include "storage/bufmgr.h"
 #include "storage/itemptr.h"
+#include "storage/lockdefs.h"
 #include "utils/relcache.h"
 
 #include "keypack.h"
@@ -1075,6 +1076,8 @@ extern int	learned_get_mode(Relation index);
 extern int	learned_get_compression(Relation index);
 extern bool learned_get_vacuum_truncate(Relation index);
 extern const char *learned_mode_name(int mode);
+extern Relation LearnedOpenIndexChecked(Oid indexoid, LOCKMODE lockmode, const char *action,
+										bool owner_only, Relation *heap_out);
 extern int	learned_pending_limit_guc;
 extern char *learned_fail_point;
 

@@ -48,7 +48,6 @@
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "tcop/tcopprot.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -1403,22 +1402,8 @@ learned_index_merge(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("recovery is in progress"),
 				 errhint("Learned index merges cannot run during recovery.")));
-	index = index_open(relid, RowExclusiveLock);
-	if (index->rd_rel->relam != get_index_am_oid("learned", false))
-	{
-		char	   *name = pstrdup(RelationGetRelationName(index));
-
-		index_close(index, RowExclusiveLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a learned index", name)));
-	}
-	if (RELATION_IS_OTHER_TEMP(index))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot access temporary indexes of other sessions")));
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, RelationGetRelationName(index));
+	/* owner only; the table too is locked as a writer locks it */
+	index = LearnedOpenIndexChecked(relid, RowExclusiveLock, "merge", true, NULL);
 	n = LearnedMerge(index);
 	index_close(index, RowExclusiveLock);
 	PG_RETURN_INT64(n);
