@@ -82,7 +82,7 @@ sub start_load
 {
 	# [script, clients, transactions per second]: rates that keep the
 	# table small enough for 240 checks (with heapallindexed) in seconds
-	foreach my $c ([ 'single', 2, 400 ], [ 'batch', 1, 10 ], [ 'vacuum', 1, 5 ])
+	foreach my $c ([ 'single', 2, 1000 ], [ 'batch', 1, 20 ], [ 'vacuum', 1, 5 ])
 	{
 		my ($out, $err) = ('', '');
 		push @load,
