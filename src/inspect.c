@@ -488,6 +488,19 @@ learned_index_check(PG_FUNCTION_ARGS)
 	CheckTids	ct;
 	Snapshot	snapshot = InvalidSnapshot;
 
+	/*
+	 * As amcheck: an index that is not valid is being built by CREATE INDEX
+	 * CONCURRENTLY (whose pages other backends can read while it writes
+	 * them, and which lacks the rows inserted before it was ready), or is
+	 * what a failed one left.  Either would be reported as corrupt.
+	 */
+	if (!index->rd_index->indisvalid)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot check index \"%s\"", RelationGetRelationName(index)),
+				 errdetail("Index is not valid."),
+				 errhint("Wait for CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY to finish; if one failed, drop the index or REINDEX it.")));
+
 	memset(&ct, 0, sizeof(ct));
 	/* before the view: it keeps the view's pages from GC (check_take_view) */
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());

@@ -12,6 +12,8 @@
 #  - then the server is stopped, the first leaf page of segment 0 is damaged
 #    (its entry count, as t/031 does), and the load starts again;
 #  - phase 2: every call fails, with the REINDEX hint.
+# Last, an index left invalid by a failed CREATE INDEX CONCURRENTLY is
+# refused (not valid), not reported as corrupt.
 # Inserted keys lie above the built ones, so every merge keeps segment 0 as
 # it is (it gets no entries): the damaged page stays in every later view.
 #
@@ -161,6 +163,21 @@ like($err, qr/HINT:  REINDEX the index/, 'with a REINDEX hint');
 $node->safe_psql('postgres', 'REINDEX INDEX t_k');
 is($node->safe_psql('postgres', "SELECT learned_index_check('t_k', true)"),
 	't', 'REINDEX repairs it');
+
+# An index that is not valid (here what a failed CREATE INDEX CONCURRENTLY
+# leaves; while one runs, its pages are half written and it lacks rows) is
+# refused, as amcheck refuses one, not reported as corrupt.
+$node->safe_psql('postgres', 'INSERT INTO t (k) VALUES (5), (5)');
+my ($ret, $out);
+($ret, $out, $err) = $node->psql('postgres',
+	'CREATE UNIQUE INDEX CONCURRENTLY t_u ON t USING learned (k)');
+isnt($ret, 0, 'CREATE UNIQUE INDEX CONCURRENTLY on duplicates fails');
+is($node->safe_psql('postgres',
+		q{SELECT indisvalid FROM pg_index WHERE indexrelid = 't_u'::regclass}),
+	'f', 'and leaves an invalid index');
+($ret, $out, $err) = $node->psql('postgres', q{SELECT learned_index_check('t_u')});
+like($err, qr/ERROR:  cannot check index "t_u"\nDETAIL:  Index is not valid\./,
+	'learned_index_check refuses an invalid index');
 
 $node->stop;
 done_testing();
