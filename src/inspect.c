@@ -393,6 +393,41 @@ check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 /*
+ * The check's view of the index, taken once, as a scan takes its own: the
+ * metapage, the directory of its generation and the key map that generation
+ * was written under (a merge that plans a new map flips generation with
+ * it), then the number of pending entries appended so far (the tail page's
+ * count), then the relation's size.  In that order, every block the view
+ * reaches already existed when the size was read: an insert writes a new
+ * pending page before the record that links it, and a merge writes its
+ * pages before its flip.  Nothing the view reaches changes under the check
+ * but what may change under a scan: appends past its count, dead marks and
+ * hints.  Nor is any of it recycled while the check runs: the caller's
+ * snapshot, registered here before the metapage is read, holds back GC as
+ * a scan's does (merge.c's flip_xid, vacuum.c's stamps).
+ */
+static LearnedDirectory *
+check_take_view(Relation index, LearnedMetaPageData *meta, LearnedKeyInfo *ki,
+				uint64 *appended, BlockNumber *nblocks)
+{
+	LearnedDirectory *dir;
+	LearnedMetaPageData again;
+
+	for (;;)
+	{
+		dir = LearnedReadMetaAndDirectory(index, meta);
+		LearnedKeyInfoLoadMap(index, ki);
+		LearnedReadMeta(index, &again);
+		if (again.generation == meta->generation)
+			break;
+		CHECK_FOR_INTERRUPTS();
+	}
+	*appended = LearnedPendingAppended(index, meta);
+	*nblocks = RelationGetNumberOfBlocks(index);
+	return dir;
+}
+
+/*
  * learned_index_check(index regclass, heapallindexed bool default false)
  *
  * Verifies: key order within and across pages and segments, every model's
@@ -400,6 +435,10 @@ check_heap_callback(Relation index, ItemPointer tid, Datum *values,
  * twice), the pending list's sequence numbers and counters, and optionally
  * that every live heap tuple is indexed.  Raises an ERROR naming the first
  * violation; returns true otherwise.
+ *
+ * It judges one view (check_take_view), so it may run under any load:
+ * pending entries and pages appended after the view, and generations
+ * flipped after it, are neither read nor reported.
  */
 Datum
 learned_index_check(PG_FUNCTION_ARGS)
@@ -426,17 +465,26 @@ learned_index_check(PG_FUNCTION_ARGS)
 	CheckTids	ct;
 	Snapshot	snapshot = InvalidSnapshot;
 
-	memset(&ct, 0, sizeof(ct));
-	if (heapallindexed)
-		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	/*
+	 * As amcheck: an index that is not valid is being built by CREATE INDEX
+	 * CONCURRENTLY (whose pages other backends can read while it writes
+	 * them, and which lacks the rows inserted before it was ready), or is
+	 * what a failed one left.  Either would be reported as corrupt.
+	 */
+	if (!index->rd_index->indisvalid)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot check index \"%s\"", RelationGetRelationName(index)),
+				 errdetail("Index is not valid."),
+				 errhint("Wait for CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY to finish; if one failed, drop the index or REINDEX it.")));
 
-	dir = LearnedReadMetaAndDirectory(index, &meta);
-	appended = LearnedPendingAppended(index, &meta);
-	/* after the metapage: a merge may have extended the relation before */
-	nblocks = RelationGetNumberOfBlocks(index);
-	seen = palloc0(nblocks / 8 + 1);
+	memset(&ct, 0, sizeof(ct));
+	/* before the view: it keeps the view's pages from GC (check_take_view) */
+	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+
 	LearnedKeyInfoInit(index, &ki);
-	LearnedKeyInfoLoadMap(index, &ki);
+	dir = check_take_view(index, &meta, &ki, &appended, &nblocks);
+	seen = palloc0(nblocks / 8 + 1);
 	/* a variable-width key is smaller than a page */
 	prevbuf = palloc(LearnedKeyIsVarwidth(&ki) ? BLCKSZ : ki.keylen);
 	LearnedLeafLayoutInit(&nl, 0);
@@ -626,12 +674,21 @@ learned_index_check(PG_FUNCTION_ARGS)
 		UnlockReleaseBuffer(buf);
 	}
 
-	/* the pending list: sequence numbers continue page to page */
+	/*
+	 * The pending list: sequence numbers continue page to page, from the
+	 * view's head to its tail, and entries [pending_merged, appended) are
+	 * all there.  The walk ends at the view's tail: a page linked after it,
+	 * and entries appended to it since, are not the view's.
+	 */
+	if ((meta.pending_head == InvalidBlockNumber) != (meta.pending_tail == InvalidBlockNumber))
+		check_fail(index, "the pending chain does not end at the tail",
+				   psprintf("head %u, tail %u", meta.pending_head, meta.pending_tail));
 	for (blk = meta.pending_head; blk != InvalidBlockNumber;)
 	{
 		Buffer		buf;
 		Page		page;
 		uint64		first_seq;
+		BlockNumber next;
 		int			n;
 		int			i;
 
@@ -669,7 +726,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 							   psprintf("block %u, %d records, byte %d", blk, n,
 										(int) (z - (const char *) page)));
 		}
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n && first_seq + i < appended; i++)
 		{
 			char	   *ip = LearnedPendingItemPtr(page, meta.keylen, i);
 			uint16		flags;
@@ -690,17 +747,28 @@ learned_index_check(PG_FUNCTION_ARGS)
 		}
 		expect_seq = first_seq + n;
 		chain++;
-		if (LearnedPageGetOpaque(page)->next == InvalidBlockNumber && blk != meta.pending_tail)
-			check_fail(index, "the pending chain does not end at the tail", NULL);
-		blk = LearnedPageGetOpaque(page)->next;
+		next = LearnedPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+		if (blk == meta.pending_tail)
+		{
+			if (first_seq != meta.pending_tail_seq)
+				check_fail(index, "the pending tail does not start where the metapage says",
+						   psprintf("block %u starts at " UINT64_FORMAT ", the metapage says " UINT64_FORMAT,
+									blk, first_seq, meta.pending_tail_seq));
+			break;
+		}
+		if (next == InvalidBlockNumber)
+			check_fail(index, "the pending chain does not end at the tail",
+					   psprintf("block %u ends it, the tail is %u", blk, meta.pending_tail));
+		blk = next;
 	}
-	/* appends may run concurrently: only what existed at our metapage read */
-	if (pending_seen < appended - meta.pending_merged)
+	if (meta.pending_merged > appended ||
+		pending_seen != appended - meta.pending_merged)
 		check_fail(index, "pending entries are missing",
-				   psprintf("found " UINT64_FORMAT ", the tail says " UINT64_FORMAT,
-							pending_seen, appended - meta.pending_merged));
-	if (chain < meta.pending_pages)
+				   psprintf("found " UINT64_FORMAT ", the metapage and the tail say " UINT64_FORMAT " to " UINT64_FORMAT,
+							pending_seen, meta.pending_merged, appended));
+	if (chain != meta.pending_pages)
 		check_fail(index, "the pending page count is wrong",
 				   psprintf("chain has %u pages, metapage says %u", chain, meta.pending_pages));
 
@@ -735,8 +803,8 @@ learned_index_check(PG_FUNCTION_ARGS)
 								ItemPointerGetOffsetNumber(&ct.first_missing)));
 		AtEOXact_GUC(false, save_nestlevel);
 		SetUserIdAndSecContext(save_userid, save_sec_context);
-		UnregisterSnapshot(snapshot);
 	}
+	UnregisterSnapshot(snapshot);
 
 	relation_close(index, AccessShareLock);
 	table_close(heap, AccessShareLock);
