@@ -63,6 +63,14 @@ typedef RelFileNode LiRelFile;
 #define LiRelFileEquals(a, b)		RelFileNodeEquals(a, b)
 #endif
 
+/*
+ * A page written with smgrwrite: 16's direct I/O wants it aligned to
+ * PG_IO_ALIGN_SIZE (an assertion in md.c checks).
+ */
+#if PG_VERSION_NUM < 160000
+typedef PGAlignedBlock PGIOAlignedBlock;
+#endif
+
 /* 16 replaced the per-catalog ownership checks with object_ownercheck */
 #if PG_VERSION_NUM >= 160000
 #include "catalog/pg_class.h"
@@ -93,6 +101,23 @@ typedef RelFileNode LiRelFile;
  * written once, statically (fields a major adds after 15 stay zero: false,
  * NULL), and LI_RETURN_AMROUTINE returns it the way the major wants.
  */
+/*
+ * 18 finds an ordered AM's "<" (for the sort order of its scans, the
+ * planner's correlation estimate, and more) by translating between the AM's
+ * strategy numbers and CompareType; without the translation, an ordered scan
+ * of the index has no pathkeys and btcostestimate, which the AM's estimator
+ * calls, reads a missing sort order.  The strategies are btree's, so
+ * btree's translation is exact.  (amconsistentequality/ordering stay false.)
+ */
+#if PG_VERSION_NUM >= 180000
+#include "access/nbtree.h"
+#define LI_AMROUTINE_SINCE_18 \
+	.amtranslatestrategy = bttranslatestrategy, \
+	.amtranslatecmptype = bttranslatecmptype,
+#else
+#define LI_AMROUTINE_SINCE_18
+#endif
+
 #if PG_VERSION_NUM >= 190000
 #define LI_RETURN_AMROUTINE(routine) PG_RETURN_POINTER(&(routine))
 #else

@@ -409,8 +409,8 @@ learnedvalidate(Oid opclassoid)
 /*
  * The access method, written once; fields that majors after 15 added
  * (amsummarizing, amcanbuildparallel, aminsertcleanup, amcanhash,
- * amconsistentequality, amconsistentordering, amgettreeheight,
- * amtranslatestrategy, amtranslatecmptype) are left zero: false, NULL.
+ * amconsistentequality, amconsistentordering, amgettreeheight) are left
+ * zero: false, NULL; compat.h adds the ones a major needs.
  */
 static const IndexAmRoutine learned_amroutine = {
 	.type = T_IndexAmRoutine,
@@ -460,6 +460,7 @@ static const IndexAmRoutine learned_amroutine = {
 	.amestimateparallelscan = NULL,
 	.aminitparallelscan = NULL,
 	.amparallelrescan = NULL,
+	LI_AMROUTINE_SINCE_18
 };
 
 PG_FUNCTION_INFO_V1(learned_handler);
