@@ -349,7 +349,7 @@ run_suites() {
             fi
             lim=$(( left < TAP_FILE_TIMEOUT ? left : TAP_FILE_TIMEOUT ))
             li_as_pg bash -c 'cd "$1" && shift && exec "$@"' _ "$SRC" \
-                timeout -k 20 "$lim" env TESTDIR="$SRC" PATH="$LI_PGBIN:$SRC:$PATH" PGPORT=65432 \
+                timeout -k 20 "$lim" env TESTDIR="$SRC" TESTDATADIR="$SRC/tmp_check" TESTLOGDIR="$SRC/tmp_check/log" PATH="$LI_PGBIN:$SRC:$PATH" PGPORT=65432 \
                 PG_REGRESS="$PGXS_TOP/src/test/regress/pg_regress" \
                 prove -I "$PGXS_TOP/src/test/perl/" -I ./ $PROVE_FLAGS "$rel" 2>&1 |
                 tee -a "$LOGS/tap.log"
