@@ -192,8 +192,11 @@ EOF
     else lockfile=/tmp/learned_idx_test.pg$major.lock; fi
     exec 9>"$lockfile"
     if ! flock -n 9; then
+        local w0=$(date +%s)
         li_log "Another test run holds $lockfile: waiting for it"
         flock 9
+        li_log "Waited $(( $(date +%s) - w0 ))s for $lockfile"
+        T0=$(date +%s)   # the suites' budget starts now
     fi
     li_log "Building (make) as $LI_PGUSER against $PG_CONFIG"
     BUILD_OK=1
