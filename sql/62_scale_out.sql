@@ -40,21 +40,21 @@ INSERT INTO so_q VALUES
   ('SELECT count(*), sum(v) FROM so_parent WHERE k IN (5, 100001, 150000, 299999, 300001)'),
   ('SELECT count(*), sum(v) FROM so_parent WHERE k > 299990'),
   ('SELECT string_agg(k::text, '','' ORDER BY k) FROM (SELECT k FROM so_parent WHERE k >= 199998 ORDER BY k LIMIT 5) s');
-CREATE FUNCTION so_check() RETURNS TABLE (q text, same bool) LANGUAGE plpgsql AS $$
+CREATE FUNCTION so_check() RETURNS TABLE (q text, answer text, same bool) LANGUAGE plpgsql AS $$
 DECLARE r record; a text; b text;
 BEGIN
   FOR r IN SELECT so_q.q FROM so_q LOOP
     SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
-    EXECUTE 'SELECT (' || r.q || ')::text' INTO a;
+    EXECUTE 'SELECT s::text FROM (' || r.q || ') s' INTO a;
     SET LOCAL enable_seqscan = on; SET LOCAL enable_indexscan = off;
     SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = on;
-    EXECUTE 'SELECT (' || r.q || ')::text' INTO b;
+    EXECUTE 'SELECT s::text FROM (' || r.q || ') s' INTO b;
     RESET enable_seqscan; RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan;
-    q := r.q; same := a IS NOT DISTINCT FROM b AND a IS NOT NULL;
+    q := r.q; answer := a; same := a IS NOT DISTINCT FROM b AND a IS NOT NULL;
     RETURN NEXT;
   END LOOP;
 END $$;
-SELECT * FROM so_check();
+SELECT answer, same FROM so_check();
 SELECT count(*), sum(v) FROM so_parent WHERE k BETWEEN 199995 AND 200005;
 SELECT learned_index_check('so_p1_k_idx', true), learned_index_check('so_p2_k_idx', true),
        learned_index_check('so_remote_k', true);
