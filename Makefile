@@ -1,4 +1,4 @@
-# learned_idx: a disk-based learned index access method for PostgreSQL 15 (PGXS)
+# learned_idx: a disk-based learned index access method for PostgreSQL 15-19 (PGXS)
 
 EXTENSION = learned_idx
 EXTVERSION = 0.1
@@ -18,6 +18,7 @@ TAP_TESTS = 1
 # The models are stored on disk and re-evaluated on standbys: no FMA contraction.
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
             -Wno-missing-field-initializers -ffp-contract=off
+PG_CPPFLAGS = -DLEARNED_IDX_VERSION='"$(EXTVERSION)"'
 
 # No LLVM bitcode: it would need clang at build time and gains nothing here.
 override with_llvm = no
@@ -33,4 +34,4 @@ unit-test:
 
 # PGXS does not track header dependencies: without this, an edit to an
 # on-disk struct in learned.h leaves stale objects with the old layout.
-$(OBJS): src/learned.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h
+$(OBJS): src/learned.h src/compat.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h

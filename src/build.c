@@ -860,7 +860,7 @@ learnedbuildempty(Relation index)
 	PageSetChecksumInplace(page, LEARNED_METAPAGE_BLKNO);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, LEARNED_METAPAGE_BLKNO,
 			  (char *) page, true);
-	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+	log_newpage(LI_SMGR_FILE(RelationGetSmgr(index)), INIT_FORKNUM,
 				LEARNED_METAPAGE_BLKNO, page, true);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
 }

@@ -28,7 +28,7 @@
 
 #include "learned.h"
 
-PG_MODULE_MAGIC;
+LI_MODULE_MAGIC;
 
 static relopt_kind learned_relopt_kind;
 
@@ -406,59 +406,66 @@ learnedvalidate(Oid opclassoid)
 	return result;
 }
 
+/*
+ * The access method, written once; fields that majors after 15 added
+ * (amsummarizing, amcanbuildparallel, aminsertcleanup, amcanhash,
+ * amconsistentequality, amconsistentordering, amgettreeheight,
+ * amtranslatestrategy, amtranslatecmptype) are left zero: false, NULL.
+ */
+static const IndexAmRoutine learned_amroutine = {
+	.type = T_IndexAmRoutine,
+	.amstrategies = BTMaxStrategyNumber,
+	.amsupport = 1,
+	.amoptsprocnum = 0,
+	.amcanorder = true,
+	.amcanorderbyop = false,
+	/* direction never changes mid-scan; scroll cursors get a Material node */
+	.amcanbackward = false,
+	/* unique: single key column only (unique.c rejects more) */
+	.amcanunique = true,
+	.amcanmulticol = true,
+	.amoptionalkey = true,
+	.amsearcharray = true,
+	.amsearchnulls = true,
+	.amstorage = false,
+	/* CLUSTER would scan with SnapshotAny */
+	.amclusterable = false,
+	.ampredlocks = false,
+	.amcanparallel = false,
+	.amcaninclude = true,
+	.amusemaintenanceworkmem = false,
+	/* bulkdelete merges and takes the merge lock: keep it in the leader */
+	.amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL,
+	.amkeytype = InvalidOid,
+
+	.ambuild = learnedbuild,
+	.ambuildempty = learnedbuildempty,
+	.aminsert = learnedinsert,
+	.ambulkdelete = learnedbulkdelete,
+	.amvacuumcleanup = learnedvacuumcleanup,
+	.amcanreturn = learnedcanreturn,
+	.amcostestimate = learnedcostestimate,
+	.amoptions = learnedoptions,
+	.amproperty = NULL,
+	.ambuildphasename = learnedbuildphasename,
+	.amvalidate = learnedvalidate,
+	.amadjustmembers = NULL,
+	.ambeginscan = learnedbeginscan,
+	.amrescan = learnedrescan,
+	.amgettuple = learnedgettuple,
+	.amgetbitmap = learnedgetbitmap,
+	.amendscan = learnedendscan,
+	.ammarkpos = learnedmarkpos,
+	.amrestrpos = learnedrestrpos,
+	.amestimateparallelscan = NULL,
+	.aminitparallelscan = NULL,
+	.amparallelrescan = NULL,
+};
+
 PG_FUNCTION_INFO_V1(learned_handler);
 
 Datum
 learned_handler(PG_FUNCTION_ARGS)
 {
-	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
-
-	amroutine->amstrategies = BTMaxStrategyNumber;
-	amroutine->amsupport = 1;
-	amroutine->amoptsprocnum = 0;
-	amroutine->amcanorder = true;
-	amroutine->amcanorderbyop = false;
-	/* direction never changes mid-scan; scroll cursors get a Material node */
-	amroutine->amcanbackward = false;
-	/* unique: single key column only (unique.c rejects more) */
-	amroutine->amcanunique = true;
-	amroutine->amcanmulticol = true;
-	amroutine->amoptionalkey = true;
-	amroutine->amsearcharray = true;
-	amroutine->amsearchnulls = true;
-	amroutine->amstorage = false;
-	/* CLUSTER would scan with SnapshotAny */
-	amroutine->amclusterable = false;
-	amroutine->ampredlocks = false;
-	amroutine->amcanparallel = false;
-	amroutine->amcaninclude = true;
-	amroutine->amusemaintenanceworkmem = false;
-	/* bulkdelete merges and takes the merge lock: keep it in the leader */
-	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
-	amroutine->amkeytype = InvalidOid;
-
-	amroutine->ambuild = learnedbuild;
-	amroutine->ambuildempty = learnedbuildempty;
-	amroutine->aminsert = learnedinsert;
-	amroutine->ambulkdelete = learnedbulkdelete;
-	amroutine->amvacuumcleanup = learnedvacuumcleanup;
-	amroutine->amcanreturn = learnedcanreturn;
-	amroutine->amcostestimate = learnedcostestimate;
-	amroutine->amoptions = learnedoptions;
-	amroutine->amproperty = NULL;
-	amroutine->ambuildphasename = learnedbuildphasename;
-	amroutine->amvalidate = learnedvalidate;
-	amroutine->amadjustmembers = NULL;
-	amroutine->ambeginscan = learnedbeginscan;
-	amroutine->amrescan = learnedrescan;
-	amroutine->amgettuple = learnedgettuple;
-	amroutine->amgetbitmap = learnedgetbitmap;
-	amroutine->amendscan = learnedendscan;
-	amroutine->ammarkpos = learnedmarkpos;
-	amroutine->amrestrpos = learnedrestrpos;
-	amroutine->amestimateparallelscan = NULL;
-	amroutine->aminitparallelscan = NULL;
-	amroutine->amparallelrescan = NULL;
-
-	PG_RETURN_POINTER(amroutine);
+	LI_RETURN_AMROUTINE(learned_amroutine);
 }

@@ -18,6 +18,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 #include "learned.h"
 

@@ -666,9 +666,8 @@ LearnedKeyMapPlan(LearnedKeyInfo *ki, uint64 *lo, uint64 *hi, bool replan,
 typedef struct StrMap
 {
 	bool		c_order;		/* "C" collation, or bytea: the bytes */
-	UCollator  *ucol;			/* ICU */
-	bool		use_xfrm;		/* libc: strxfrm */
-	pg_locale_t locale;			/* libc: its locale, NULL for the default */
+	bool		use_prefix;		/* ICU: the sort key a prefix at a time */
+	pg_locale_t locale;			/* its locale (15-17: NULL for the libc default) */
 } StrMap;
 
 #define SORTKEY_WANT	(LEARNED_STR_PREFIX_MAX + 8)
@@ -706,15 +705,8 @@ strmap_get(LearnedColumn *c)
 		sm->c_order = true;
 	else
 	{
-		pg_locale_t loc = pg_newlocale_from_collation(c->collation);
-
-		if (loc && loc->provider == COLLPROVIDER_ICU)
-			sm->ucol = loc->info.icu.ucol;
-		else
-		{
-			sm->use_xfrm = true;
-			sm->locale = loc;
-		}
+		sm->locale = pg_newlocale_from_collation(c->collation);
+		sm->use_prefix = li_locale_has_prefix(sm->locale);
 	}
 	c->strmap = sm;
 	return sm;
@@ -760,48 +752,18 @@ xfrm_prefix(StrMap *sm, const char *s, Size len, uint8 *out, Size want)
 
 	memcpy(src, s, len);
 	src[len] = '\0';
-	if (sm->locale)
-		need = strxfrm_l(dst, src, sizeof(xbuf), sm->locale->info.lt);
-	else
-		need = strxfrm(dst, src, sizeof(xbuf));
+	need = li_strxfrm(sm->locale, dst, src, len, sizeof(xbuf));
 	if (need >= sizeof(xbuf))
 	{
 		/* the output is only defined when it fits: redo with room */
 		dst = palloc(need + 1);
-		if (sm->locale)
-			(void) strxfrm_l(dst, src, need + 1, sm->locale->info.lt);
-		else
-			(void) strxfrm(dst, src, need + 1);
+		(void) li_strxfrm(sm->locale, dst, src, len, need + 1);
 	}
 	memcpy(out, dst, Min(need, want));
 	if (dst != xbuf)
 		pfree(dst);
 	if (src != sbuf)
 		pfree(src);
-}
-
-static void
-icu_prefix(StrMap *sm, const char *s, Size len, uint8 *out, Size want)
-{
-	UCharIterator iter;
-	uint32_t	state[2] = {0, 0};
-	UErrorCode	status = U_ZERO_ERROR;
-	UChar	   *ubuf = NULL;
-
-	if (GetDatabaseEncoding() == PG_UTF8)
-		uiter_setUTF8(&iter, s, (int32_t) len);
-	else
-	{
-		int32_t		ulen = icu_to_uchar(&ubuf, s, len);
-
-		uiter_setString(&iter, ubuf, ulen);
-	}
-	(void) ucol_nextSortKeyPart(sm->ucol, &iter, state, out, (int32_t) want, &status);
-	if (U_FAILURE(status))
-		ereport(ERROR,
-				(errmsg("sort key generation failed: %s", u_errorName(status))));
-	if (ubuf)
-		pfree(ubuf);
 }
 
 /*
@@ -817,8 +779,8 @@ sortkey_prefix(LearnedColumn *c, const char *s, Size len, uint8 *out, Size want)
 	memset(out, 0, want);
 	if (sm->c_order)
 		memcpy(out, s, Min(len, want));
-	else if (sm->ucol)
-		icu_prefix(sm, s, len, out, want);
+	else if (sm->use_prefix)
+		li_sortkey_prefix(sm->locale, s, len, out, want);
 	else
 		xfrm_prefix(sm, s, len, out, want);
 }
@@ -1295,7 +1257,7 @@ string_columns(LearnedKeyInfo *ki, bool *xfrm, bool *collated)
 		if (c->type != TEXTOID && c->type != BPCHAROID && c->type != NAMEOID)
 			continue;
 		sm = strmap_get(c);
-		*xfrm |= sm->use_xfrm;
+		*xfrm |= !sm->c_order && !sm->use_prefix;
 		*collated |= !sm->c_order;
 	}
 }

@@ -21,6 +21,8 @@
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
 
+#include "compat.h"
+
 #include "keypack.h"
 #include "leafcodec.h"
 #include "leco.h"

@@ -137,7 +137,7 @@ LearnedAllocPage(Relation index)
 typedef struct AllocMap
 {
 	Oid			relid;
-	RelFileNode node;
+	LiRelFile	node;
 	BlockNumber nblocks;		/* blocks the map covers */
 	bool	   *free;			/* free[blk]: the FSM said blk was free */
 } AllocMap;
@@ -157,7 +157,7 @@ alloc_map_valid(Relation index)
 {
 	return alloc_map.free != NULL &&
 		alloc_map.relid == RelationGetRelid(index) &&
-		RelFileNodeEquals(alloc_map.node, index->rd_node);
+		LiRelFileEquals(alloc_map.node, LI_REL_FILE(index));
 }
 
 static void
@@ -172,7 +172,7 @@ alloc_map_build(Relation index)
 	for (blk = 1; blk < nblocks; blk++)
 		alloc_map.free[blk] = GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2;
 	alloc_map.relid = RelationGetRelid(index);
-	alloc_map.node = index->rd_node;
+	alloc_map.node = LI_REL_FILE(index);
 	alloc_map.nblocks = nblocks;
 }
 

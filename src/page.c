@@ -202,20 +202,20 @@ blocks_exist(Relation index, uint64 end)
 {
 	static struct
 	{
-		RelFileNode node;
+		LiRelFile	node;
 		BlockNumber nblocks;
 	}			cache[SIZE_CACHE_SIZE];
 	static int	next_victim = 0;
 	int			i;
 
 	for (i = 0; i < SIZE_CACHE_SIZE; i++)
-		if (RelFileNodeEquals(cache[i].node, index->rd_node))
+		if (LiRelFileEquals(cache[i].node, LI_REL_FILE(index)))
 			break;
 	if (i == SIZE_CACHE_SIZE)
 	{
 		i = next_victim;
 		next_victim = (next_victim + 1) % SIZE_CACHE_SIZE;
-		cache[i].node = index->rd_node;
+		cache[i].node = LI_REL_FILE(index);
 		cache[i].nblocks = 0;
 	}
 	if (end <= cache[i].nblocks)
@@ -337,7 +337,7 @@ Buffer
 LearnedReadBufferRecent(Relation index, BlockNumber blkno, Buffer *recent)
 {
 	if (BufferIsValid(*recent) &&
-		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, *recent))
+		ReadRecentBuffer(LI_REL_FILE(index), MAIN_FORKNUM, blkno, *recent))
 	{
 		/*
 		 * ReadBuffer counts every access as a fetch and, when found in
@@ -890,7 +890,7 @@ LearnedGetDirectory(Relation index, uint32 generation)
 	}
 	entry = hash_search(dir_cache, &key, HASH_ENTER, &found);
 	if (found && entry->dir != NULL &&
-		entry->relfilenode == index->rd_node.relNode &&
+		entry->relfilenode == LI_REL_FILE_NUMBER(index) &&
 		entry->dir->generation == generation)
 		return entry->dir;
 
@@ -918,7 +918,7 @@ LearnedGetDirectory(Relation index, uint32 generation)
 			MemoryContextDelete(entry->cxt);
 		entry->cxt = cxt;
 		entry->dir = dir;
-		entry->relfilenode = index->rd_node.relNode;
+		entry->relfilenode = LI_REL_FILE_NUMBER(index);
 	}
 	PG_CATCH();
 	{

@@ -438,7 +438,7 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	if (pc->work_cxt == NULL)
 		pc->work_cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending refresh",
 											 ALLOCSET_SMALL_SIZES);
-	pc->relfilenode = index->rd_node.relNode;
+	pc->relfilenode = LI_REL_FILE_NUMBER(index);
 	pc->epoch = meta->pending_epoch;
 	pc->map_serial = ki->map_serial;
 	pc->next_blk = meta->pending_head;
@@ -796,7 +796,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		last_indexoid = key;
 		last_pc = pc;
 	}
-	if (!pc->valid || pc->relfilenode != index->rd_node.relNode ||
+	if (!pc->valid || pc->relfilenode != LI_REL_FILE_NUMBER(index) ||
 		pc->epoch != meta->pending_epoch || pc->map_serial != ki->map_serial)
 		reset_cache(pc, index, meta, ki);
 	else if (pc->next_blk == InvalidBlockNumber)

@@ -2928,7 +2928,7 @@ copy_batch_items(LearnedScanOpaque so, Batch *dst, const Batch *src)
 	for (i = 0; i < src->nitems; i++)
 		if (DatumGetPointer(src->items[i].key) != NULL)	/* NULL phase: none */
 			dst->items[i].key = PointerGetDatum(dst->keys +
-												(DatumGetPointer(src->items[i].key) - src->keys));
+												((char *) DatumGetPointer(src->items[i].key) - src->keys));
 }
 
 /*
