@@ -198,4 +198,32 @@ li_strxfrm(pg_locale_t loc, char *dst, const char *src, Size srclen, Size dstsiz
 
 #endif							/* PG_VERSION_NUM >= 180000 */
 
+/*
+ * Index-AM features of 18 (handler.c, scan.c):
+ *
+ * LEARNED_HAVE_CMPTYPE: amtranslatestrategy / amtranslatecmptype and
+ * amconsistentequality / amconsistentordering.  Through them 18 maps a
+ * non-btree AM's strategies onto compare types: BuildSpeculativeIndexInfo
+ * (ON CONFLICT arbiters), the planner's sort orderings of an amcanorder
+ * index, mergejoin and equivalence-class opfamilies.
+ *
+ * LEARNED_HAVE_TREEHEIGHT: amgettreeheight, which btcostestimate (our cost
+ * estimate) charges as pages descended per search.
+ *
+ * LI_COUNT_INDEX_SEARCH(scan): one more "Index Searches" for EXPLAIN
+ * ANALYZE (scan->instrument, NULL when nobody asked), per positioning, as
+ * btree counts a descent.
+ */
+#if PG_VERSION_NUM >= 180000
+#define LEARNED_HAVE_CMPTYPE 1
+#define LEARNED_HAVE_TREEHEIGHT 1
+#define LI_COUNT_INDEX_SEARCH(scan) \
+	do { \
+		if ((scan)->instrument) \
+			(scan)->instrument->nsearches++; \
+	} while (0)
+#else
+#define LI_COUNT_INDEX_SEARCH(scan) ((void) 0)
+#endif
+
 #endif							/* LEARNED_COMPAT_H */
