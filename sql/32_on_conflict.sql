@@ -89,4 +89,19 @@ INSERT INTO ocp VALUES (4, 1, true), (5, 1, true), (6, 1, false)
   ON CONFLICT (k) WHERE live DO UPDATE SET v = 9 RETURNING k, v, live;
 SELECT count(*), sum(v) FROM ocp;
 
-DROP TABLE ocl, ocb, ocx, occ, ocp;
+-- a unique learned index on a partitioned table, arbiter on the parent
+-- (15-17 refuse the index: "cannot match partition key to an index using
+-- access method")
+CREATE TABLE ocpt (k int8, v int) PARTITION BY RANGE (k);
+CREATE TABLE ocpt1 PARTITION OF ocpt FOR VALUES FROM (0) TO (1000);
+CREATE TABLE ocpt2 PARTITION OF ocpt FOR VALUES FROM (1000) TO (2000);
+INSERT INTO ocpt SELECT i, 0 FROM generate_series(1, 1999, 2) i;
+SET client_min_messages = error;
+CREATE UNIQUE INDEX ocpt_k ON ocpt USING learned (k);
+RESET client_min_messages;
+INSERT INTO ocpt VALUES (1, 1), (2, 1), (1001, 1), (1002, 1)
+  ON CONFLICT (k) DO UPDATE SET v = ocpt.v + 10 RETURNING k, v;
+INSERT INTO ocpt VALUES (3, 0);
+SELECT count(*), count(DISTINCT k), sum(v) FROM ocpt;
+
+DROP TABLE ocl, ocb, ocx, occ, ocp, ocpt;
