@@ -1,15 +1,57 @@
-# scripts/common.sh: helpers shared by scripts/demo.sh and scripts/test.sh.
-# Sourced, not executed.  Everything here targets Debian 12 + PostgreSQL 15.
+# scripts/common.sh: helpers shared by scripts/demo.sh, scripts/test.sh and
+# scripts/pg_build.sh.  Sourced, not executed.  Targets Debian 12.
+#
+# PG_MAJOR (default 15) chooses the PostgreSQL major: 15 comes from Debian 12's
+# packages; 17, 18 and 19 are built from Debian's source packages (trixie, sid,
+# experimental) into $LI_PG_CACHE/pgMAJOR by li_pg_build, the first time they
+# are needed.  li_pg_select MAJOR switches a script to another major.
 
 LI_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-LI_PG_MAJOR=15
-LI_PGBIN=/usr/lib/postgresql/$LI_PG_MAJOR/bin
-LI_PACKAGES=(postgresql-$LI_PG_MAJOR postgresql-server-dev-$LI_PG_MAJOR
-             postgresql-contrib-$LI_PG_MAJOR libipc-run-perl build-essential locales)
+LI_PG_CACHE="${LI_PG_CACHE:-/var/cache/learned_idx}"
+# majors this tree supports, and which of them can be had on this machine
+LI_PG_SUPPORTED="15 16 17 18 19"
+LI_PG_BUILDABLE="17 18 19"
 # a libc locale besides C for the libc-collation test (sql/48_libc_collation.sql)
 LI_TEST_LOCALE=en_US.UTF-8
 export DEBIAN_FRONTEND=noninteractive
-export PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/$LI_PG_MAJOR/bin/pg_config}"
+# PG_CONFIG from the environment counts only when PG_MAJOR does not choose.
+LI_PG_CONFIG_ENV="${PG_CONFIG:-}"
+[ -n "${PG_MAJOR:-}" ] && LI_PG_CONFIG_ENV=""
+
+# Debian suite whose source package has each buildable major.
+li_pg_suite() {
+    case "$1" in
+        17) echo trixie ;;
+        18) echo sid ;;
+        19) echo experimental ;;
+        *) return 1 ;;
+    esac
+}
+
+# li_pg_select MAJOR: set LI_PG_MAJOR, LI_PGBIN, PG_CONFIG, LI_PACKAGES for MAJOR.
+li_pg_select() {
+    LI_PG_MAJOR="$1"
+    LI_PG_PREFIX=""
+    LI_PACKAGES=(libipc-run-perl build-essential locales)
+    if [ "$LI_PG_MAJOR" = 15 ]; then
+        LI_PGBIN=/usr/lib/postgresql/15/bin
+        LI_PACKAGES+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib-15)
+        PG_CONFIG="${LI_PG_CONFIG_ENV:-$LI_PGBIN/pg_config}"
+    elif li_pg_suite "$LI_PG_MAJOR" >/dev/null; then
+        LI_PG_PREFIX="$LI_PG_CACHE/pg$LI_PG_MAJOR"
+        LI_PGBIN="$LI_PG_PREFIX/bin"
+        # what configure and the build need, all from bookworm
+        LI_PACKAGES+=(bison flex libicu-dev libreadline-dev zlib1g-dev pkg-config
+                      bzip2 xz-utils perl)
+        PG_CONFIG="$LI_PGBIN/pg_config"
+    else
+        printf '==> ERROR: PostgreSQL %s cannot be had here (PG_MAJOR is one of 15 %s; 16 is supported but no Debian suite carries it)\n' \
+            "$LI_PG_MAJOR" "$LI_PG_BUILDABLE" >&2
+        exit 1
+    fi
+    export PG_CONFIG
+}
+li_pg_select "${PG_MAJOR:-15}"
 
 li_log()  { printf '==> %s\n' "$*"; }
 li_warn() { printf '==> WARNING: %s\n' "$*" >&2; }
@@ -25,10 +67,22 @@ li_pkg_installed() {
         grep '^ii' | cut -d'|' -f2 | tr ',' '\n' | sed 's/(.*//; s/ //g' | grep -qxF "$1"
 }
 
-# Install whatever of LI_PACKAGES is missing (apt-get update at most once).
+# Install whatever of LI_PACKAGES is missing, and the PostgreSQL of LI_PG_MAJOR.
 li_install_deps() {
+    li_install_pkgs "${LI_PACKAGES[@]}"
+    li_ensure_locale "$LI_TEST_LOCALE"
+    if [ -n "$LI_PG_PREFIX" ]; then
+        li_pg_build "$LI_PG_MAJOR"
+        return
+    fi
+    [ -x "$PG_CONFIG" ] || li_die "$PG_CONFIG not found (postgresql-server-dev-$LI_PG_MAJOR missing?)"
+    [ -x "$LI_PGBIN/initdb" ] || li_die "$LI_PGBIN/initdb not found (postgresql-$LI_PG_MAJOR missing?)"
+}
+
+# li_install_pkgs PKG...: apt-get install those not installed (apt-get update at most once).
+li_install_pkgs() {
     local missing=() p
-    for p in "${LI_PACKAGES[@]}"; do
+    for p in "$@"; do
         li_pkg_installed "$p" || missing+=("$p")
     done
     if [ ${#missing[@]} -eq 0 ]; then
@@ -39,19 +93,126 @@ li_install_deps() {
         li_log "Installing Debian packages (a few minutes on a fresh machine): ${missing[*]}"
         local log
         log="$(mktemp /tmp/learned_idx_apt.XXXXXX)"
-        if ! apt-get update -q >"$log" 2>&1; then
+        if ! apt-get update -q -o DPkg::Lock::Timeout=600 >"$log" 2>&1; then
             tail -n 20 "$log" >&2; li_die "apt-get update failed (log: $log)"
         fi
-        if ! apt-get install -y -q --no-install-recommends \
+        if ! apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 \
                 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
                 "${missing[@]}" >"$log" 2>&1 </dev/null; then
             tail -n 30 "$log" >&2; li_die "apt-get install ${missing[*]} failed (log: $log)"
         fi
         rm -f "$log"
     fi
-    li_ensure_locale "$LI_TEST_LOCALE"
-    [ -x "$PG_CONFIG" ] || li_die "$PG_CONFIG not found (postgresql-server-dev-$LI_PG_MAJOR missing?)"
-    [ -x "$LI_PGBIN/initdb" ] || li_die "$LI_PGBIN/initdb not found (postgresql-$LI_PG_MAJOR missing?)"
+}
+
+# ---------- PostgreSQL from Debian's source packages ----------
+# Configure options of the source builds: ICU (the text keys' collations), the
+# TAP tests' perl modules, assertions and debug symbols (these builds run tests;
+# a benchmark wants a build without --enable-cassert).
+LI_PG_CONFIGURE_OPTS="--with-icu --enable-tap-tests --enable-cassert --enable-debug"
+# contrib modules that the tests and benchmarks create (grep sql/ t/ bench/)
+LI_PG_CONTRIB="${LI_PG_CONTRIB:-amcheck dblink pageinspect pg_freespacemap pg_prewarm pgstattuple postgres_fdw pg_stat_statements}"
+
+# li_pg_build's exit status when the source package cannot be downloaded
+LI_PG_UNAVAILABLE=3
+
+li_pg_stamp() { echo "$LI_PG_CACHE/pg$1/.learned_idx_build"; }
+
+# li_pg_built MAJOR: true if the cached prefix of MAJOR is complete and was
+# configured with today's options.
+li_pg_built() {
+    local stamp
+    stamp="$(li_pg_stamp "$1")"
+    [ -f "$stamp" ] && grep -qxF "configure: $LI_PG_CONFIGURE_OPTS" "$stamp" &&
+        grep -qxF "contrib: $LI_PG_CONTRIB" "$stamp" &&
+        [ -x "$LI_PG_CACHE/pg$1/bin/pg_config" ]
+}
+
+# li_pg_build MAJOR: build PostgreSQL MAJOR into $LI_PG_CACHE/pgMAJOR unless
+# the stamp file says it is there.  Only root can: it adds a deb-src line and
+# installs build dependencies.  Concurrent callers wait on a lock per major.
+li_pg_build() {
+    local major="$1" suite prefix src log t0 dsc tarball ver lockfd
+    suite="$(li_pg_suite "$major")" || li_die "no Debian source package for PostgreSQL $major (buildable: $LI_PG_BUILDABLE)"
+    prefix="$LI_PG_CACHE/pg$major"
+    if li_pg_built "$major"; then
+        li_log "PostgreSQL $major: $(sed -n 's/^version: //p' "$(li_pg_stamp "$major")") in $prefix (cached)"
+        return 0
+    fi
+    li_is_root || li_die "PostgreSQL $major is not built in $prefix, and only root can build it (bash scripts/pg_build.sh $major)"
+    mkdir -p "$LI_PG_CACHE"
+    exec {lockfd}>"$LI_PG_CACHE/pg$major.lock"
+    if ! flock -n "$lockfd"; then
+        li_log "Another run is building PostgreSQL $major: waiting for it"
+        flock "$lockfd"
+    fi
+    if li_pg_built "$major"; then   # built while we waited
+        exec {lockfd}>&-
+        li_log "PostgreSQL $major: built by the other run"
+        return 0
+    fi
+    t0=$(date +%s)
+    li_pg_select "$major"
+    li_install_pkgs "${LI_PACKAGES[@]}"
+    src="$LI_PG_CACHE/src/pg$major"
+    log="$LI_PG_CACHE/pg$major-build.log"
+    li_log "Building PostgreSQL $major from Debian $suite's source package (several minutes; log: $log)"
+    : >"$log"
+    # deb-src only, in a file of its own: no binary package of that suite
+    # becomes installable, and bookworm's pinning is untouched.
+    local list=/etc/apt/sources.list.d/learned_idx-src-$suite.sources
+    if [ ! -f "$list" ]; then
+        cat >"$list" <<SRC
+# Added by learned_idx's scripts/pg_build.sh: the source package of PostgreSQL $major
+# (Debian $suite), built on bookworm into $prefix.  Source only (deb-src).
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: $suite
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    fi
+    apt-get update -q -o DPkg::Lock::Timeout=600 >>"$log" 2>&1 ||
+        { tail -n 20 "$log" >&2; li_die "apt-get update failed (log: $log)"; }
+    rm -rf "$src"; mkdir -p "$src"
+    # Only the upstream tarball is used: Debian's patches (socket directory,
+    # paths of a multi-major install) are for its packaging, not for a prefix.
+    if ! ( cd "$src" && apt-get source -q --download-only -t "$suite" "postgresql-$major" ) >>"$log" 2>&1; then
+        grep -E '^(E|W):' "$log" | tail -n 5 >&2
+        li_warn "apt-get source postgresql-$major failed (log: $log): the archive this machine reaches does not serve it"
+        exit "$LI_PG_UNAVAILABLE"
+    fi
+    dsc="$(ls "$src"/postgresql-"$major"_*.dsc | head -n 1)"
+    tarball="$(ls "$src"/postgresql-"$major"_*.orig.tar.* | grep -v '\.asc$' | head -n 1)"
+    [ -f "$tarball" ] || li_die "no upstream tarball in $src (log: $log)"
+    ver="$(sed -n 's/^Version: //p' "$dsc")"
+    tar -C "$src" -xf "$tarball" || li_die "could not unpack $tarball"
+    local tree
+    tree="$(find "$src" -mindepth 1 -maxdepth 1 -type d -name 'postgresql-*' | head -n 1)"
+    [ -x "$tree/configure" ] || li_die "no configure script in $tree"
+    rm -rf "$prefix"
+    li_log "  PostgreSQL $ver: configure $LI_PG_CONFIGURE_OPTS"
+    local jobs="${PG_BUILD_JOBS:-$(nproc)}"
+    (
+        ( cd "$tree" && ./configure --prefix="$prefix" $LI_PG_CONFIGURE_OPTS ) &&
+        make -C "$tree" -j"$jobs" &&
+        make -C "$tree" install &&
+        for m in $LI_PG_CONTRIB; do make -C "$tree/contrib/$m" -j"$jobs" install || exit 1; done &&
+        # the PGXS test drivers: pg_regress comes with 'make install';
+        # pg_isolation_regress + isolationtester and the TAP modules do not
+        make -C "$tree/src/test/isolation" -j"$jobs" install &&
+        make -C "$tree/src/test/perl" install
+    ) >>"$log" 2>&1 || { tail -n 40 "$log" >&2; li_die "building PostgreSQL $major failed (log: $log)"; }
+    {
+        echo "version: $ver"
+        echo "suite: $suite"
+        echo "configure: $LI_PG_CONFIGURE_OPTS"
+        echo "contrib: $LI_PG_CONTRIB"
+        echo "built: $(date -u +%FT%TZ) in $(( $(date +%s) - t0 ))s"
+    } >"$(li_pg_stamp "$major")"
+    rm -rf "$tree"   # the tarball stays in $src
+    exec {lockfd}>&-
+    li_log "PostgreSQL $major ($ver) built in $(( $(date +%s) - t0 ))s into $prefix"
 }
 
 # li_ensure_locale NAME: compile the libc locale NAME (e.g. en_US.UTF-8) if
@@ -151,4 +312,74 @@ li_mktemp_pg() {
     chmod 755 "$d"
     li_is_root && chown "$LI_PGUSER:" "$d"
     echo "$d"
+}
+
+# li_copy_tree DEST: copy the working tree (no build products, no .git) to DEST.
+li_copy_tree() {
+    tar -C "$LI_REPO" -cf - \
+        --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+        --exclude=./results --exclude=./output_iso --exclude=./tmp_check --exclude=./tmp_check_iso \
+        --exclude=./log --exclude=regression.diffs --exclude=regression.out \
+        --exclude=./test/unit/test_pla --exclude=./test/unit/test_leco --exclude="./test/unit/*.log" --exclude=./bench/.venv --exclude=./bench/results \
+        --exclude=./.pg_config_used --exclude=__pycache__ . | tar -C "$1" -xf -
+}
+
+# li_build_in_place DIR: make in DIR against PG_CONFIG; objects built
+# against another major are cleaned first (DIR/.pg_config_used says which).
+li_build_in_place() {
+    local dir="$1" used
+    used="$(cat "$dir/.pg_config_used" 2>/dev/null || true)"
+    if [ "$used" != "$PG_CONFIG" ]; then
+        make -C "$dir" -s clean PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1 || true
+    fi
+    make -C "$dir" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" || return 1
+    echo "$PG_CONFIG" >"$dir/.pg_config_used"
+}
+
+# ---------- compile-only check against a major's headers ----------
+# li_pg_headers MAJOR: print the server include dir of MAJOR, from Debian's
+# postgresql-server-dev-MAJOR package of its suite, downloaded with a private
+# apt state (the system's sources, lists and pinning are untouched) and
+# unpacked with dpkg -x into $LI_PG_CACHE/headers-pgMAJOR: never installed.
+li_pg_headers() {
+    local major="$1" suite dir apt deb
+    suite="$(li_pg_suite "$major")" || return 1
+    dir="$LI_PG_CACHE/headers-pg$major"
+    if [ ! -f "$dir/usr/include/postgresql/$major/server/pg_config.h" ]; then
+        li_is_root || return 1
+        apt="$LI_PG_CACHE/apt-$suite"
+        mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/deb"
+        echo "deb http://deb.debian.org/debian $suite main" >"$apt/sources.list"
+        local o=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=/nonexistent
+                 -o Dir::State::Lists="$apt/lists" -o Dir::Cache::archives="$apt/archives"
+                 -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= -o APT::Default-Release="$suite")
+        apt-get "${o[@]}" update -q >&2 || return 1
+        ( cd "$apt/deb" && apt-get "${o[@]}" download "postgresql-server-dev-$major/$suite" ) >&2 || return 1
+        deb="$(ls "$apt/deb"/postgresql-server-dev-"$major"_*.deb | head -n 1)"
+        rm -rf "$dir"; mkdir -p "$dir"
+        dpkg -x "$deb" "$dir" || return 1
+    fi
+    echo "$dir/usr/include/postgresql/$major/server"
+}
+
+# li_compile_check INCLUDEDIR: compile src/*.c (to /dev/null) against those
+# headers with PostgreSQL's and the Makefile's warning flags.
+li_compile_check() {
+    local inc="$1" f rc=0 cflags
+    cflags="$(make -s --no-print-directory -C "$LI_REPO" -f - print <<'MK' 2>/dev/null
+include Makefile
+print:
+	@echo '$(PG_CFLAGS)'
+MK
+)"
+    [ -n "$cflags" ] || cflags="-Wall -Wextra"
+    for f in "$LI_REPO"/src/*.c; do
+        # PostgreSQL's own warning flags (what its pg_config --cflags gives)
+        gcc -std=gnu11 -O2 -c -o /dev/null -Wall -Wmissing-prototypes -Wpointer-arith \
+            -Wdeclaration-after-statement -Werror=vla -Wendif-labels -Wmissing-format-attribute \
+            -Wimplicit-fallthrough=3 -Wcast-function-type -Wshadow=compatible-local -Wformat-security \
+            -fno-strict-aliasing -fwrapv -fexcess-precision=standard -Wno-format-truncation \
+            -Wno-stringop-truncation -fPIC -D_GNU_SOURCE $cflags -I"$LI_REPO" -I"$inc" "$f" || rc=1
+    done
+    return $rc
 }

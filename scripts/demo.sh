@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# scripts/demo.sh: build + install learned_idx, start a throwaway PostgreSQL 15
-# cluster, load 1M int8 keys, build a btree and a learned index on the same
+# scripts/demo.sh: build + install learned_idx, start a throwaway PostgreSQL
+# cluster (15 from Debian's packages; PG_MAJOR=17, 18 or 19 builds that major
+# from Debian's source package the first time, see scripts/pg_build.sh), load 1M int8 keys, build a btree and a learned index on the same
 # column and compare them side by side.  Everything is removed at the end.
 #
 #   bash scripts/demo.sh
+#   PG_MAJOR=18 bash scripts/demo.sh
 #
 # Environment: DEMO_ROWS (default 1000000), DEMO_PROBES (default 100000),
 #              DEMO_EPS (learned error_bound, default 32), DEMO_PORT (default 5499),
@@ -30,8 +32,8 @@ trap 'exit 130' INT TERM
 li_is_root || li_log "running as $(id -un), not root: skipping package installation and (unless writable) 'make install'"
 li_install_deps
 
-li_log "Building learned_idx (make)"
-make -C "$LI_REPO" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >/dev/null 2>"${TMPDIR:-/tmp}/learned_idx_build.$$" || {
+li_log "Building learned_idx (make) for PostgreSQL $LI_PG_MAJOR"
+li_build_in_place "$LI_REPO" >/dev/null 2>"${TMPDIR:-/tmp}/learned_idx_build.$$" || {
     cat "${TMPDIR:-/tmp}/learned_idx_build.$$" >&2; rm -f "${TMPDIR:-/tmp}/learned_idx_build.$$"
     li_die "make failed"; }
 rm -f "${TMPDIR:-/tmp}/learned_idx_build.$$"

@@ -838,7 +838,7 @@ learnedbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 void
 learnedbuildempty(Relation index)
 {
-	PGAlignedBlock block;
+	PGIOAlignedBlock block;
 	Page		page = (Page) block.data;
 	LearnedKeyInfo ki;
 

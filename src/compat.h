@@ -63,6 +63,14 @@ typedef RelFileNode LiRelFile;
 #define LiRelFileEquals(a, b)		RelFileNodeEquals(a, b)
 #endif
 
+/*
+ * A page written with smgrwrite: 16's direct I/O wants it aligned to
+ * PG_IO_ALIGN_SIZE (an assertion in md.c checks).
+ */
+#if PG_VERSION_NUM < 160000
+typedef PGAlignedBlock PGIOAlignedBlock;
+#endif
+
 /* 16 replaced the per-catalog ownership checks with object_ownercheck */
 #if PG_VERSION_NUM >= 160000
 #include "catalog/pg_class.h"
@@ -93,6 +101,29 @@ typedef RelFileNode LiRelFile;
  * written once, statically (fields a major adds after 15 stay zero: false,
  * NULL), and LI_RETURN_AMROUTINE returns it the way the major wants.
  */
+/*
+ * 18 finds an ordered AM's "<" (for the sort order of its scans, the
+ * planner's correlation estimate, and more) by translating between the AM's
+ * strategy numbers and CompareType; without the translation, an ordered scan
+ * of the index has no pathkeys and btcostestimate, which the AM's estimator
+ * calls, reads a missing sort order.  The strategies are btree's, so
+ * btree's translation is exact.  The same translation gives core the "=" of
+ * a unique index (BuildSpeculativeIndexInfo): a learned unique index is an
+ * INSERT ... ON CONFLICT arbiter on 18.  amconsistentequality/ordering hold
+ * as for btree: every opfamily's operators are btree's, so its "=" is one
+ * equivalence relation that <, <=, >=, > agree with, in one total order.
+ */
+#if PG_VERSION_NUM >= 180000
+#include "access/nbtree.h"
+#define LI_AMROUTINE_SINCE_18 \
+	.amconsistentequality = true, \
+	.amconsistentordering = true, \
+	.amtranslatestrategy = bttranslatestrategy, \
+	.amtranslatecmptype = bttranslatecmptype,
+#else
+#define LI_AMROUTINE_SINCE_18
+#endif
+
 #if PG_VERSION_NUM >= 190000
 #define LI_RETURN_AMROUTINE(routine) PG_RETURN_POINTER(&(routine))
 #else
@@ -199,13 +230,7 @@ li_strxfrm(pg_locale_t loc, char *dst, const char *src, Size srclen, Size dstsiz
 #endif							/* PG_VERSION_NUM >= 180000 */
 
 /*
- * Index-AM features of 18 (handler.c, scan.c):
- *
- * LEARNED_HAVE_CMPTYPE: amtranslatestrategy / amtranslatecmptype and
- * amconsistentequality / amconsistentordering.  Through them 18 maps a
- * non-btree AM's strategies onto compare types: BuildSpeculativeIndexInfo
- * (ON CONFLICT arbiters), the planner's sort orderings of an amcanorder
- * index, mergejoin and equivalence-class opfamilies.
+ * Index-AM features of 18 (handler.c, scan.c), besides LI_AMROUTINE_SINCE_18:
  *
  * LEARNED_HAVE_TREEHEIGHT: amgettreeheight, which btcostestimate (our cost
  * estimate) charges as pages descended per search.
@@ -215,7 +240,6 @@ li_strxfrm(pg_locale_t loc, char *dst, const char *src, Size srclen, Size dstsiz
  * btree counts a descent.
  */
 #if PG_VERSION_NUM >= 180000
-#define LEARNED_HAVE_CMPTYPE 1
 #define LEARNED_HAVE_TREEHEIGHT 1
 #define LI_COUNT_INDEX_SEARCH(scan) \
 	do { \

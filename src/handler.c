@@ -406,56 +406,6 @@ learnedvalidate(Oid opclassoid)
 	return result;
 }
 
-#ifdef LEARNED_HAVE_CMPTYPE
-/*
- * Strategies <-> compare types.  Every learned opclass has btree's five
- * strategies with btree's own operators (learned_idx--*.sql; amvalidate
- * checks the numbers), so the mapping is btree's: 1..5 are <, <=, =, >=, >.
- * Core uses it to find the "=" of a unique index (ON CONFLICT arbiters,
- * BuildSpeculativeIndexInfo) and the "<" that gives an ordered index its
- * sort order.
- */
-static CompareType
-learnedtranslatestrategy(StrategyNumber strategy, Oid opfamily)
-{
-	switch (strategy)
-	{
-		case BTLessStrategyNumber:
-			return COMPARE_LT;
-		case BTLessEqualStrategyNumber:
-			return COMPARE_LE;
-		case BTEqualStrategyNumber:
-			return COMPARE_EQ;
-		case BTGreaterEqualStrategyNumber:
-			return COMPARE_GE;
-		case BTGreaterStrategyNumber:
-			return COMPARE_GT;
-		default:
-			return COMPARE_INVALID;
-	}
-}
-
-static StrategyNumber
-learnedtranslatecmptype(CompareType cmptype, Oid opfamily)
-{
-	switch (cmptype)
-	{
-		case COMPARE_LT:
-			return BTLessStrategyNumber;
-		case COMPARE_LE:
-			return BTLessEqualStrategyNumber;
-		case COMPARE_EQ:
-			return BTEqualStrategyNumber;
-		case COMPARE_GE:
-			return BTGreaterEqualStrategyNumber;
-		case COMPARE_GT:
-			return BTGreaterStrategyNumber;
-		default:
-			return InvalidStrategy;
-	}
-}
-#endif
-
 #ifdef LEARNED_HAVE_TREEHEIGHT
 /*
  * btcostestimate (our cost estimate) charges (tree_height + 1) pages per
@@ -473,9 +423,9 @@ learnedgettreeheight(Relation rel)
 #endif
 
 /*
- * The access method, written once; fields that majors after 15 added and
- * that are not set below (amsummarizing, amcanbuildparallel,
- * aminsertcleanup, amcanhash) are left zero: false, NULL.
+ * The access method, written once; fields that majors after 15 added
+ * (amsummarizing, amcanbuildparallel, aminsertcleanup, amcanhash) are left
+ * zero: false, NULL; compat.h adds the ones a major needs.
  */
 static const IndexAmRoutine learned_amroutine = {
 	.type = T_IndexAmRoutine,
@@ -525,18 +475,7 @@ static const IndexAmRoutine learned_amroutine = {
 	.amestimateparallelscan = NULL,
 	.aminitparallelscan = NULL,
 	.amparallelrescan = NULL,
-
-#ifdef LEARNED_HAVE_CMPTYPE
-	/*
-	 * btree's semantics hold: each opfamily's operators are btree's, so its
-	 * "=" is one equivalence relation that <, <=, >=, > agree with, and
-	 * those give one total order.
-	 */
-	.amconsistentequality = true,
-	.amconsistentordering = true,
-	.amtranslatestrategy = learnedtranslatestrategy,
-	.amtranslatecmptype = learnedtranslatecmptype,
-#endif
+	LI_AMROUTINE_SINCE_18
 #ifdef LEARNED_HAVE_TREEHEIGHT
 	.amgettreeheight = learnedgettreeheight,
 #endif

@@ -89,6 +89,7 @@ $node->safe_psql('postgres', 'DELETE FROM t WHERE k % 5 = 0 AND k % 2 = 1');
 $node->safe_psql('postgres', 'VACUUM t');
 coherent('second vacuum');
 ok(info('generation') >= $gen1, 'generation never goes back');
+flush_wal($node);
 crash_restart($node);
 coherent('crash after second vacuum');
 index_vs_seq($node, 't', 'crash after second vacuum');

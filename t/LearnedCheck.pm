@@ -11,7 +11,7 @@ use Exporter 'import';
 use Test::More;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(index_queries index_vs_seq all_rows_found uses_learned_index crash_restart
+our @EXPORT = qw(index_queries index_vs_seq all_rows_found uses_learned_index crash_restart flush_wal
 				 relfile_path relfile_read relfile_patch);
 
 # Settings that force each kind of scan.
@@ -102,6 +102,19 @@ sub uses_learned_index
 }
 
 # kill -9 the postmaster, wait until it and its children are gone, start again.
+# Make everything written so far durable.  VACUUM (and a merge it runs)
+# writes WAL but commits without flushing it (no transaction id, so no
+# synchronous commit), and a kill -9 before the WAL writer gets to it loses
+# the vacuum, which is correct: the state before it is consistent.  A test
+# that means to crash *after* a vacuum flushes first (the switch record is
+# flushed with everything before it).
+sub flush_wal
+{
+	my ($node) = @_;
+	$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
+	return;
+}
+
 sub crash_restart
 {
 	my ($node) = @_;
