@@ -24,11 +24,7 @@ if ($node->pg_version < 18)
 }
 
 $node->init;
-$node->append_conf('postgresql.conf', qq{
-max_connections = 30
-autovacuum = off
-max_worker_processes = 8
-});
+$node->append_conf('postgresql.conf', 'autovacuum = off');
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
 $node->safe_psql('postgres', q{
