@@ -192,8 +192,11 @@ EOF
     else lockfile=/tmp/learned_idx_test.pg$major.lock; fi
     exec 9>"$lockfile"
     if ! flock -n 9; then
+        local w0=$(date +%s)
         li_log "Another test run holds $lockfile: waiting for it"
         flock 9
+        li_log "Waited $(( $(date +%s) - w0 ))s for $lockfile"
+        T0=$(date +%s)   # the suites' budget starts now
     fi
     li_log "Building (make) as $LI_PGUSER against $PG_CONFIG"
     BUILD_OK=1
@@ -349,7 +352,7 @@ run_suites() {
             fi
             lim=$(( left < TAP_FILE_TIMEOUT ? left : TAP_FILE_TIMEOUT ))
             li_as_pg bash -c 'cd "$1" && shift && exec "$@"' _ "$SRC" \
-                timeout -k 20 "$lim" env TESTDIR="$SRC" PATH="$LI_PGBIN:$SRC:$PATH" PGPORT=65432 \
+                timeout -k 20 "$lim" env TESTDIR="$SRC" TESTDATADIR="$SRC/tmp_check" TESTLOGDIR="$SRC/tmp_check/log" PATH="$LI_PGBIN:$SRC:$PATH" PGPORT=65432 \
                 PG_REGRESS="$PGXS_TOP/src/test/regress/pg_regress" \
                 prove -I "$PGXS_TOP/src/test/perl/" -I ./ $PROVE_FLAGS "$rel" 2>&1 |
                 tee -a "$LOGS/tap.log"

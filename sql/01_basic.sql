@@ -55,8 +55,7 @@ SELECT count(*) FROM t1 WHERE k <= 0;
 SET enable_indexonlyscan = on;
 EXPLAIN (COSTS OFF) SELECT k FROM t1 WHERE k BETWEEN 1000 AND 1010;
 SELECT k FROM t1 WHERE k BETWEEN 1000 AND 1010;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT k FROM t1 WHERE k BETWEEN 1000 AND 1010;
+SELECT lexplain('SELECT k FROM t1 WHERE k BETWEEN 1000 AND 1010', 'ANALYZE, TIMING OFF, SUMMARY OFF');
 EXPLAIN (COSTS OFF) SELECT count(*) FROM t1 WHERE k > 15000;
 SELECT count(*) FROM t1 WHERE k > 15000;
 SET enable_indexscan = off;
@@ -145,7 +144,7 @@ SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT t1_probe.p, t1.id FROM t1_probe JOIN t1 ON t1.k = t1_probe.p;
+SELECT lexplain('SELECT t1_probe.p, t1.id FROM t1_probe JOIN t1 ON t1.k = t1_probe.p');
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT lcheck('SELECT t1_probe.p, t1.id FROM t1_probe JOIN t1 ON t1.k = t1_probe.p', 'is,bis');

@@ -381,7 +381,9 @@ ALTER INDEX d_k SET (merge_ratio = 0.5);
 ALTER INDEX d_k SET (merge_ratio = 0);
 ALTER INDEX d_k SET (merge_ratio = 'x');
 ALTER INDEX d_k SET (vacuum_truncate = 'maybe');
+\set VERBOSITY sqlstate
 SET learned_idx.pending_limit = 10;
+\set VERBOSITY default
 SET learned_idx.pending_limit = '64kB';
 SHOW learned_idx.pending_limit;
 RESET learned_idx.pending_limit;

@@ -185,8 +185,12 @@ SELECT learned_index_check('sm_ab'), learned_index_check('st_k');
 -- map would have it gallop over the segment (run once first: the first
 -- execution also reads the new directory)
 SELECT count(*) FROM sm WHERE a = 7 AND b = 150007;
-EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT count(*) FROM sm WHERE a = 7 AND b = 150007;
+-- (lexplain: sql/include/lcheck.sql)
+\set ECHO none
+\i sql/include/lcheck.sql
+\set ECHO all
+SELECT lexplain('SELECT count(*) FROM sm WHERE a = 7 AND b = 150007',
+                'ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF');
 
 DROP TABLE co, co_n, co_p, cn, cn_n, cu, cu_n, ct, ct_p, ct_x, ct_l, ct_r, sm, st;
 DROP COLLATION ci27;

@@ -749,6 +749,7 @@ extern void LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 							 uint16 expected_type);
 extern void LearnedCheckMeta(Relation index, LearnedMetaPage meta);
 extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what);
+extern void LearnedCheckHeapTid(Relation index, ItemPointer tid);
 extern void LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
 extern void LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy,

@@ -2709,6 +2709,7 @@ set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 
+	LearnedCheckHeapTid(scan->indexRelation, &item->tid);
 	scan->xs_heaptid = item->tid;
 	scan->xs_recheck = false;
 	if (scan->xs_want_itup)
@@ -2819,7 +2820,7 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 
 /* add the matching entries of a run of the pinned pending copy */
 static int64
-pending_to_bitmap(LearnedScanOpaque so, TIDBitmap *tbm,
+pending_to_bitmap(Relation index, LearnedScanOpaque so, TIDBitmap *tbm,
 				  const LearnedPendingEntry *arr, int lo, int hi)
 {
 	int64		n = 0;
@@ -2828,6 +2829,7 @@ pending_to_bitmap(LearnedScanOpaque so, TIDBitmap *tbm,
 	for (i = lo; i < hi; i++)
 		if (key_matches(so, arr[i].key))
 		{
+			LearnedCheckHeapTid(index, (ItemPointer) &arr[i].tid);
 			tbm_add_tuples(tbm, (ItemPointer) &arr[i].tid, 1, false);
 			n++;
 		}
@@ -2863,6 +2865,7 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 				break;
 			for (; b->next < b->nitems; b->next++)
 			{
+				LearnedCheckHeapTid(scan->indexRelation, &b->items[b->next].tid);
 				tbm_add_tuples(tbm, &b->items[b->next].tid, 1, false);
 				ntids++;
 			}
@@ -2872,8 +2875,8 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		{
 			const PendRange *r = &so->pranges[i];
 
-			ntids += pending_to_bitmap(so, tbm, c->main, r->main_lo, r->main_hi);
-			ntids += pending_to_bitmap(so, tbm, c->recent, r->recent_lo,
+			ntids += pending_to_bitmap(scan->indexRelation, so, tbm, c->main, r->main_lo, r->main_hi);
+			ntids += pending_to_bitmap(scan->indexRelation, so, tbm, c->recent, r->recent_lo,
 									   r->recent_hi);
 		}
 	}
@@ -2889,6 +2892,7 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 				break;
 			for (; b->next < b->nitems; b->next++)
 			{
+				LearnedCheckHeapTid(scan->indexRelation, &b->items[b->next].tid);
 				tbm_add_tuples(tbm, &b->items[b->next].tid, 1, false);
 				ntids++;
 			}
@@ -2897,7 +2901,10 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		if (c)
 		{
 			for (i = 0; i < c->nnulls; i++)
+			{
+				LearnedCheckHeapTid(scan->indexRelation, &c->nulls[i].tid);
 				tbm_add_tuples(tbm, &c->nulls[i].tid, 1, false);
+			}
 			ntids += c->nnulls;
 		}
 	}

@@ -56,6 +56,7 @@ vacuum_static_page(Relation index, Buffer buf, const LearnedLeafLayout *layout,
 			continue;
 		}
 		tid = LearnedLeafViewTid(&view, s);
+		LearnedCheckHeapTid(index, &tid);
 		if (callback(&tid, callback_state))
 			dead[ndead++] = s;
 		else if (stats)
@@ -143,6 +144,7 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 		if (flags & LEARNED_PENDING_DEAD)
 			continue;
 		tid = LearnedPendingTid(page, p);
+		LearnedCheckHeapTid(index, &tid);
 		if (callback(&tid, callback_state))
 		{
 			dead[ndead++] = i;

@@ -20,7 +20,7 @@ use Test::More;
 use LearnedCheck;
 
 my $node = PostgreSQL::Test::Cluster->new('cleaf');
-$node->init;
+init_unchecksummed($node);
 $node->append_conf('postgresql.conf', 'autovacuum = off');
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');

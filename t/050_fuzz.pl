@@ -30,7 +30,7 @@ note "fuzz seed $seed, $rounds rounds";
 srand($seed);
 
 my $node = PostgreSQL::Test::Cluster->new('fuzz');
-$node->init;
+init_unchecksummed($node);
 $node->append_conf('postgresql.conf', qq{
 autovacuum = off
 statement_timeout = '60s'

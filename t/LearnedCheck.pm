@@ -12,6 +12,7 @@ use Test::More;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(index_queries index_vs_seq all_rows_found uses_learned_index crash_restart flush_wal
+				 init_unchecksummed
 				 relfile_path relfile_read relfile_patch);
 
 # Settings that force each kind of scan.
@@ -102,6 +103,19 @@ sub uses_learned_index
 }
 
 # kill -9 the postmaster, wait until it and its children are gone, start again.
+# Initialize a node whose index pages the test damages by hand: without data
+# checksums, so that the AM's validation meets the damage, not core's checksum
+# check ("invalid page in block N").  initdb turns checksums on by default
+# from 18, and has --no-data-checksums from 18 only.
+sub init_unchecksummed
+{
+	my ($node, %params) = @_;
+	my @extra = @{ $params{extra} // [] };
+	push @extra, '--no-data-checksums' if $node->pg_version >= 18;
+	$node->init(%params, extra => \@extra);
+	return;
+}
+
 # Make everything written so far durable.  VACUUM (and a merge it runs)
 # writes WAL but commits without flushing it (no transaction id, so no
 # synchronous commit), and a kill -9 before the WAL writer gets to it loses

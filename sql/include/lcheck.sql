@@ -148,3 +148,27 @@ BEGIN
     RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::bigint +
            (plan->0->'Plan'->>'Shared Read Blocks')::bigint;
 END $$;
+
+-- lexplain(query, options): the lines of EXPLAIN (COSTS OFF, options) query,
+-- without what only some PostgreSQL majors print, so that one expected file
+-- serves 15 to 19: 18's "Disabled: true" on a node the planner had to use
+-- although disabled, its "Index Searches: N" (counted by the AM only from
+-- 18 on), and its fractional row counts ("rows=6.00").  With ANALYZE and
+-- no BUFFERS, BUFFERS OFF (18 turns it on with ANALYZE).
+CREATE OR REPLACE FUNCTION lexplain(q text, options text DEFAULT '') RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    opts text := 'COSTS OFF';
+BEGIN
+    IF options <> '' THEN
+        opts := opts || ', ' || options;
+    END IF;
+    IF opts ~* 'analyze' AND opts !~* 'buffers' THEN
+        opts := opts || ', BUFFERS OFF';
+    END IF;
+    FOR line IN EXECUTE 'EXPLAIN (' || opts || ') ' || q LOOP
+        CONTINUE WHEN line ~ '^\s*(Disabled: true|Index Searches: \d+)$';
+        RETURN NEXT regexp_replace(line, '(rows=\d+)\.00 ', '\1 ', 'g');
+    END LOOP;
+END $$;
