@@ -107,11 +107,17 @@ typedef PGAlignedBlock PGIOAlignedBlock;
  * strategy numbers and CompareType; without the translation, an ordered scan
  * of the index has no pathkeys and btcostestimate, which the AM's estimator
  * calls, reads a missing sort order.  The strategies are btree's, so
- * btree's translation is exact.  (amconsistentequality/ordering stay false.)
+ * btree's translation is exact.  The same translation gives core the "=" of
+ * a unique index (BuildSpeculativeIndexInfo): a learned unique index is an
+ * INSERT ... ON CONFLICT arbiter on 18.  amconsistentequality/ordering hold
+ * as for btree: every opfamily's operators are btree's, so its "=" is one
+ * equivalence relation that <, <=, >=, > agree with, in one total order.
  */
 #if PG_VERSION_NUM >= 180000
 #include "access/nbtree.h"
 #define LI_AMROUTINE_SINCE_18 \
+	.amconsistentequality = true, \
+	.amconsistentordering = true, \
 	.amtranslatestrategy = bttranslatestrategy, \
 	.amtranslatecmptype = bttranslatecmptype,
 #else
@@ -231,5 +237,26 @@ li_strxfrm(pg_locale_t loc, char *dst, const char *src, Size srclen, Size dstsiz
  * AM for its equality strategy (LI_AMROUTINE_SINCE_18), and it works.
  */
 #define LEARNED_UNIQUE_BREAKS_ON_CONFLICT (PG_VERSION_NUM < 180000)
+
+/*
+ * Index-AM features of 18 (handler.c, scan.c), besides LI_AMROUTINE_SINCE_18:
+ *
+ * LEARNED_HAVE_TREEHEIGHT: amgettreeheight, which btcostestimate (our cost
+ * estimate) charges as pages descended per search.
+ *
+ * LI_COUNT_INDEX_SEARCH(scan): one more "Index Searches" for EXPLAIN
+ * ANALYZE (scan->instrument, NULL when nobody asked), per positioning, as
+ * btree counts a descent.
+ */
+#if PG_VERSION_NUM >= 180000
+#define LEARNED_HAVE_TREEHEIGHT 1
+#define LI_COUNT_INDEX_SEARCH(scan) \
+	do { \
+		if ((scan)->instrument) \
+			(scan)->instrument->nsearches++; \
+	} while (0)
+#else
+#define LI_COUNT_INDEX_SEARCH(scan) ((void) 0)
+#endif
 
 #endif							/* LEARNED_COMPAT_H */

@@ -514,10 +514,25 @@ learnedvalidate(Oid opclassoid)
 	return result;
 }
 
+#ifdef LEARNED_HAVE_TREEHEIGHT
+/*
+ * btcostestimate (our cost estimate) charges (tree_height + 1) pages per
+ * descent: the inner levels and the leaf, but not btree's metapage, which
+ * it keeps in the relcache.  A learned search reads the leaf window
+ * (usually one page) that the model, kept in backend memory, points to:
+ * no inner level, whatever the index's size, so 0.  (Without it the
+ * planner assumes -1 and charges nothing, not even the leaf page.)
+ */
+static int
+learnedgettreeheight(Relation rel)
+{
+	return 0;
+}
+#endif
+
 /*
  * The access method, written once; fields that majors after 15 added
- * (amsummarizing, amcanbuildparallel, aminsertcleanup, amcanhash,
- * amconsistentequality, amconsistentordering, amgettreeheight) are left
+ * (amsummarizing, amcanbuildparallel, aminsertcleanup, amcanhash) are left
  * zero: false, NULL; compat.h adds the ones a major needs.
  */
 static const IndexAmRoutine learned_amroutine = {
@@ -569,6 +584,9 @@ static const IndexAmRoutine learned_amroutine = {
 	.aminitparallelscan = NULL,
 	.amparallelrescan = NULL,
 	LI_AMROUTINE_SINCE_18
+#ifdef LEARNED_HAVE_TREEHEIGHT
+	.amgettreeheight = learnedgettreeheight,
+#endif
 };
 
 PG_FUNCTION_INFO_V1(learned_handler);

@@ -1885,6 +1885,12 @@ position_interval(IndexScanDesc scan)
 	int			n;
 	int			c;
 
+	/*
+	 * One search per interval (each array element), whether or not the
+	 * static stage has pages: EXPLAIN's "Index Searches" counts btree's
+	 * descents the same way.
+	 */
+	LI_COUNT_INDEX_SEARCH(scan);
 	if (dir->nvpages == 0)
 		return false;
 
@@ -2035,7 +2041,11 @@ nulls_advance(IndexScanDesc scan)
 		const uint8 *hints;
 
 		if (!BufferIsValid(b->buf))
+		{
+			/* entering the NULL area is a search of its own */
+			LI_COUNT_INDEX_SEARCH(scan);
 			pg = 0;
+		}
 		else
 			pg = b->vpage + 1;
 		release_batch(so, b);
