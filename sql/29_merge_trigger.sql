@@ -83,7 +83,7 @@ SELECT learned_index_check('e_k', true);
 RESET learned_idx.auto_merge;
 
 -- learned_idx.log_merge_min_duration: off (-1) by default, in ms,
--- superuser-settable (t/043_merge_log.pl checks the log lines)
+-- superuser-settable (t/044_merge_log.pl checks the log lines)
 SHOW learned_idx.log_merge_min_duration;
 SET learned_idx.log_merge_min_duration = '2s';
 SHOW learned_idx.log_merge_min_duration;
