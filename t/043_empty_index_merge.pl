@@ -17,6 +17,7 @@ use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
 
+use File::Spec;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -102,7 +103,7 @@ $node->safe_psql('postgres', $script);
 check_loaded($offset, '1,000-row INSERTs');
 
 # 2. TRUNCATE (a new, empty index), then one COPY of 500k rows
-my $file = $node->basedir . '/rows.copy';
+my $file = File::Spec->rel2abs($node->basedir . '/rows.copy');
 $node->safe_psql('postgres', qq{
 COPY (SELECT g, (random() * 1e6)::int8, g FROM generate_series(1, 500000) g) TO '$file';
 TRUNCATE t;
