@@ -1449,24 +1449,27 @@ launch_worker(Relation index, uint32 generation)
 
 /*
  * Did this backend ask for a worker for the index less than a second ago,
- * and may that request still take care of the list?  It may unless the
- * worker it started has exited after a merge (the generation moved since):
- * a worker merges until the list is under the trigger
- * (learned_merge_worker_main), so entries appended after its last look
- * need another one now, or the tail of a load would wait for the next
- * insert or VACUUM.  A worker that exited without a merge (it failed, say)
- * waits out the second, so a failing worker is not started for every
- * insert.
+ * and may that request still take care of the list?  For a list past the
+ * ratio trigger, it may unless the worker it started has exited after a
+ * merge (the generation moved since): a worker merges until the list is
+ * under the ratio trigger (learned_merge_worker_main), so entries appended
+ * after its last look need another one now, or the tail of a load would
+ * wait for the next insert or VACUUM.  A worker that exited without a
+ * merge (it failed, say) waits out the second, so a failing worker is not
+ * started for every insert.  A list past pending_limit alone waits out the
+ * second too: the inserters merge it inline past twice the limit, which a
+ * worker holding the merge lock would prevent.
  */
 static bool
-launch_throttled(Relation index, const LearnedMetaPageData *meta, TimestampTz now)
+launch_throttled(Relation index, const LearnedMetaPageData *meta,
+				 const MergeTrigger *t, TimestampTz now)
 {
 	pid_t		pid;
 
 	if (last_launch_index != RelationGetRelid(index) ||
 		TimestampDifferenceExceeds(last_launch_time, now, 1000))
 		return false;
-	return last_launch_handle == NULL ||
+	return !t->by_ratio || last_launch_handle == NULL ||
 		meta->generation == last_launch_generation ||
 		GetBackgroundWorkerPid(last_launch_handle, &pid) != BGWH_STOPPED;
 }
@@ -1498,7 +1501,7 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 	if (!t.far_over)
 	{
 		now = GetCurrentTimestamp();
-		if (launch_throttled(index, meta, now))
+		if (launch_throttled(index, meta, &t, now))
 			return;
 		if (last_launch_index != RelationGetRelid(index))
 			forget_launch();
@@ -1534,11 +1537,14 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
  * database) being dropped: it opens it with try_relation_open and checks
  * that it is still a valid learned index.
  *
- * It merges until the list is under the trigger: entries appended during a
- * merge (a load goes on meanwhile) would otherwise wait for an insert that
- * asks again, and the last statement of a load asks no more.  Each merge
- * is a transaction of its own, so the worker holds back no snapshot
- * horizon (garbage collection waits for it) between merges.
+ * It merges until the list is under the ratio trigger: entries appended
+ * during a merge (a load goes on meanwhile) would otherwise wait for an
+ * insert that asks again, and the last statement of a load asks no more.
+ * A list past pending_limit alone, or past twice it, is left to the
+ * inserters, which merge it inline past twice the limit: a worker that
+ * kept the merge lock would let it grow without that bound.  Each merge is
+ * a transaction of its own, so the worker holds back no snapshot horizon
+ * (garbage collection waits for it) between merges.
  */
 void
 learned_merge_worker_main(Datum arg)
@@ -1581,7 +1587,8 @@ learned_merge_worker_main(Datum arg)
 					LearnedReadMeta(index, &meta);
 					again = merge_trigger(index, &meta,
 										  LearnedPendingAppended(index, &meta) - meta.pending_merged,
-										  &t);
+										  &t) &&
+						t.by_ratio && !t.far_over;
 				}
 			}
 			relation_close(index, RowExclusiveLock);
