@@ -145,6 +145,8 @@ SELECT dblink_connect('other', format('dbname=%s port=%s host=%s', current_datab
 -- lock this backend does not hold yet, or look up a catalog it has not
 -- cached (either would make it process the invalidation early)
 SELECT n FROM dblink('other', 'SELECT 0::int8') AS t(n int8);
+-- (inserts start no merge: the one merge is the other backend's)
+SET learned_idx.auto_merge = off;
 CREATE TABLE sm (a int4, b int4);
 CREATE INDEX sm_ab ON sm USING learned (a, b) WITH (merge_ratio = 1, pending_limit = 100000);
 CREATE TABLE st (k text COLLATE "C");
@@ -192,6 +194,7 @@ SELECT count(*) FROM sm WHERE a = 7 AND b = 150007;
 SELECT lexplain('SELECT count(*) FROM sm WHERE a = 7 AND b = 150007',
                 'ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF');
 
+RESET learned_idx.auto_merge;
 DROP TABLE co, co_n, co_p, cn, cn_n, cu, cu_n, ct, ct_p, ct_x, ct_l, ct_r, sm, st;
 DROP COLLATION ci27;
 SELECT dblink_disconnect('other');

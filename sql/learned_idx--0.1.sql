@@ -117,7 +117,8 @@ CREATE FUNCTION learned_index_info(index regclass,
     OUT generation int8, OUT last_merge timestamptz,
     OUT model_bytes_uncompressed int8, OUT zonemap_bytes_uncompressed int8,
     OUT compression text, OUT compressed_pages int8, OUT mean_items_per_page float8,
-    OUT hinted_entries int8)
+    OUT hinted_entries int8, OUT merges int8, OUT merged_entries int8,
+    OUT last_merge_ms float8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'learned_index_info'
 LANGUAGE C STRICT;

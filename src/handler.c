@@ -53,6 +53,8 @@ static relopt_enum_elt_def learned_compression_values[] = {
 };
 
 int			learned_pending_limit_guc = LEARNED_DEFAULT_PENDING_LIMIT;
+int			learned_log_merge_min_duration = -1;
+bool		learned_auto_merge = true;
 char	   *learned_fail_point = NULL;
 int			learned_map_columns_guc = 0;
 
@@ -104,6 +106,17 @@ _PG_init(void)
 							LEARNED_DEFAULT_PENDING_LIMIT,
 							LEARNED_MIN_PENDING_LIMIT, LEARNED_MAX_PENDING_LIMIT,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomBoolVariable("learned_idx.auto_merge",
+							 "Lets this session's inserts start merges of learned indexes.",
+							 "Off: inserts never merge nor start a merge worker; VACUUM and learned_index_merge() still merge.",
+							 &learned_auto_merge, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("learned_idx.log_merge_min_duration",
+							"Sets the minimum execution time above which learned index merges are logged.",
+							"Zero logs every merge; -1 turns this logging off.",
+							&learned_log_merge_min_duration,
+							-1, -1, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomStringVariable("learned_idx.fail_point",
 							   "Test only: raise an error (name) or a PANIC (name:panic) at a named merge step.",
 							   NULL, &learned_fail_point, "",

@@ -106,6 +106,20 @@
 #define LEARNED_MIN_ERROR_BOUND		1
 #define LEARNED_MAX_ERROR_BOUND		65536
 
+/*
+ * The merge trigger's floor: the pending list merges once it holds at
+ * least this many entries and more than static entries / merge_ratio
+ * (merge.c), so a tiny index does not merge for every insert, and one
+ * created on an empty table merges at the floor.
+ */
+#define LEARNED_MERGE_MIN_PENDING	1024
+/*
+ * Merges of one index start at most this often from its inserts (a
+ * backend asks for a worker at most once per interval) and from its worker
+ * (which pauses that long between merges of a steady stream).
+ */
+#define LEARNED_MERGE_INTERVAL_MS	1000
+
 /* merge_ratio reloption (used by the dynamic stage) */
 #define LEARNED_DEFAULT_MERGE_RATIO	10.0
 #define LEARNED_MIN_MERGE_RATIO		1.0
@@ -282,9 +296,35 @@ typedef struct LearnedKeyMapData
 #define LearnedPageGetKeyMap(page) \
 	((LearnedKeyMapData *) ((char *) PageGetContents(page) + \
 							MAXALIGN(sizeof(LearnedMetaPageData))))
-#define LEARNED_META_END_OFFSET \
+#define LEARNED_KEYMAP_END_OFFSET \
 	(MAXALIGN(SizeOfPageHeaderData) + MAXALIGN(sizeof(LearnedMetaPageData)) + \
 	 sizeof(LearnedKeyMapData))
+
+/*
+ * Merge statistics (ON-DISK), after the key map (MAXALIGNed) and covered by
+ * pd_lower: cumulative since the build, set by each merge's flip in the
+ * same record, so a standby and a crash agree with the primary.
+ *
+ * No format version marks them: an index written before they existed ends
+ * its pd_lower at the key map, and the bytes past pd_lower are zero
+ * (GenericXLog zeroes the hole), so every build reads both layouts.  Its
+ * first merge by this build raises pd_lower over them
+ * (LearnedMergeStatsPresent says whether they are there); an older build
+ * keeps them (they are below pd_lower) without updating them.
+ */
+typedef struct LearnedMergeStatsData
+{
+	uint64		merged_entries; /* pending entries (NULLs included) merged */
+	int64		last_merge_us;	/* wall time of the last merge */
+} LearnedMergeStatsData;
+
+#define LEARNED_MERGE_STATS_OFFSET	MAXALIGN(LEARNED_KEYMAP_END_OFFSET)
+#define LearnedPageGetMergeStats(page) \
+	((LearnedMergeStatsData *) ((char *) (page) + LEARNED_MERGE_STATS_OFFSET))
+#define LEARNED_META_END_OFFSET \
+	(LEARNED_MERGE_STATS_OFFSET + sizeof(LearnedMergeStatsData))
+#define LearnedMergeStatsPresent(page) \
+	(((PageHeader) (page))->pd_lower >= LEARNED_META_END_OFFSET)
 
 /* ---------- directory entries ---------- */
 
@@ -753,6 +793,8 @@ extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *
 extern void LearnedCheckHeapTid(Relation index, ItemPointer tid);
 extern void LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
+extern bool LearnedReadMergeStats(Relation index, uint64 *nmerges,
+								  LearnedMergeStatsData *stats);
 extern void LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy,
 								  Buffer *recent);
 extern Buffer LearnedReadBufferRecent(Relation index, BlockNumber blkno,
@@ -1082,6 +1124,8 @@ extern const char *learned_mode_name(int mode);
 extern Relation LearnedOpenIndexChecked(Oid indexoid, LOCKMODE lockmode, const char *action,
 										bool owner_only, Relation *heap_out);
 extern int	learned_pending_limit_guc;
+extern int	learned_log_merge_min_duration;
+extern bool learned_auto_merge;
 extern char *learned_fail_point;
 
 /* test-only fault injection: ERROR or PANIC at a named point */
@@ -1089,11 +1133,21 @@ extern void learned_fault(const char *point);
 
 /* ---------- merge.c ---------- */
 
-extern int64 LearnedMerge(Relation index);
-extern int64 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite);
+/* who runs a merge (learned_idx.log_merge_min_duration names it) */
+typedef enum LearnedMergeBy
+{
+	LEARNED_MERGE_BY_INSERT,	/* an inserting backend, inline */
+	LEARNED_MERGE_BY_WORKER,	/* the background worker */
+	LEARNED_MERGE_BY_VACUUM,	/* ambulkdelete or amvacuumcleanup */
+	LEARNED_MERGE_BY_FUNCTION	/* learned_index_merge() */
+} LearnedMergeBy;
+
+extern int64 LearnedMerge(Relation index, LearnedMergeBy by);
+extern int64 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite,
+								LearnedMergeBy by);
 extern void LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta,
 							  uint64 appended);
-extern void LearnedCollectGarbage(Relation index);
+extern void LearnedCollectGarbage(Relation index, bool merge);
 extern void LearnedCollectGarbageLocked(Relation index);
 extern Buffer LearnedAllocPage(Relation index);
 extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building);

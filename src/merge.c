@@ -37,10 +37,13 @@
 #include "access/xlog.h"
 #include "catalog/index.h"
 #include "catalog/storage.h"
+#include "commands/dbcommands.h"
 #include "commands/defrem.h"
 #include "catalog/pg_index.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "postmaster/autovacuum.h"
+#include "storage/latch.h"
 #include "postmaster/bgworker.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
@@ -64,8 +67,8 @@
 
 PG_FUNCTION_INFO_V1(learned_index_merge);
 
-static BlockNumber collect_garbage_locked(Relation index);
-static void collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta);
+static BlockNumber collect_garbage_locked(Relation index, BlockNumber *nfreed);
+static BlockNumber collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- page allocation ---------- */
 
@@ -600,6 +603,57 @@ static_ranges(Relation index, const LearnedKeyInfo *ki,
 	MemoryContextDelete(cxt);
 }
 
+/* who merged, as the merge's log line names it */
+static const char *
+merge_by_name(LearnedMergeBy by)
+{
+	switch (by)
+	{
+		case LEARNED_MERGE_BY_INSERT:
+			return "insert";
+		case LEARNED_MERGE_BY_WORKER:
+			return "worker";
+		case LEARNED_MERGE_BY_VACUUM:
+			return IsAutoVacuumWorkerProcess() ? "autovacuum" : "VACUUM";
+		case LEARNED_MERGE_BY_FUNCTION:
+			return "learned_index_merge";
+	}
+	return "unknown";
+}
+
+/*
+ * learned_idx.log_merge_min_duration: one LOG line for a merge that took at
+ * least that long (0: every merge), as log_autovacuum_min_duration does for
+ * autovacuum.  Pages written are the new segment, NULL and directory pages;
+ * replaced are those the flip made unreachable (recycled by a later garbage
+ * collection, once no snapshot can read them); freed are those this merge's
+ * own collection recycled before it wrote.
+ */
+static void
+log_merge(Relation index, LearnedMergeBy by, int64 merged, uint32 generation,
+		  uint64 written, uint64 replaced, BlockNumber freed,
+		  TimestampTz start, TimestampTz end)
+{
+	long		secs;
+	int			usecs;
+	char	   *nsp;
+	char	   *db;
+
+	if (learned_log_merge_min_duration < 0 ||
+		(learned_log_merge_min_duration > 0 &&
+		 !TimestampDifferenceExceeds(start, end, learned_log_merge_min_duration)))
+		return;
+	TimestampDifference(start, end, &secs, &usecs);
+	nsp = get_namespace_name(RelationGetNamespace(index));
+	db = get_database_name(MyDatabaseId);
+	ereport(LOG,
+			(errmsg("learned index \"%s.%s.%s\" merged by %s: %lld entries, generation %u, pages: %llu written, %llu replaced, %u freed, elapsed: %.3f ms",
+					db ? db : "", nsp ? nsp : "", RelationGetRelationName(index),
+					merge_by_name(by), (long long) merged, generation,
+					(unsigned long long) written, (unsigned long long) replaced,
+					freed, secs * 1000.0 + usecs / 1000.0)));
+}
+
 /*
  * Merge the pending list into the static stage.  The caller holds the merge
  * lock.  Segments flagged in rewrite[] (by VACUUM: mostly dead entries) are
@@ -607,7 +661,7 @@ static_ranges(Relation index, const LearnedKeyInfo *ki,
  * Returns the number of pending entries merged.
  */
 static int64
-merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
+merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeBy by)
 {
 	LearnedMetaPageData meta;
 	LearnedDirectory *dir;
@@ -636,6 +690,12 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	Size		nout = 0;
 	bool		by_cmp;
 	FullTransactionId flip_xid;
+	TimestampTz start = GetCurrentTimestamp();
+	TimestampTz end;
+	BlockNumber freed = 0;
+	uint64		written;
+	uint64		replaced;
+	LearnedMergeStatsData *stats;
 
 	/* read the FSM afresh for this merge's page runs (LearnedAllocRun) */
 	alloc_map_reset();
@@ -652,7 +712,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 		return 0;
 	}
 	if (rewrite == NULL)
-		collect_garbage_if_due(index, &meta);
+		freed = collect_garbage_if_due(index, &meta);
 	dir = LearnedGetDirectory(index, meta.generation);
 	LearnedKeyInfoInit(index, &ki);
 	LearnedKeyInfoLoadMap(index, &ki);
@@ -875,6 +935,26 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	dir_start = LearnedWriteDirectory(index, &set, gen, &dir_npages, false);
 	learned_fault("merge-before-flip");
 
+	/*
+	 * Pages written: the new directory, a new NULL run, and the segments of
+	 * this generation.  Replaced: the old directory, NULL run and rewritten
+	 * segments (the old static pages less the kept segments' pages), and
+	 * the pending pages that leave the chain.
+	 */
+	written = dir_npages + (pr.nnulls > 0 ? nulls_npages : 0);
+	replaced = meta.dir_npages + (pr.nnulls > 0 ? meta.nulls_npages : 0);
+	if (pr.new_head != InvalidBlockNumber)
+		replaced += pr.dropped_pages;
+	for (s = 0; s < dir->nsegments; s++)
+		replaced += dir->segments[s].npages;
+	for (s = 0; s < set.nsegs; s++)
+	{
+		if (set.segs[s].generation == gen)
+			written += set.segs[s].npages;
+		else
+			replaced -= set.segs[s].npages;
+	}
+
 	/* the flip: one record makes the new generation the index */
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -912,7 +992,21 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	}
 	m->pending_epoch++;
 	m->nmerges++;
-	m->last_merge_time = GetCurrentTimestamp();
+	end = GetCurrentTimestamp();
+	m->last_merge_time = end;
+
+	/*
+	 * The cumulative counters ride in the same record.  A metapage written
+	 * before they existed gets them now (zero bytes past its pd_lower).
+	 */
+	if (!LearnedMergeStatsPresent(metapage))
+	{
+		memset(LearnedPageGetMergeStats(metapage), 0, sizeof(LearnedMergeStatsData));
+		((PageHeader) metapage)->pd_lower = LEARNED_META_END_OFFSET;
+	}
+	stats = LearnedPageGetMergeStats(metapage);
+	stats->merged_entries += (uint64) merged;
+	stats->last_merge_us = end - start;
 	/*
 	 * Any snapshot that may still use the old generation was taken before
 	 * the flip, so its xmin is at most the next xid at the flip: once that
@@ -952,27 +1046,29 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite)
 	if (remap)
 		CacheInvalidateRelcache(index);
 
+	log_merge(index, by, merged, gen, written, replaced, freed, start, end);
+
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	return merged;
 }
 
 int64
-LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite)
+LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeBy by)
 {
-	return merge_locked(index, rewrite, nrewrite);
+	return merge_locked(index, rewrite, nrewrite, by);
 }
 
 /*
  * Merge now, waiting for a running merge or VACUUM of the index.
  */
 int64
-LearnedMerge(Relation index)
+LearnedMerge(Relation index, LearnedMergeBy by)
 {
 	int64		n;
 
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
-	n = merge_locked(index, NULL, 0);
+	n = merge_locked(index, NULL, 0, by);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	return n;
 }
@@ -1031,9 +1127,12 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now)
  * (a busy index) kept every replaced page until a quiet moment.  The stamp
  * is WAL-logged: replicas must see the same page bytes (generic redo, and
  * wal_consistency_checking, compare them).
+ *
+ * Returns where the last page that stays in use ends, and, in *nfreed if
+ * not NULL, how many pages it freed.
  */
 static BlockNumber
-collect_garbage_locked(Relation index)
+collect_garbage_locked(Relation index, BlockNumber *nfreed)
 {
 	Buffer		metabuf;
 	LearnedMetaPageData meta;
@@ -1043,7 +1142,7 @@ collect_garbage_locked(Relation index)
 	BlockNumber blk;
 	uint32		s;
 	uint32		steps = 0;
-	bool		freed = false;
+	BlockNumber freed = 0;
 	BlockNumber busy_end = 1;	/* past the last page that stays in use */
 	bool		all_free;
 	TransactionId stamp_now;
@@ -1138,13 +1237,15 @@ collect_garbage_locked(Relation index)
 		}
 		UnlockReleaseBuffer(buf);
 		RecordFreeIndexPage(index, blk);
-		freed = true;
+		freed++;
 		CHECK_FOR_INTERRUPTS();
 	}
 	UnlockReleaseBuffer(metabuf);
-	if (freed)
+	if (freed > 0)
 		IndexFreeSpaceMapVacuum(index);
 	pfree(reach);
+	if (nfreed)
+		*nfreed = freed;
 	return busy_end;
 }
 
@@ -1213,55 +1314,113 @@ truncate_free_tail(Relation index, BlockNumber busy_end)
  * pages not yet reused count as unreachable too, so a collection may only
  * re-read them; that is bounded by the same eighth.  The horizon check in
  * collect_garbage_locked still decides whether anything may be freed.
+ * Returns the number of pages freed.
  */
-static void
+static BlockNumber
 collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta)
 {
 	LearnedDirectory *dir = LearnedGetDirectory(index, meta->generation);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	uint64		reachable;
 	uint32		s;
+	BlockNumber freed = 0;
 
 	if (RelationUsesLocalBuffers(index))
-		return;
+		return 0;
 	reachable = 1 + (uint64) meta->dir_npages + meta->nulls_npages + meta->pending_pages;
 	for (s = 0; s < dir->nsegments; s++)
 		reachable += dir->segments[s].npages;
 	if ((uint64) nblocks <= reachable + Max(64, reachable / 8))
-		return;
-	(void) collect_garbage_locked(index);
+		return 0;
+	(void) collect_garbage_locked(index, &freed);
+	return freed;
 }
 
 void
 LearnedCollectGarbageLocked(Relation index)
 {
-	(void) collect_garbage_locked(index);
+	(void) collect_garbage_locked(index, NULL);
 }
 
-/* VACUUM's collection: also truncates a free tail */
+/*
+ * VACUUM's collection: also truncates a free tail, and with "merge" merges
+ * the pending list in between (amvacuumcleanup).  The collection comes
+ * first, as in ambulkdelete: it frees the pages earlier merges replaced,
+ * so the merge reuses them instead of extending the file.  The truncation
+ * reads the tail again, so pages the merge took are kept.
+ */
 void
-LearnedCollectGarbage(Relation index)
+LearnedCollectGarbage(Relation index, bool merge)
 {
 	BlockNumber busy_end;
 
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
-	busy_end = collect_garbage_locked(index);
+	busy_end = collect_garbage_locked(index, NULL);
+	if (merge)
+		merge_locked(index, NULL, 0, LEARNED_MERGE_BY_VACUUM);
 	truncate_free_tail(index, busy_end);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 }
 
 /* ---------- trigger and background worker ---------- */
 
-/* per backend: when we last asked for a worker for an index */
-static Oid	last_launch_index = InvalidOid;
-static TimestampTz last_launch_time = 0;
+/*
+ * The merge trigger, for a pending list of "pending" entries.  By ratio:
+ * at least LEARNED_MERGE_MIN_PENDING entries and more than static entries
+ * / merge_ratio, one rule at every size (an index created on an empty
+ * table merges at the floor, then as any other).  By size: the records'
+ * bytes past pending_limit (far_over: past twice the limit).
+ */
+typedef struct MergeTrigger
+{
+	bool		by_ratio;
+	bool		by_size;
+	bool		far_over;
+} MergeTrigger;
 
 static bool
-launch_worker(Relation index)
+merge_trigger(Relation index, const LearnedMetaPageData *meta, uint64 pending,
+			  MergeTrigger *t)
+{
+	double		ratio = learned_get_merge_ratio(index);
+	int64		limit_bytes = (int64) learned_get_pending_limit(index) * 1024;
+
+	/* the records' bytes: pages are not filled (insert.c) */
+	int64		bytes = (int64) pending * (int64) LearnedPendingItemSize(meta->keylen);
+
+	t->by_ratio = pending >= LEARNED_MERGE_MIN_PENDING &&
+		(double) pending > (double) meta->nstatic / ratio;
+	t->by_size = bytes > limit_bytes;
+	t->far_over = bytes > 2 * limit_bytes;
+	return t->by_ratio || t->by_size;
+}
+
+/*
+ * Per backend: the index we last asked for a worker for, when, and the
+ * worker that request started (NULL if none) with the index's generation
+ * then.
+ */
+static Oid	last_launch_index = InvalidOid;
+static TimestampTz last_launch_time = 0;
+static BackgroundWorkerHandle *last_launch_handle = NULL;
+static uint32 last_launch_generation = 0;
+
+static void
+forget_launch(void)
+{
+	if (last_launch_handle)
+		pfree(last_launch_handle);
+	last_launch_handle = NULL;
+}
+
+static bool
+launch_worker(Relation index, uint32 generation)
 {
 	BackgroundWorker worker;
 	BackgroundWorkerHandle *handle;
 	Oid			dboid = MyDatabaseId;
+	MemoryContext old;
+	bool		started;
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -1274,47 +1433,78 @@ launch_worker(Relation index)
 	worker.bgw_main_arg = ObjectIdGetDatum(RelationGetRelid(index));
 	memcpy(worker.bgw_extra, &dboid, sizeof(Oid));
 	worker.bgw_notify_pid = 0;
-	return RegisterDynamicBackgroundWorker(&worker, &handle);
+
+	/* the handle outlives the statement: launch_throttled reads it later */
+	forget_launch();
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	started = RegisterDynamicBackgroundWorker(&worker, &handle);
+	MemoryContextSwitchTo(old);
+	if (started)
+	{
+		last_launch_handle = handle;
+		last_launch_generation = generation;
+	}
+	return started;
+}
+
+/*
+ * Did this backend ask for a worker for the index less than a second ago,
+ * and may that request still take care of the list?  For a list past the
+ * ratio trigger, it may unless the worker it started has exited after a
+ * merge (the generation moved since): a worker merges until the list is
+ * under the ratio trigger (learned_merge_worker_main), so entries appended
+ * after its last look need another one now, or the tail of a load would
+ * wait for the next insert or VACUUM.  A worker that exited without a
+ * merge (it failed, say) waits out the second, so a failing worker is not
+ * started for every insert.  A list past pending_limit alone waits out the
+ * second too: the inserters merge it inline past twice the limit, which a
+ * worker holding the merge lock would prevent.
+ */
+static bool
+launch_throttled(Relation index, const LearnedMetaPageData *meta,
+				 const MergeTrigger *t, TimestampTz now)
+{
+	pid_t		pid;
+
+	if (last_launch_index != RelationGetRelid(index) ||
+		TimestampDifferenceExceeds(last_launch_time, now, LEARNED_MERGE_INTERVAL_MS))
+		return false;
+	return !t->by_ratio || last_launch_handle == NULL ||
+		meta->generation == last_launch_generation ||
+		GetBackgroundWorkerPid(last_launch_handle, &pid) != BGWH_STOPPED;
 }
 
 /*
  * Called after an insert with the metapage as the insert left it.  When the
- * pending list passes the trigger (entries > static / merge_ratio, or size
- * > pending_limit) ask a background worker to merge; if none can start, or
- * the list passed twice the limit, merge here, unless a merge is running.
- * An INSERT never fails because a worker could not start.
+ * pending list passes the trigger (merge_trigger) ask a background worker
+ * to merge; if none can start, or the list passed twice the limit, merge
+ * here, unless a merge is running.  An INSERT never fails because a worker
+ * could not start.
  */
 void
 LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 appended)
 {
-	uint64		pending = appended - meta->pending_merged;
-	double		ratio = learned_get_merge_ratio(index);
-	int64		limit_bytes = (int64) learned_get_pending_limit(index) * 1024;
-	/* the records' bytes: pages are not filled (insert.c) */
-	int64		bytes = (int64) pending * (int64) LearnedPendingItemSize(meta->keylen);
-	bool		by_ratio = meta->nstatic > 0 && (double) pending > (double) meta->nstatic / ratio;
-	bool		by_size = bytes > limit_bytes;
+	MergeTrigger t;
 	TimestampTz now;
 
-	/* tiny indexes: do not merge for every insert */
-	if (pending < 1024 && !by_size)
-		return;
-	if (!by_ratio && !by_size)
+	if (!learned_auto_merge ||
+		!merge_trigger(index, meta, appended - meta->pending_merged, &t))
 		return;
 	if (RelationUsesLocalBuffers(index) || RecoveryInProgress())
 	{
 		/* temp indexes: no worker can see them; merge inline */
-		if (bytes > 2 * limit_bytes || by_ratio)
-			LearnedMerge(index);
+		if (t.far_over || t.by_ratio)
+			LearnedMerge(index, LEARNED_MERGE_BY_INSERT);
 		return;
 	}
 
-	if (bytes <= 2 * limit_bytes)
+	if (!t.far_over)
 	{
 		now = GetCurrentTimestamp();
-		if (last_launch_index == RelationGetRelid(index) &&
-			!TimestampDifferenceExceeds(last_launch_time, now, 1000))
+		if (launch_throttled(index, meta, &t, now))
 			return;
+		if (last_launch_index != RelationGetRelid(index))
+			forget_launch();
 		last_launch_index = RelationGetRelid(index);
 		last_launch_time = now;
 
@@ -1324,19 +1514,20 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 		 * would only connect, fail to get the merge lock and exit: a fork
 		 * and a backend start-up for nothing, once a second per inserting
 		 * backend.  Probe the lock instead (never wait on it): while a
-		 * merge runs, ask again a second later.
+		 * merge runs, ask again a second later (a worker's merge looks
+		 * again when it ends).
 		 */
 		if (!ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
 			return;
 		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
-		if (launch_worker(index))
+		if (launch_worker(index, meta->generation))
 			return;
 	}
 
 	/* no worker, or far over the limit: merge inline unless one runs */
 	if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
 	{
-		merge_locked(index, NULL, 0);
+		merge_locked(index, NULL, 0, LEARNED_MERGE_BY_INSERT);
 		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	}
 }
@@ -1345,44 +1536,93 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
  * Background worker: merge one index.  It copes with the index (or its
  * database) being dropped: it opens it with try_relation_open and checks
  * that it is still a valid learned index.
+ *
+ * It merges until the list is under the ratio trigger: entries appended
+ * during a merge (a load goes on meanwhile) would otherwise wait for an
+ * insert that asks again, and the last statement of a load asks no more.
+ * A list past pending_limit alone, or past twice it, is left to the
+ * inserters, which merge it inline past twice the limit: a worker that
+ * kept the merge lock would let it grow without that bound.  Each merge is
+ * a transaction of its own, so the worker holds back no snapshot horizon
+ * (garbage collection waits for it) between merges.
  */
 void
 learned_merge_worker_main(Datum arg)
 {
 	Oid			indexoid = DatumGetObjectId(arg);
 	Oid			dboid;
-	Relation	index;
+	bool		again = true;
 
 	memcpy(&dboid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	pgstat_report_activity(STATE_RUNNING, "learned_idx merge");
-
-	index = try_relation_open(indexoid, RowExclusiveLock);
-	if (index != NULL)
+	while (again)
 	{
-		if (index->rd_rel->relkind == RELKIND_INDEX &&
-			index->rd_rel->relam == get_index_am_oid("learned", true) &&
-			index->rd_index->indisready && index->rd_index->indislive)
+		Relation	index;
+		TimestampTz started = GetCurrentTimestamp();
+
+		again = false;
+		CHECK_FOR_INTERRUPTS();
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pgstat_report_activity(STATE_RUNNING, "learned_idx merge");
+
+		index = try_relation_open(indexoid, RowExclusiveLock);
+		if (index != NULL)
 		{
-			/* someone else merging: it will take our entries too */
-			if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+			if (index->rd_rel->relkind == RELKIND_INDEX &&
+				index->rd_rel->relam == get_index_am_oid("learned", true) &&
+				index->rd_index->indisready && index->rd_index->indislive)
 			{
-				merge_locked(index, NULL, 0);
-				UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+				/* someone else merging: it will take our entries too */
+				if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+				{
+					LearnedMetaPageData meta;
+					MergeTrigger t;
+
+					merge_locked(index, NULL, 0, LEARNED_MERGE_BY_WORKER);
+					UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+					LearnedReadMeta(index, &meta);
+					again = merge_trigger(index, &meta,
+										  LearnedPendingAppended(index, &meta) - meta.pending_merged,
+										  &t) &&
+						t.by_ratio && !t.far_over;
+				}
+			}
+			relation_close(index, RowExclusiveLock);
+		}
+
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		pgstat_report_activity(STATE_IDLE, NULL);
+
+		/*
+		 * At most one merge a second, as inserters ask for workers at most
+		 * once a second: under a steady stream of inserts the list is past
+		 * the trigger again right after a merge, and back-to-back merges of
+		 * random keys would rewrite the static stage for every few thousand
+		 * entries.  The pause batches them; the loop still takes the tail
+		 * of a load that no insert will ask about.
+		 */
+		if (again)
+		{
+			long		secs;
+			int			usecs;
+			long		ms;
+
+			TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
+			ms = secs * 1000 + usecs / 1000;
+			if (ms < LEARNED_MERGE_INTERVAL_MS)
+			{
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								 LEARNED_MERGE_INTERVAL_MS - ms, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
 			}
 		}
-		relation_close(index, RowExclusiveLock);
 	}
-
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
 	proc_exit(0);
 }
 
@@ -1404,7 +1644,7 @@ learned_index_merge(PG_FUNCTION_ARGS)
 				 errhint("Learned index merges cannot run during recovery.")));
 	/* owner only; the table too is locked as a writer locks it */
 	index = LearnedOpenIndexChecked(relid, RowExclusiveLock, "merge", true, NULL);
-	n = LearnedMerge(index);
+	n = LearnedMerge(index, LEARNED_MERGE_BY_FUNCTION);
 	index_close(index, RowExclusiveLock);
 	PG_RETURN_INT64(n);
 }

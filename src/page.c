@@ -384,6 +384,33 @@ LearnedReadMeta(Relation index, LearnedMetaPageData *copy)
 	LearnedReadMetaRecent(index, copy, &recent);
 }
 
+/*
+ * The merge counters: the metapage's nmerges and, read under the same lock,
+ * the merge statistics after the key map.  Returns false (and zeros) if
+ * the metapage has none yet (written before they existed, not merged by a
+ * build that keeps them since).
+ */
+bool
+LearnedReadMergeStats(Relation index, uint64 *nmerges, LearnedMergeStatsData *stats)
+{
+	Buffer		buf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	Page		page;
+	bool		present;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
+	LearnedCheckMeta(index, LearnedPageGetMeta(page));
+	*nmerges = LearnedPageGetMeta(page)->nmerges;
+	present = LearnedMergeStatsPresent(page);
+	if (present)
+		memcpy(stats, LearnedPageGetMergeStats(page), sizeof(LearnedMergeStatsData));
+	else
+		memset(stats, 0, sizeof(LearnedMergeStatsData));
+	UnlockReleaseBuffer(buf);
+	return present;
+}
+
 /* LearnedReadMeta, for callers that keep the metapage's last buffer */
 void
 LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy, Buffer *recent)

@@ -18,6 +18,7 @@
 #include "commands/vacuum.h"
 #include "access/xlog.h"
 #include "miscadmin.h"
+#include "postmaster/autovacuum.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
 
@@ -358,7 +359,7 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	LearnedReadMeta(index, &meta);
 	if (LearnedPendingAppended(index, &meta) != meta.pending_merged && !RecoveryInProgress())
 	{
-		LearnedMergeLocked(index, NULL, 0);
+		LearnedMergeLocked(index, NULL, 0, LEARNED_MERGE_BY_VACUUM);
 		LearnedReadMeta(index, &meta);
 	}
 	dir = LearnedGetDirectory(index, meta.generation);
@@ -420,19 +421,37 @@ bulkdelete_locked(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	 * lands (an append-only table deleting its oldest rows).
 	 */
 	if (any_rewrite && !RecoveryInProgress())
-		LearnedMergeLocked(index, rewrite, nsegs);
+		LearnedMergeLocked(index, rewrite, nsegs, LEARNED_MERGE_BY_VACUUM);
 	pfree(rewrite);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	stats->estimated_count = false;
 }
 
+/*
+ * amvacuumcleanup.  Without an ambulkdelete before it (which merges first),
+ * it merges the pending list, as GIN's cleans its own: a VACUUM that found
+ * no dead row, and the insert-driven autovacuum of an insert-only table,
+ * call only this, and an index whose inserts stopped below the merge
+ * trigger (or whose merge trigger nobody reached again, the end of a load)
+ * would otherwise keep its list, and every new backend's first scan would
+ * read and sort it.  An ANALYZE calls only this too (analyze_only): under
+ * autovacuum it merges, as GIN's does, and a manual ANALYZE leaves the
+ * index alone.
+ */
 IndexBulkDeleteResult *
 learnedvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	if (info->analyze_only)
+	{
+		if (IsAutoVacuumWorkerProcess())
+			LearnedMerge(info->index, LEARNED_MERGE_BY_VACUUM);
 		return stats;
-	/* recycle the pages merges replaced, once no scan can use them */
-	LearnedCollectGarbage(info->index);
+	}
+	/*
+	 * Recycle the pages merges replaced, once no scan can use them; merge
+	 * in between if no ambulkdelete did (stats is NULL).
+	 */
+	LearnedCollectGarbage(info->index, stats == NULL);
 	if (stats == NULL)
 	{
 		LearnedMetaPageData meta;

@@ -279,5 +279,42 @@ $node->safe_psql('postgres', 'REINDEX INDEX f_zone');
 ($ret, $err) = query('f_zone');
 is($ret, 0, 'REINDEX repairs it');
 
+# 4. the merge statistics follow the key map, covered by pd_lower (the page
+#    header's uint16 at 12), with no format version of their own: a
+#    metapage written before them ends pd_lower short of them.  It reads as
+#    having none (merged_entries and last_merge_ms NULL, the merge count
+#    still there); its next merge zeroes them, raises pd_lower over them
+#    and counts from there.
+$node->safe_psql('postgres', q{
+CREATE TABLE fs (k int8);
+INSERT INTO fs SELECT g FROM generate_series(1, 10000) g;
+CREATE INDEX fs_k ON fs USING learned (k);
+INSERT INTO fs SELECT g FROM generate_series(10001, 10300) g;
+SELECT learned_index_merge('fs_k');
+});
+sub merge_stats
+{
+	return $node->safe_psql('postgres', q{
+SELECT merges, merged_entries, last_merge_ms IS NOT NULL FROM learned_index_info('fs_k')});
+}
+is(merge_stats(), '1|300|t', 'a merge counted');
+$p = relfile_path($node, 'fs_k');
+$node->stop;
+my $lower = unpack('S', relfile_read($p, 12, 2));
+relfile_patch($p, 12, pack('S', $lower - 16));
+$node->start;
+is(merge_stats(), '1||f', 'a metapage without the statistics: only the merge count');
+is($node->safe_psql('postgres', q{SELECT learned_index_check('fs_k', true)}), 't', 'check passes');
+$node->safe_psql('postgres', q{
+INSERT INTO fs SELECT g FROM generate_series(10301, 10500) g;
+SELECT learned_index_merge('fs_k');
+});
+is(merge_stats(), '2|200|t', 'its next merge adds them, counting from there');
+$node->stop;
+is(unpack('S', relfile_read($p, 12, 2)), $lower, 'pd_lower covers them again');
+$node->start;
+is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT count(*), sum(k) FROM fs WHERE k > 0}), '10500|55130250', 'every entry found');
+
 $node->stop;
 done_testing();
