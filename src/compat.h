@@ -230,6 +230,14 @@ li_strxfrm(pg_locale_t loc, char *dst, const char *src, Size srclen, Size dstsiz
 #endif							/* PG_VERSION_NUM >= 180000 */
 
 /*
+ * 17 renamed the autovacuum worker test (IsAutoVacuumWorkerProcess() became
+ * AmAutoVacuumWorkerProcess(), a macro over MyBackendType).
+ */
+#if PG_VERSION_NUM >= 170000
+#define IsAutoVacuumWorkerProcess() AmAutoVacuumWorkerProcess()
+#endif
+
+/*
  * Before 18, core accepts only btree unique indexes as ON CONFLICT arbiters
  * and builds speculative-insertion info for every unique index of the
  * table, so one unique learned index makes every INSERT ... ON CONFLICT on
