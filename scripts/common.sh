@@ -111,7 +111,7 @@ li_install_pkgs() {
 # a benchmark wants a build without --enable-cassert).
 LI_PG_CONFIGURE_OPTS="--with-icu --enable-tap-tests --enable-cassert --enable-debug"
 # contrib modules that the tests and benchmarks create (grep sql/ t/ bench/)
-LI_PG_CONTRIB="${LI_PG_CONTRIB:-amcheck dblink pageinspect pg_freespacemap pg_prewarm pgstattuple postgres_fdw pg_stat_statements}"
+LI_PG_CONTRIB="${LI_PG_CONTRIB:-amcheck citext dblink pageinspect pg_freespacemap pg_prewarm pgstattuple postgres_fdw pg_stat_statements}"
 
 # li_pg_build's exit status when the source package cannot be downloaded
 LI_PG_UNAVAILABLE=3

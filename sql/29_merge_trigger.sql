@@ -87,7 +87,10 @@ RESET learned_idx.auto_merge;
 SHOW learned_idx.log_merge_min_duration;
 SET learned_idx.log_merge_min_duration = '2s';
 SHOW learned_idx.log_merge_min_duration;
+-- (the message's unit formatting differs between majors: the SQLSTATE)
+\set VERBOSITY sqlstate
 SET learned_idx.log_merge_min_duration = -2;
+\set VERBOSITY default
 RESET learned_idx.log_merge_min_duration;
 SHOW learned_idx.auto_merge;
 
