@@ -196,6 +196,23 @@ typedef struct LearnedScanOpaqueData
 	Buffer		meta_recent;	/* the metapage's buffer last time (a hint) */
 	BlockNumber leaf_recent_blk;	/* the leaf page read_vpage read last, */
 	Buffer		leaf_recent;	/* and its buffer then (a hint) */
+
+	/*
+	 * Where the last positioning found its boundary (find_boundary), kept
+	 * across rescans: a nested loop whose outer side comes in key order
+	 * rescans with ascending keys, and the next boundary is then usually on
+	 * the same page or the next one.  Only a starting point: the comparator
+	 * verifies it as it verifies a model's window.  It belongs to the
+	 * directory it was found in (generation, relfilenode): a merge between
+	 * rescans renumbers the vpages.
+	 */
+	bool		last_valid;
+	uint32		last_gen;
+	Oid			last_relfile;
+	uint32		last_vp;
+	int			last_slot;
+	int			reuse_skip;		/* positionings left before reuse is tried again */
+	int			reuse_backoff;	/* skip after the next miss (doubles per miss) */
 	LearnedKeyInfo ki;
 	bool		desc;			/* single index column is DESC */
 	bool		nulls_first;	/* single index column is NULLS FIRST */
@@ -1336,30 +1353,21 @@ compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
 }
 
 /*
- * Find the first entry e of the static stage with e > v (strict) or e >= v.
- * Returns its vpage and slot, with that page share-locked in *bufp, or
- * vpage == nvpages (and no buffer) when every entry is below the bound.
- *
- * The model proposes a window of vpages; the first page's first item and the
- * window's pages' last items verify it, and galloping widens it.
+ * The model's window for a bound: vpages [*wlo, *whi] and the slots inside
+ * them (slots[0] in page *wlo to slots[1] in page *whi).
  */
-static uint32
-find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
+static void
+model_window(IndexScanDesc scan, const Bound *b, uint32 *wlo_out, uint32 *whi_out,
+			 int *slots)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
-	uint32		nv = dir->nvpages;
 	uint32		wlo = 0,
 				whi = 0;
-	uint32		vp;
-	Buffer		buf = InvalidBuffer;
-	int			n = 0;
 	uint64		hint = b->hint;
-	int			slots[2] = {0, INT_MAX};
 
-	*bufp = InvalidBuffer;
-	if (nv == 0)
-		return 0;
+	slots[0] = 0;
+	slots[1] = INT_MAX;
 
 	/*
 	 * The directory proposes a window (directory.c: the rightmost piece whose
@@ -1447,8 +1455,118 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		(void) LearnedDirWindow(dir, hint, &wlo, &whi, slots);
 	}
 
+	*wlo_out = wlo;
+	*whi_out = whi;
+}
+
+/*
+ * Pages a positioning reuses from the last one's boundary: that page and
+ * the next.  A key further on is left to the model (a walk would read a
+ * page per step where the model reads one).
+ */
+#define REUSE_PAGES		2
+
+/*
+ * A reused window that missed costs a page or two before the model's
+ * search: after a miss, reuse waits for 1, 2, 4 ... up to REUSE_MAX_SKIP
+ * positionings (random probes try it rarely), and a hit ends the wait.
+ */
+#define REUSE_MAX_SKIP	64
+
+/*
+ * May this positioning start from the last one's boundary (so->last_*)?
+ * Only in the directory it was found in.
+ */
+static bool
+reuse_window(IndexScanDesc scan, uint32 *wlo, uint32 *whi, int *slots)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+
+	if (so->reuse_skip > 0)
+	{
+		so->reuse_skip--;
+		return false;
+	}
+	if (!so->last_valid || so->last_gen != dir->generation ||
+		so->last_relfile != LI_REL_FILE_NUMBER(scan->indexRelation) ||
+		so->last_vp >= dir->nvpages)
+		return false;
+	*wlo = so->last_vp;
+	*whi = Min(so->last_vp + REUSE_PAGES - 1, dir->nvpages - 1);
+	slots[0] = so->last_slot;
+	slots[1] = INT_MAX;
+	return true;
+}
+
+/* a reused window missed: the model searches, and reuse waits a while */
+static void
+reuse_missed(IndexScanDesc scan, const Bound *b, uint32 *wlo, uint32 *whi, int *slots)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	so->reuse_backoff = Min(Max(so->reuse_backoff * 2, 1), REUSE_MAX_SKIP);
+	so->reuse_skip = so->reuse_backoff;
+	model_window(scan, b, wlo, whi, slots);
+}
+
+/*
+ * Remember a boundary for the next positioning (reuse_window); reused: it
+ * was found in a reused window.
+ */
+static uint32
+found_boundary(IndexScanDesc scan, uint32 vp, int slot, bool reused)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	if (reused)
+		so->reuse_backoff = 0;
+	so->last_valid = true;
+	so->last_gen = so->dir->generation;
+	so->last_relfile = LI_REL_FILE_NUMBER(scan->indexRelation);
+	so->last_vp = vp;
+	so->last_slot = slot;
+	return vp;
+}
+
+/*
+ * Find the first entry e of the static stage with e > v (strict) or e >= v.
+ * Returns its vpage and slot, with that page share-locked in *bufp, or
+ * vpage == nvpages (and no buffer) when every entry is below the bound.
+ *
+ * The search starts from a window of vpages: the page where the last
+ * positioning of this scan found its boundary and the next one
+ * (reuse_window: monotone probes, a nested loop's rescans in key order),
+ * or else the model's window.  The first page's first item and the
+ * window's pages' last items verify it.  A model's window that misses
+ * widens by galloping; a reused one that misses (the key lies before it or
+ * past it) gives way to the model's.  Either way the comparator decides.
+ */
+static uint32
+find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	uint32		nv = dir->nvpages;
+	uint32		wlo = 0,
+				whi = 0;
+	uint32		vp;
+	Buffer		buf = InvalidBuffer;
+	int			n = 0;
+	int			slots[2] = {0, INT_MAX};
+	bool		reuse;
+
+	*bufp = InvalidBuffer;
+	if (nv == 0)
+		return 0;
+
+	reuse = reuse_window(scan, &wlo, &whi, slots);
+	if (!reuse)
+		model_window(scan, b, &wlo, &whi, slots);
+
+retry:
 	/* G1: ask for every page of the window before reading any of them */
-	if (whi > wlo)
+	if (whi > wlo && !reuse)
 	{
 		uint32		w;
 
@@ -1479,14 +1597,15 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		{
 			*slotp = s;
 			*bufp = buf;
-			return vp;
+			return found_boundary(scan, vp, s, reuse);
 		}
 	}
 	if (vp > 0 && slot_past_bound(so, BufferGetPage(buf), 0, b))
 	{
 		/*
 		 * The window starts too far right: gallop left to a page whose last
-		 * item is below the bound, then binary-search.
+		 * item is below the bound, then binary-search.  A reused window:
+		 * the key is before the last boundary's page, the model's turn.
 		 */
 		int64		known_true = vp;
 		int64		known_false = -1;
@@ -1494,6 +1613,12 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 
 		UnlockReleaseBuffer(buf);
 		buf = InvalidBuffer;
+		if (reuse)
+		{
+			reuse = false;
+			reuse_missed(scan, b, &wlo, &whi, slots);
+			goto retry;
+		}
 		for (;;)
 		{
 			int64		probe = (int64) vp - step;
@@ -1530,6 +1655,13 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		vp++;
 		if (vp >= nv)
 			return nv;
+		if (reuse && vp > whi)
+		{
+			/* past the reused pages: the model's turn */
+			reuse = false;
+			reuse_missed(scan, b, &wlo, &whi, slots);
+			goto retry;
+		}
 		if (vp > whi + 1)
 		{
 			int64		known_false = (int64) vp - 1;
@@ -1594,7 +1726,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		*slotp = lo;
 	}
 	*bufp = buf;
-	return vp;
+	return found_boundary(scan, vp, *slotp, reuse);
 }
 
 /* ---------- building batches ---------- */
