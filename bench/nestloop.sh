@@ -4,7 +4,7 @@
 # order.
 #
 #   bash bench/nestloop.sh [--rows N] [--probes P] [--reps R] [--port P] [--out DIR]
-#                          [--label TEXT]
+#                          [--label TEXT] [--heap-order random|sorted] [--lib FILE]
 #
 #   --rows N     rows of the inner table (default 1000000; 10000000 for the 10M run)
 #   --probes P   outer keys per join (default 100000)
@@ -12,6 +12,9 @@
 #   --port P     the throwaway cluster's port (default 5520)
 #   --out DIR    result directory (default bench/results/<YYYY-MM-DD_HHMM>_nestloop)
 #   --label T    a word for the report's title (e.g. the branch measured)
+#   --heap-order O  random (default) or sorted: the tables' rows in random
+#                order or in key order (then a probe's heap page is usually
+#                the last one's, and the index's share of a probe is larger)
 #   --lib FILE   take the extension's code from FILE (a learned_idx.so built
 #                elsewhere, e.g. of another commit) instead of the installed
 #                one: the objects come from this tree's sql/learned_idx--0.1.sql,
@@ -24,7 +27,7 @@
 #
 # Data: k int8 = cumulative sum of gaps 2..17 (hashint8 of the row number;
 # every gap is at least 2, so k + 1 is never a key), v = row number, rows in
-# random heap order (the same order in every table).  Three identical tables:
+# random heap order (or key order; the same order in every table).  Three identical tables:
 # t_l with a learned index, t_b and t_b2 with a btree each; t_b2 is the A/A
 # side (btree against btree), whose ratio is the run's noise.  Outer tables
 # (one column k, read by a sequential scan in the order they were written):
@@ -35,10 +38,14 @@
 # Each join is SELECT count(*), sum(t.v) FROM outer o JOIN t ON t.k = o.k
 # with hash and merge joins, memoize, materialize and bitmap scans off:
 # Nested Loop -> Seq Scan (outer), Index Scan (inner), checked with EXPLAIN.
-# Timed runs interleave the three sides (order rotating each repetition);
-# every side's (count, sum) must equal the hash join's.  Writes report.md
-# (ratios learned / btree of the median times, A/A btree2 / btree beside
-# them), results.csv and nestloop.png into the result directory.
+# Index builds, checks and timed runs go through one backend (psql reading
+# a generated script), which loads the extension's library once.  Timed
+# runs interleave the three sides (order rotating each repetition), each
+# timed by psql (wall) and by the backend's CPU time (/proc/self/schedstat,
+# less disturbed by other processes on a shared machine); every side's
+# (count, sum) must equal the hash join's.  Writes report.md (ratios
+# learned / btree of the median times, A/A btree2 / btree beside them),
+# results.csv, session.out and nestloop.png into the result directory.
 set -euo pipefail
 ROWS=1000000
 PROBES=100000
@@ -47,6 +54,7 @@ PORT=5520
 OUT=""
 LABEL=""
 LIB=""
+HEAP=random
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--rows) ROWS="$2"; shift ;;
@@ -55,6 +63,7 @@ while [ $# -gt 0 ]; do
 		--port) PORT="$2"; shift ;;
 		--out) OUT="$2"; shift ;;
 		--label) LABEL="$2"; shift ;;
+		--heap-order) HEAP="$2"; shift ;;
 		--lib) LIB="$(realpath "$2")"; shift ;;
 		-h|--help) sed -n '2,35p' "$0"; exit 0 ;;
 		*) echo "nestloop.sh: unknown option $1" >&2; exit 2 ;;
@@ -91,7 +100,7 @@ P -c "CREATE TABLE src AS SELECT i, sum(2 + (hashint8(i) & 15)) OVER (ORDER BY i
         FROM generate_series(1, $ROWS) i" >/dev/null
 for t in t_l t_b t_b2; do
 	P -c "CREATE TABLE $t (k int8 NOT NULL, v int8) WITH (autovacuum_enabled = false)" \
-	  -c "INSERT INTO $t SELECT k, i FROM src ORDER BY hashint8(i + 7)" >/dev/null
+	  -c "INSERT INTO $t SELECT k, i FROM src ORDER BY $([ "$HEAP" = sorted ] && echo i || echo 'hashint8(i + 7)')" >/dev/null
 done
 # P distinct rows of src, by a hash order
 P -c "CREATE TABLE pick AS SELECT i, k FROM src ORDER BY hashint8(i * 31 + 5) LIMIT $PROBES" \
@@ -147,8 +156,11 @@ SQL="$LI_THROWAWAY_DIR/session.sql"
 				2) order="t_b2 t_l t_b" ;;
 			esac
 			for s in $order; do
+				echo "SELECT split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::int8 AS c0 \\gset"
 				echo "\\echo @@ time $w $s $rep"
 				q "$w" "$s" | sed 's/;$/ \\g \/dev\/null/'
+				echo "\\echo @@ cpu"
+				echo "SELECT (split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::int8 - :c0) / 1e6;"
 			done
 		done
 	done
@@ -161,12 +173,12 @@ PY=""
 for c in "${BENCH_VENV:-$BENCH_DIR/.venv}/bin/python" python3; do
 	if "$c" -c 'import matplotlib' 2>/dev/null; then PY="$c"; break; fi
 done
-"${PY:-python3}" - "$OUT" "$ROWS" "$PROBES" "$REPS" "$HEAD" "$LABEL" <<'EOF'
+"${PY:-python3}" - "$OUT" "$ROWS" "$PROBES" "$REPS" "$HEAD" "$LABEL" "$HEAP" <<'EOF'
 import csv, os, re, statistics, sys
-out, rows, probes, reps, head, label = sys.argv[1:7]
+out, rows, probes, reps, head, label, heap = sys.argv[1:8]
 sides = ["t_l", "t_b", "t_b2"]
 lines = open(os.path.join(out, "session.out")).read().split("\n")
-want, got, plans, t, so_md5, order = {}, {}, {}, {}, "?", []
+want, got, plans, t, c, so_md5, order = {}, {}, {}, {}, {}, "?", []
 i = 0
 while i < len(lines):
     f = lines[i].split()
@@ -191,7 +203,11 @@ while i < len(lines):
     elif f[1] == "time":
         ms = next(float(x.split()[1]) for x in body if x.startswith("Time:"))
         t.setdefault((f[2], f[3]), []).append(ms)
-        order.append((f[2], f[3], f[4], ms))
+        order.append([f[2], f[3], f[4], ms, None])
+    elif f[1] == "cpu":
+        ms = float(body[0])
+        c.setdefault((order[-1][0], order[-1][1]), []).append(ms)
+        order[-1][4] = ms
     i = j
 bad = []
 for (w, s_), g in got.items():
@@ -201,31 +217,36 @@ for (w, s_), p in plans.items():
     if not re.search(r"Nested Loop.*Index Scan using %s_k" % s_, p):
         bad.append("%s on %s is not an index nested loop: %s" % (w, s_, p))
 with open(os.path.join(out, "results.csv"), "w") as fh:
-    fh.write("workload,side,rep,ms\n")
+    fh.write("workload,side,rep,ms,cpu_ms\n")
     for r in order:
-        fh.write("%s,%s,%s,%.3f\n" % r)
+        fh.write("%s,%s,%s,%.3f,%.3f\n" % tuple(r))
 if bad:
     print("\n".join(bad), file=sys.stderr)
     sys.exit(1)
 wls = ["sorted_hit", "sorted_half", "sorted_desc", "random_hit"]
 med = {k: statistics.median(v) for k, v in t.items()}
+cmed = {k: statistics.median(v) for k, v in c.items()}
 L = ["# Nested-loop join, learned vs btree%s" % (" (%s)" % label if label else ""), "",
-     "`bash bench/nestloop.sh --rows %s --probes %s --reps %s` at commit %s: %s-row inner table "
-     "(int8 keys, random gaps 2..17, random heap order), %s outer keys, hash/merge join, memoize, "
+     "`bash bench/nestloop.sh --rows %s --probes %s --reps %s --heap-order %s` at commit %s: %s-row inner "
+     "table (int8 keys, random gaps 2..17, %s heap order), %s outer keys, hash/merge join, memoize, "
      "materialize and bitmap scans off (Nested Loop -> Index Scan, checked), all relations prewarmed in "
-     "2GB shared buffers, PostgreSQL 15. Median of %s interleaved runs per side; A/A = a second btree "
-     "on an identical table against the first (the run's noise). Index sizes: learned %.1f MB, "
-     "btree %.1f MB. Every side's (count, sum) equals the hash join's; learned_idx.so md5 %s." % (
-         rows, probes, reps, head, rows, probes, reps, lsize / 1e6, bsize / 1e6, so_md5), "",
-     "| outer keys | learned ms | btree ms | btree2 ms | learned / btree time | A/A btree2 / btree | "
-     "btree / learned (speed-up) | us per probe, learned / btree |",
-     "|---|---|---|---|---|---|---|---|"]
-ratios, aas = [], []
+     "2GB shared buffers, PostgreSQL 15, one backend for every run. Median of %s interleaved runs per "
+     "side; A/A = a second btree on an identical table against the first (the run's noise). Wall: "
+     "psql's \\timing; CPU: the backend's time on a CPU over the query (/proc/self/schedstat), which "
+     "other processes on the machine disturb less. Index sizes: learned %.1f MB, btree %.1f MB. "
+     "Every side's (count, sum) equals the hash join's; learned_idx.so md5 %s." % (
+         rows, probes, reps, heap, head, rows, heap, probes, reps, lsize / 1e6, bsize / 1e6, so_md5), "",
+     "| outer keys | learned ms | btree ms | btree2 ms | **learned / btree** | A/A btree2 / btree | "
+     "learned CPU ms | btree CPU ms | btree2 CPU ms | **learned / btree CPU** | A/A CPU | "
+     "btree / learned (CPU speed-up) |",
+     "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+ratios, aas, cratios, caas = [], [], [], []
 for w in wls:
     l, b, b2 = med[(w, "t_l")], med[(w, "t_b")], med[(w, "t_b2")]
-    ratios.append(l / b); aas.append(b2 / b)
-    L.append("| %s | %.1f | %.1f | %.1f | **%.3f** | %.3f | %.2fx | %.2f / %.2f |" % (
-        w, l, b, b2, l / b, b2 / b, b / l, l * 1000 / int(probes), b * 1000 / int(probes)))
+    cl, cb, cb2 = cmed[(w, "t_l")], cmed[(w, "t_b")], cmed[(w, "t_b2")]
+    ratios.append(l / b); aas.append(b2 / b); cratios.append(cl / cb); caas.append(cb2 / cb)
+    L.append("| %s | %.1f | %.1f | %.1f | **%.3f** | %.3f | %.1f | %.1f | %.1f | **%.3f** | %.3f | %.2fx |" % (
+        w, l, b, b2, l / b, b2 / b, cl, cb, cb2, cl / cb, cb2 / cb, cb / cl))
 L += ["", "Raw times (ms, in run order) are in results.csv.", "",
       "- sorted_hit: %s distinct existing keys ascending; sorted_half: half of them replaced by an absent "
       "key (key + 1), ascending; sorted_desc: sorted_hit descending; random_hit: sorted_hit shuffled." % probes,
@@ -236,21 +257,24 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = plt.subplots(figsize=(8.5, 4.4))
     xs = range(len(wls))
-    ax.bar([x - 0.2 for x in xs], ratios, 0.4, label="learned / btree", color="#DD8452")
-    ax.bar([x + 0.2 for x in xs], aas, 0.4, label="A/A btree2 / btree", color="#4C72B0")
-    for x, v in zip(xs, ratios):
-        ax.annotate("%.3f" % v, (x - 0.2, v), ha="center", va="bottom", fontsize=8)
-    for x, v in zip(xs, aas):
-        ax.annotate("%.3f" % v, (x + 0.2, v), ha="center", va="bottom", fontsize=8)
+    series = [("learned / btree (wall)", ratios, "#DD8452"), ("learned / btree (CPU)", cratios, "#C44E52"),
+              ("A/A btree2 / btree (wall)", aas, "#4C72B0"), ("A/A (CPU)", caas, "#64B5CD")]
+    wd = 0.2
+    for j, (lab, vals, col) in enumerate(series):
+        pos = [x + (j - 1.5) * wd for x in xs]
+        ax.bar(pos, vals, wd, label=lab, color=col)
+        for x, v in zip(pos, vals):
+            ax.annotate("%.2f" % v, (x, v), ha="center", va="bottom", fontsize=7)
     ax.axhline(1.0, ls="--", lw=0.8, color="gray")
     ax.axhline(1 / 1.3, ls=":", lw=0.8, color="gray")
     ax.annotate("target 1.3x btree", (len(wls) - 0.5, 1 / 1.3), ha="right", va="bottom", fontsize=7,
                 color="gray")
     ax.set_xticks(list(xs)); ax.set_xticklabels(wls)
     ax.set_ylabel("join time / btree's (lower is faster)")
-    ax.set_title("Nested-loop join, %s rows, %s probes%s" % (rows, probes, (" (%s)" % label) if label else ""))
+    ax.set_title("Nested-loop join, %s rows, %s probes, %s heap%s" % (rows, probes, heap,
+                                                                     (" (%s)" % label) if label else ""))
     ax.legend(); ax.grid(axis="y", alpha=0.3)
     fig.tight_layout(); fig.savefig(os.path.join(out, "nestloop.png"), dpi=110)
 except ImportError:
