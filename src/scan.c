@@ -1310,6 +1310,31 @@ load_segment_keys(IndexScanDesc scan)
 }
 
 /*
+ * The lower bound of x in slots [a, b) of a compressed page, searched from
+ * a outwards: in [a, a + 16), then a window four times as wide after it,
+ * and so on.  A reused position's window runs from the last boundary to
+ * the end of the page (thousands of entries), and the next boundary of a
+ * nested loop's ascending probes is usually a few entries on: a binary
+ * search over the whole window probed a dozen keys, this about five.
+ */
+static int
+lower_bound_gallop(const LearnedLeafView *v, uint64 x, int a, int b)
+{
+	int			step = 16;
+
+	while (b - a > step)
+	{
+		int			s = LearnedLeafLowerBoundIn(v, x, a, a + step);
+
+		if (s < a + step)
+			return s;
+		a += step;
+		step *= 4;
+	}
+	return LearnedLeafLowerBoundIn(v, x, a, b);
+}
+
+/*
  * The boundary slot on a compressed page (the view): the lower bound of
  * the bound's image, searched on the compressed key run (it decodes only
  * the keys it probes and calls no comparator), first inside the model's
@@ -1339,7 +1364,7 @@ compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
 		a = 0, e = n - 1;		/* no usable window: the whole page */
 	for (pass = (a > 0 || e < n - 1) ? 0 : 1; pass < 2; pass++)
 	{
-		int			s = pass == 0 ? LearnedLeafLowerBoundIn(&so->view, x, a, e + 1) :
+		int			s = pass == 0 ? lower_bound_gallop(&so->view, x, a, e + 1) :
 			LearnedLeafLowerBound(&so->view, x);
 
 		/* the TID fill_batch will read, while the comparator runs */
@@ -2635,8 +2660,8 @@ static void
 start_scan(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	if (so->dir)
-		LearnedReleaseDirectory(so->dir);
+	LearnedDirectory *last = so->dir;	/* the last view's, still referenced */
+
 	so->dir = NULL;
 
 	/*
@@ -2649,19 +2674,35 @@ start_scan(IndexScanDesc scan)
 		LearnedDirectory *dir;
 
 		LearnedReadMetaRecent(scan->indexRelation, &so->meta, &so->meta_recent);
+
+		/*
+		 * A rescan in the generation of the last view (a nested loop's
+		 * next probe, usually) keeps its directory, which our reference
+		 * kept alive, without the cache's lookup.  The relation cannot
+		 * get a new relfilenode while the scan holds its lock.
+		 */
+		if (last != NULL && last->generation == so->meta.generation)
+		{
+			so->dir = last;
+			last = NULL;
+			break;
+		}
 		dir = LearnedGetDirectory(scan->indexRelation, so->meta.generation);
 		if (dir->generation == so->meta.generation)
 		{
+			/*
+			 * The directory's key type is the metapage's, which
+			 * LearnedCheckMeta matched against the index's column when the
+			 * directory was loaded.
+			 */
 			so->dir = dir;
+			so->dir->refcount++;
 			break;
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	/*
-	 * The directory's key type is the metapage's, which LearnedCheckMeta
-	 * matched against the index's column when the directory was loaded.
-	 */
-	so->dir->refcount++;
+	if (last != NULL)
+		LearnedReleaseDirectory(last);
 
 	load_pending(scan);
 	so->started = true;
