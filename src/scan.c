@@ -1065,6 +1065,32 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 	return true;
 }
 
+/*
+ * Would make_bound find a bound in direction forward?  The same test on the
+ * first column, without building the bound (position_interval asks it of
+ * the far side at every positioning).
+ */
+static bool
+has_bound(LearnedScanOpaque so, bool forward)
+{
+	int			i;
+
+	if (so->driver && so->driver->attno == 0)
+		return true;
+	for (i = 0; i < so->nconds; i++)
+	{
+		ScanCond   *c = &so->conds[i];
+
+		if (c->attno != 0 || c->nulltest == COND_NOT_NULL)
+			continue;
+		if (c->nulltest == COND_IS_NULL || c->istrategy == BTEqualStrategyNumber ||
+			(forward ? c->istrategy > BTEqualStrategyNumber :
+			 c->istrategy < BTEqualStrategyNumber))
+			return true;
+	}
+	return false;
+}
+
 /* a key vs a bound, in index order, over the bound's columns */
 static inline int32
 bound_cmp(LearnedScanOpaque so, Datum key, const Bound *b)
@@ -2034,7 +2060,6 @@ position_interval(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
 	Bound		bound;
-	Bound		end;
 	bool		have;
 	uint32		vp;
 	int			slot = 0;
@@ -2057,7 +2082,7 @@ position_interval(IndexScanDesc scan)
 	so->slice_point = so->driver != NULL;
 	/* a bound on the far side too: a range (the backward bound is the end) */
 	so->slice_has_end = LearnedCompressKeyKind(&so->ki) != LEARNED_CKEY_NONE &&
-		make_bound(so, so->pos.interval, !so->forward, &end);
+		has_bound(so, !so->forward);
 	for (c = 0; c < so->nconds && !so->slice_point; c++)
 		so->slice_point = so->conds[c].attno == 0 &&
 			so->conds[c].istrategy == BTEqualStrategyNumber &&
