@@ -1340,8 +1340,8 @@ load_segment_keys(IndexScanDesc scan)
  * a outwards: in [a, a + 16), then a window four times as wide after it,
  * and so on.  A reused position's window runs from the last boundary to
  * the end of the page (thousands of entries), and the next boundary of a
- * nested loop's ascending probes is usually a few entries on: a binary
- * search over the whole window probed a dozen keys, this about five.
+ * nested loop's ascending probes is usually near its start: a binary
+ * search over the whole window probed a dozen keys.
  */
 static int
 lower_bound_gallop(const LearnedLeafView *v, uint64 x, int a, int b)
@@ -1360,6 +1360,15 @@ lower_bound_gallop(const LearnedLeafView *v, uint64 x, int a, int b)
 	return LearnedLeafLowerBoundIn(v, x, a, b);
 }
 
+/* key of a slot of the page last read: from img (slots [a, a + got)) if there */
+static inline Datum
+near_key(LearnedScanOpaque so, Page page, const uint64 *img, int a, int got, int slot)
+{
+	if (slot >= a && slot < a + got)
+		return LearnedLeafImageKey(&so->ki, img[slot - a]);
+	return leaf_key(so, page, slot);
+}
+
 /*
  * The boundary slot on a compressed page (the view): the lower bound of
  * the bound's image, searched on the compressed key run (it decodes only
@@ -1369,13 +1378,24 @@ lower_bound_gallop(const LearnedLeafView *v, uint64 x, int a, int b)
  * past the bound, key s - 1 is not.  Returns s, or -1 if the bound has no
  * image or the page does not confirm it (then the caller's comparator
  * search decides).
+ *
+ * near: the window starts at the last positioning's boundary (reuse_window),
+ * and this one is usually a few entries on: the first NEAR_KEYS keys of
+ * the window are decoded in one sequential pass (one partition lookup
+ * where a binary search makes one per probe) and scanned, the comparator
+ * checks take their keys from there, and a boundary further on is found
+ * by galloping (lower_bound_gallop).
  */
+#define NEAR_KEYS	16
+
 static int
 compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
-					int a, int e)
+					int a, int e, bool near)
 {
 	uint64		x;
 	int			pass;
+	uint64		img[NEAR_KEYS];
+	int			got = 0;		/* img holds the images of slots [a, a + got) */
 
 	Assert(so->view.compressed);
 	if (b->nkeys != 1 || b->isnull[0] ||
@@ -1390,14 +1410,27 @@ compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
 		a = 0, e = n - 1;		/* no usable window: the whole page */
 	for (pass = (a > 0 || e < n - 1) ? 0 : 1; pass < 2; pass++)
 	{
-		int			s = pass == 0 ? lower_bound_gallop(&so->view, x, a, e + 1) :
-			LearnedLeafLowerBound(&so->view, x);
+		int			s;
+
+		if (pass == 1)
+			s = LearnedLeafLowerBound(&so->view, x);
+		else if (near)
+		{
+			got = Min(NEAR_KEYS, e + 1 - a);
+			LearnedLeafDecodeRange(&so->view, a, got, img, NULL, NULL);
+			for (s = a; s < a + got && img[s - a] < x; s++)
+				;
+			if (s == a + got && s <= e)
+				s = lower_bound_gallop(&so->view, x, s, e + 1);
+		}
+		else
+			s = LearnedLeafLowerBoundIn(&so->view, x, a, e + 1);
 
 		/* the TID fill_batch will read, while the comparator runs */
 		if (s < n)
 			lcp_prefetch_tid(&so->view.lcp, (uint32) s);
-		if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
-			(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
+		if (s < n && past_bound(so, near_key(so, page, img, a, got, s), b) &&
+			(s == 0 || !past_bound(so, near_key(so, page, img, a, got, s - 1), b)))
 			return s;
 	}
 	return -1;
@@ -1642,7 +1675,7 @@ retry:
 	if (so->view.compressed)
 	{
 		int			s = compressed_boundary(so, BufferGetPage(buf), b, n, slots[0],
-											vp == whi ? slots[1] : INT_MAX);
+											vp == whi ? slots[1] : INT_MAX, reuse);
 
 		if (s > 0)
 		{
@@ -1763,7 +1796,8 @@ retry:
 		/* a compressed page: on its key run first (the edges are checked) */
 		if (so->view.compressed &&
 			(s = compressed_boundary(so, page, b, n, vp == wlo ? slots[0] : 0,
-									 vp == whi ? slots[1] : INT_MAX)) >= 0)
+									 vp == whi ? slots[1] : INT_MAX,
+									 reuse && vp == wlo)) >= 0)
 			lo = hi = s;
 		while (lo < hi)
 		{
