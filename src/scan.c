@@ -1360,6 +1360,28 @@ lower_bound_gallop(const LearnedLeafView *v, uint64 x, int a, int b)
 	return LearnedLeafLowerBoundIn(v, x, a, b);
 }
 
+/*
+ * The same in slots [0, b) searched from b backwards, for a boundary at or
+ * before b (a nested loop's descending probes): in [b - 16, b), then a
+ * window four times as wide before it, and so on.
+ */
+static int
+lower_bound_gallop_back(const LearnedLeafView *v, uint64 x, int b)
+{
+	int			step = 16;
+
+	while (b > step)
+	{
+		int			s = LearnedLeafLowerBoundIn(v, x, b - step, b);
+
+		if (s > b - step)
+			return s;
+		b -= step;
+		step *= 4;
+	}
+	return LearnedLeafLowerBoundIn(v, x, 0, b);
+}
+
 /* key of a slot of the page last read: from img (slots [a, a + got)) if there */
 static inline Datum
 near_key(LearnedScanOpaque so, Page page, const uint64 *img, int a, int got, int slot)
@@ -1383,8 +1405,9 @@ near_key(LearnedScanOpaque so, Page page, const uint64 *img, int a, int got, int
  * and this one is usually a few entries on: the first NEAR_KEYS keys of
  * the window are decoded in one sequential pass (one partition lookup
  * where a binary search makes one per probe) and scanned, the comparator
- * checks take their keys from there, and a boundary further on is found
- * by galloping (lower_bound_gallop).
+ * checks take their keys from there, and a boundary further on (or
+ * before the window, for descending probes) is found by galloping
+ * (lower_bound_gallop, lower_bound_gallop_back).
  */
 #define NEAR_KEYS	16
 
@@ -1422,6 +1445,11 @@ compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
 				;
 			if (s == a + got && s <= e)
 				s = lower_bound_gallop(&so->view, x, s, e + 1);
+			else if (s == a && a > 0)
+				s = lower_bound_gallop_back(&so->view, x, a);
+			/* nothing of the page is past the bound: no whole-page search */
+			if (s == n)
+				break;
 		}
 		else
 			s = LearnedLeafLowerBoundIn(&so->view, x, a, e + 1);
