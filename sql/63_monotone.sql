@@ -238,9 +238,20 @@ SET enable_mergejoin = off;
 SET enable_memoize = off;
 SET enable_material = off;
 SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF)
+CREATE FUNCTION plan_text(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    ln text;
+    p text := '';
+BEGIN
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        p := p || ln || ' ';
+    END LOOP;
+    RETURN p;
+END $$;
+SELECT plan_text($q$
 SELECT o.n, x.id FROM (SELECT n, mm_probe(n, k) AS k FROM mm_out OFFSET 0) o
-    CROSS JOIN LATERAL (SELECT t.id FROM mm t WHERE t.k = o.k OFFSET 0) x;
+    CROSS JOIN LATERAL (SELECT t.id FROM mm t WHERE t.k = o.k OFFSET 0) x
+$q$) ~ 'Nested Loop .*Seq Scan on mm_out .*Index Scan using mm_k on mm t ' AS nested_loop_into_mm_k;
 CREATE TABLE mm_nl AS
 SELECT o.n, x.id FROM (SELECT n, mm_probe(n, k) AS k FROM mm_out OFFSET 0) o
     CROSS JOIN LATERAL (SELECT t.id FROM mm t WHERE t.k = o.k OFFSET 0) x;
