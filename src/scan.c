@@ -1583,7 +1583,7 @@ model_window(IndexScanDesc scan, const Bound *b, uint32 *wlo_out, uint32 *whi_ou
  * search: after a miss, reuse waits for 1, 2, 4 ... up to REUSE_MAX_SKIP
  * positionings (random probes try it rarely), and a hit ends the wait.
  */
-#define REUSE_MAX_SKIP	64
+#define REUSE_MAX_SKIP	256
 
 /*
  * May this positioning start from the last one's boundary (so->last_*)?
