@@ -227,7 +227,7 @@ wls = ["sorted_hit", "sorted_half", "sorted_desc", "random_hit"]
 med = {k: statistics.median(v) for k, v in t.items()}
 cmed = {k: statistics.median(v) for k, v in c.items()}
 L = ["# Nested-loop join, learned vs btree%s" % (" (%s)" % label if label else ""), "",
-     "`bash bench/nestloop.sh --rows %s --probes %s --reps %s --heap-order %s` at commit %s: %s-row inner "
+     "`bash bench/nestloop.sh --rows %s --probes %s --reps %s --heap-order %s` (script at commit %s; the library measured: the title's label, md5 below): %s-row inner "
      "table (int8 keys, random gaps 2..17, %s heap order), %s outer keys, hash/merge join, memoize, "
      "materialize and bitmap scans off (Nested Loop -> Index Scan, checked), all relations prewarmed in "
      "2GB shared buffers, PostgreSQL 15, one backend for every run. Median of %s interleaved runs per "
