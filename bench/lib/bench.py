@@ -77,7 +77,9 @@ def machine_info(db):
         "settings": {r[0]: r[1] for r in db.q(
             "SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name IN "
             "('shared_buffers','work_mem','maintenance_work_mem','max_parallel_maintenance_workers',"
-            "'fsync','wal_level','autovacuum','jit','checkpoint_timeout','max_wal_size')")},
+            "'fsync','wal_level','autovacuum','jit','checkpoint_timeout','max_wal_size',"
+            # differ between majors by default: 18's initdb turns checksums on, 18 has asynchronous I/O
+            "'data_checksums','io_method')")},
     }
 
 

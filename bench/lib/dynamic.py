@@ -85,7 +85,8 @@ LEARNED_DEFAULTS = {"merge_ratio": DEFAULT_MERGE_RATIO, "compression": "on"}
 
 SETTINGS = ("shared_buffers", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
             "wal_compression", "checkpoint_timeout", "max_wal_size", "min_wal_size", "autovacuum",
-            "max_worker_processes", "wal_buffers", "jit", "learned_idx.pending_limit")
+            "max_worker_processes", "wal_buffers", "jit", "learned_idx.pending_limit",
+            "data_checksums", "io_method")   # the last two differ between majors by default
 
 
 def log(msg):
