@@ -209,21 +209,33 @@ fi
 
 # ---------------------------------------------------------------- extension build
 PG_CONFIG="$PGBIN/pg_config"
-# 15's installation is shared with every checkout's scripts/test.sh: install under its lock
+# 15's installation is shared with every checkout's scripts/test.sh, which installs its own build
+# and holds /tmp/learned_idx_test.lock while its suites use it.  A benchmark uses the installed
+# library the same way (every new backend loads it), so it holds that lock for the whole run: no
+# other checkout's `make install` can swap the library under it.  scripts/test.sh's bench smoke
+# runs inside its own hold (BENCH_INSTALL_LOCKED=1).  A source-built major's bench build has a
+# lock of its own.
 INSTALL_LOCK=/tmp/learned_idx_test.lock
 [ -n "$LI_PG_PREFIX" ] && INSTALL_LOCK="$LI_PG_PREFIX.install.lock"
+if [ "${BENCH_INSTALL_LOCKED:-0}" != 1 ]; then
+  exec 8>"$INSTALL_LOCK"
+  if ! flock -n 8; then
+    log "waiting for $INSTALL_LOCK (another checkout's test run or benchmark uses this installation)"
+    flock 8
+  fi
+fi
 if [ "$BUILD" = 1 ]; then
   log "building and installing the extension for PostgreSQL $MAJOR (make && make install, $PG_CONFIG)"
   # li_build_in_place cleans objects built against another major first
   if ! (li_build_in_place "$REPO_DIR" >/tmp/learned_bench_build.log 2>&1 \
-        && flock "$INSTALL_LOCK" make -C "$REPO_DIR" -s PG_CONFIG="$PG_CONFIG" install >>/tmp/learned_bench_build.log 2>&1); then
+        && make -C "$REPO_DIR" -s PG_CONFIG="$PG_CONFIG" install >>/tmp/learned_bench_build.log 2>&1); then
     tail -30 /tmp/learned_bench_build.log >&2
     log "extension build FAILED (see /tmp/learned_bench_build.log); use --no-build --learned-am btree to test the harness"
     exit 1
   fi
 fi
-# Another checkout's `make install` during the run would swap the library under the benchmark:
-# remember which one is installed, and check at the end.
+# Remember which library is installed, and check at the end that it was not swapped (a run
+# with BENCH_INSTALL_LOCKED=1 from outside scripts/test.sh, or a checkout that ignores the lock).
 SO_FILE="$("$PG_CONFIG" --pkglibdir)/learned_idx.so"
 so_sum() { md5sum "$SO_FILE" 2>/dev/null | cut -d' ' -f1; }
 SO_SUM0="$(so_sum)"
@@ -272,7 +284,8 @@ SRV_PIN=(); CLI_PIN=()
 if [ "$PIN" = 1 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
   SRV_PIN=(taskset -c $((NCPU - 1))); CLI_PIN=(taskset -c 0)
 fi
-runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w start >/dev/null
+# (8>&-: the server must not inherit the install lock, or a --keep cluster would hold it)
+runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w start >/dev/null 8>&-
 log "cluster up (socket $TMP, port $PORT, server pinned: ${SRV_PIN[*]:-no})"
 SERVER_VERSION="$(runuser -u postgres -- "$PGBIN/psql" -h "$TMP" -p "$PORT" -X -At -c 'SHOW server_version' postgres)"
 ASSERTS="$(runuser -u postgres -- "$PGBIN/psql" -h "$TMP" -p "$PORT" -X -At -c 'SHOW debug_assertions' postgres)"
