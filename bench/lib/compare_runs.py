@@ -1,13 +1,14 @@
 """Compare learned/btree ratios between groups of bench/run.sh result folders (e.g. two
 PostgreSQL majors, each run twice), as Markdown tables on stdout.
 
-    python bench/lib/compare_runs.py 15=bench/results/A 15=bench/results/B 18=bench/results/C ...
+    python bench/lib/compare_runs.py [--datasets a,b,...] 15=bench/results/A 15=bench/results/B 18=...
 
 Each argument is LABEL=DIR (a result folder of the main mode: results.csv + meta.json).  Runs of
 the same label are repetitions: their spread (max - min of the ratio over the label's runs) is the
 run-to-run noise, and a ratio whose group means differ by more than the larger of the two groups'
-spreads is marked as moved.  With one run per label there is no spread, and nothing is marked.
-TPC-C and pgbench -S results (meta.json) are tabulated when present.
+spreads (and by more than 0.02) is marked as moved: with two runs a label, a coarse screen.  With one run per label there is no spread, and nothing is marked.
+--datasets keeps only those datasets of every run (e.g. the ones a partial run has).  TPC-C and
+pgbench -S results (meta.json) are tabulated when present.
 """
 import math
 import os
@@ -18,6 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report as R            # noqa: E402
 import report_suite as RS     # noqa: E402
 
+# a difference of ratios below this is never called a move (deterministic metrics have no spread)
+MIN_MOVE = 0.02
 # (label, results.csv key, True if higher is better for learned)
 METRICS = [("size", "index_bytes", False), ("build time", "build_s", False),
            ("probe-loop µs (point)", "lookup_us", False), ("probe-loop µs (100-row range)", "range_us", False),
@@ -44,11 +47,12 @@ def num(x):
     return "{:,.0f}".format(x) if abs(x) >= 1000 else "%.3g" % x
 
 
-def load_run(d):
+def load_run(d, only=None):
     rows, meta = R.load(d)
     by = {}
     for r in rows:
-        by.setdefault(r["dataset"], {})[r["kind"]] = r
+        if not only or r["dataset"] in only:
+            by.setdefault(r["dataset"], {})[r["kind"]] = r
     return by, meta
 
 
@@ -68,11 +72,18 @@ def absolute(by, key, kind):
 
 def main(args):
     groups = {}
+    only = None
+    if args and args[0].startswith("--datasets"):
+        spec = args[0].partition("=")[2] or args[1]
+        only = set(spec.split(","))
+        args = args[1:] if "=" in args[0] else args[2:]
+        print("Datasets: %s only." % ", ".join(sorted(only)))
+        print("")
     for a in args:
         label, _, d = a.partition("=")
         if not d:
             sys.exit("usage: compare_runs.py LABEL=DIR [LABEL=DIR ...]")
-        groups.setdefault(label, []).append((d, ) + load_run(d))
+        groups.setdefault(label, []).append((d, ) + load_run(d, only))
     labels = list(groups)
     P = print
     P("Runs: " + "; ".join("**%s**: %s" % (lb, ", ".join("`%s` (%s)" % (
@@ -104,14 +115,15 @@ def main(args):
             a, b = means[labels[0]], means[labels[-1]]
             diff = (b - a) if a is not None and b is not None else None
             sp = [s for s in spreads.values() if s is not None]
-            moved = diff is not None and sp and abs(diff) > max(sp)
+            moved = diff is not None and sp and abs(diff) > max(max(sp), MIN_MOVE)
             cells += [f(diff, "%+.2f"), ("**yes** (%s for learned)" % (
                 "better" if (diff > 0) == up else "worse")) if moved else ("no" if sp else "n/a")]
         P("| " + " | ".join(cells) + " |")
     P("")
     P("Ratios: learned / btree; for tps and lookups/s **> 1 means learned is faster**, for the others "
       "**< 1 means learned is smaller / faster / reads less**. Spread: max − min of the run ratios of a "
-      "label (its run-to-run noise); moved: the difference of the labels' means exceeds the larger spread.")
+      "label (its run-to-run noise); moved: the difference of the labels' means exceeds the larger spread "
+      "(and 0.02).")
     P("")
     # ---- per dataset, per metric: where a ratio moved by more than the spread
     if len(labels) > 1:
@@ -129,7 +141,7 @@ def main(args):
                     continue
                 sp = max(max(v) - min(v) for v in vals.values())
                 diff = statistics.mean(vals[labels[-1]]) - statistics.mean(vals[labels[0]])
-                if abs(diff) > sp:
+                if abs(diff) > max(sp, MIN_MOVE):
                     n += 1
                     P("| %s | %s | %s | %+.2f (spread %.2f; %s for learned) |" % (
                         name, ds, " | ".join(" / ".join("%.2f" % x for x in vals[lb]) for lb in labels),
