@@ -15,6 +15,7 @@ set -euo pipefail
 ROWS="${1:-10000000}"
 PROBES="${2:-500000}"
 . "$(dirname "$0")/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 li_throwaway_cluster hbench "${HBENCH_PORT:-5515}" "shared_buffers = 2GB" "fsync = off" \
 	"maintenance_work_mem = 1GB" "autovacuum = off" "max_parallel_maintenance_workers = 0" \
 	"max_parallel_workers_per_gather = 0" "jit = off"

@@ -26,6 +26,7 @@ CLIENTS="${CBENCH_CLIENTS:-2}"
 BATCH="${CBENCH_BATCH:-1}"
 case "$KEYS" in random|append) ;; *) echo "KEYS must be random or append" >&2; exit 2;; esac
 . "$(dirname "$0")/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 li_throwaway_cluster cbench "${CBENCH_PORT:-5516}" "shared_buffers = 2GB" "fsync = off" \
 	"synchronous_commit = off" "max_wal_size = 32GB" "checkpoint_timeout = 1h" "autovacuum = off" \
 	"jit = off" "max_parallel_workers_per_gather = 0" "maintenance_work_mem = 1GB"

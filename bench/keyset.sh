@@ -21,6 +21,7 @@ set -euo pipefail
 ROWS="${1:-100000}"
 REPS="${2:-5}"
 . "$(dirname "$0")/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 li_throwaway_cluster keyset "${KEYSET_PORT:-5516}" "shared_buffers = 128MB" "autovacuum = off" \
 	"max_parallel_workers_per_gather = 0" "jit = off"
 P() { li_as_pg psql -qAtX -v ON_ERROR_STOP=1 postgres "$@"; }

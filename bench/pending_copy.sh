@@ -19,6 +19,7 @@ ROWS="${1:-1000000}"
 PENDING="${2:-786000}"
 BACKENDS="${3:-5}"
 . "$(dirname "$0")/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 li_throwaway_cluster pbench "${PBENCH_PORT:-5514}" "shared_buffers = 1GB" \
 	"fsync = off" "autovacuum = off" "jit = off"
 P() { li_as_pg psql -qAtX postgres "$@"; }

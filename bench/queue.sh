@@ -26,6 +26,7 @@ SECS="${2:-30}"
 REPS="${3:-2}"
 DIST="${4:-10}"
 . "$(dirname "$0")/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 li_throwaway_cluster qbench "${QBENCH_PORT:-5517}" "shared_buffers = 1GB" "fsync = off" \
 	"synchronous_commit = off" "max_wal_size = 32GB" "checkpoint_timeout = 1h" "autovacuum = off" \
 	"jit = off" "max_parallel_workers_per_gather = 0"

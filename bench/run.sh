@@ -2,6 +2,15 @@
 # learned_idx benchmark suite: learned vs btree on seven synthetic int8 datasets.
 #
 #   bash bench/run.sh [--quick|--full|--smoke] [--n N] [--sweep-eps] [--no-build] [options]
+#   PG_MAJOR=18 bash bench/run.sh [options]
+#
+# PG_MAJOR (default 15) chooses the PostgreSQL major, as for scripts/demo.sh and scripts/test.sh
+# (scripts/common.sh): 15 is Debian's package; 17, 18 and 19 are the "bench" builds of
+# scripts/common.sh (Debian's source package, configured without --enable-cassert and
+# --enable-debug, in /var/cache/learned_idx/pgMAJOR-bench), built the first time they are needed
+# (a few minutes; bash scripts/pg_build.sh MAJOR bench builds one ahead). The report names the
+# server version and whether assertions are on; run.sh refuses a server with assertions on
+# (except --smoke, which only checks that the scripts run), BENCH_ALLOW_CASSERT=1 overrides.
 #
 # Main mode, per dataset (seq_gaps uniform books fb osm wiki lognormal): build time, size,
 # structure; server-side probe loop (us and index buffers per lookup, 100-row ranges);
@@ -83,7 +92,8 @@ set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
-PGBIN=/usr/lib/postgresql/15/bin
+. "$REPO_DIR/scripts/common.sh"
+li_pg_select "${PG_MAJOR:-15}" bench
 PORT=5498
 SMOKE=0
 BUILD=1
@@ -96,7 +106,7 @@ FPW=off
 SB=2GB
 OUT=""
 PYARGS=()
-ORIG_CMD="bash bench/run.sh $*"
+ORIG_CMD="${PG_MAJOR:+PG_MAJOR=$PG_MAJOR }bash bench/run.sh $*"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -122,7 +132,7 @@ while [ $# -gt 0 ]; do
       PYARGS+=("$1" "$2"); shift ;;
     --n|--eps-list|--learned-am|--learned-with|--datasets|--probes|--ranges|--reps|--builds|--heap-order)
       PYARGS+=("$1" "$2"); shift ;;
-    -h|--help) sed -n '2,70p' "$0"; exit 0 ;;
+    -h|--help) sed -n "2,/^set -euo/p" "$0" | sed "\$d"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -135,9 +145,11 @@ fi
 
 # ---------------------------------------------------------------- dependencies
 need_pkgs=()
-[ -x "$PGBIN/initdb" ] || need_pkgs+=(postgresql-15)
-[ -x "$(command -v pg_config || true)" ] && [ -d /usr/include/postgresql/15/server ] || need_pkgs+=(postgresql-server-dev-15)
-[ -f /usr/share/postgresql/15/extension/pg_prewarm.control ] || need_pkgs+=(postgresql-contrib)
+if [ -z "$LI_PG_PREFIX" ]; then   # Debian's packages (15)
+  [ -x "$LI_PGBIN/initdb" ] || need_pkgs+=(postgresql-$LI_PG_MAJOR)
+  [ -x "$(command -v pg_config || true)" ] && [ -d /usr/include/postgresql/$LI_PG_MAJOR/server ] || need_pkgs+=(postgresql-server-dev-$LI_PG_MAJOR)
+  [ -f /usr/share/postgresql/$LI_PG_MAJOR/extension/pg_prewarm.control ] || need_pkgs+=(postgresql-contrib)
+fi
 command -v make >/dev/null && command -v gcc >/dev/null || need_pkgs+=(build-essential)
 /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
 command -v runuser >/dev/null || need_pkgs+=(util-linux)
@@ -148,6 +160,10 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
 fi
 # The Debian package may have created and started a default cluster; we never use it.
+# PG_MAJOR's bench build (a source-built major: built the first time, then cached)
+li_bench_pg
+MAJOR="$LI_PG_MAJOR"
+PGBIN="$LI_PGBIN"
 
 VENV="${BENCH_VENV:-$BENCH_DIR/.venv}"   # BENCH_VENV: e.g. a cache outside a throwaway tree
 PY="$VENV/bin/python"
@@ -192,15 +208,37 @@ if [ ! -x "$GOTPC" ] && [ "$DYNAMIC" = 0 ] && [ "$SWEEP" = 0 ] && [ "$KEYS" = 0 
 fi
 
 # ---------------------------------------------------------------- extension build
+PG_CONFIG="$PGBIN/pg_config"
+# 15's installation is shared with every checkout's scripts/test.sh, which installs its own build
+# and holds /tmp/learned_idx_test.lock while its suites use it.  A benchmark uses the installed
+# library the same way (every new backend loads it), so it holds that lock for the whole run: no
+# other checkout's `make install` can swap the library under it.  scripts/test.sh's bench smoke
+# runs inside its own hold (BENCH_INSTALL_LOCKED=1).  A source-built major's bench build has a
+# lock of its own.
+INSTALL_LOCK=/tmp/learned_idx_test.lock
+[ -n "$LI_PG_PREFIX" ] && INSTALL_LOCK="$LI_PG_PREFIX.install.lock"
+if [ "${BENCH_INSTALL_LOCKED:-0}" != 1 ]; then
+  exec 8>"$INSTALL_LOCK"
+  if ! flock -n 8; then
+    log "waiting for $INSTALL_LOCK (another checkout's test run or benchmark uses this installation)"
+    flock 8
+  fi
+fi
 if [ "$BUILD" = 1 ]; then
-  log "building and installing the extension (make && make install)"
-  if ! (cd "$REPO_DIR" && make -s PG_CONFIG=$PGBIN/pg_config >/tmp/learned_bench_build.log 2>&1 \
-        && make -s PG_CONFIG=$PGBIN/pg_config install >>/tmp/learned_bench_build.log 2>&1); then
+  log "building and installing the extension for PostgreSQL $MAJOR (make && make install, $PG_CONFIG)"
+  # li_build_in_place cleans objects built against another major first
+  if ! (li_build_in_place "$REPO_DIR" >/tmp/learned_bench_build.log 2>&1 \
+        && make -C "$REPO_DIR" -s PG_CONFIG="$PG_CONFIG" install >>/tmp/learned_bench_build.log 2>&1); then
     tail -30 /tmp/learned_bench_build.log >&2
     log "extension build FAILED (see /tmp/learned_bench_build.log); use --no-build --learned-am btree to test the harness"
     exit 1
   fi
 fi
+# Remember which library is installed, and check at the end that it was not swapped (a run
+# with BENCH_INSTALL_LOCKED=1 from outside scripts/test.sh, or a checkout that ignores the lock).
+SO_FILE="$("$PG_CONFIG" --pkglibdir)/learned_idx.so"
+so_sum() { md5sum "$SO_FILE" 2>/dev/null | cut -d' ' -f1; }
+SO_SUM0="$(so_sum)"
 
 # ---------------------------------------------------------------- throwaway cluster
 TMP="$(mktemp -d /tmp/learned_bench.XXXXXX)"
@@ -246,8 +284,22 @@ SRV_PIN=(); CLI_PIN=()
 if [ "$PIN" = 1 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
   SRV_PIN=(taskset -c $((NCPU - 1))); CLI_PIN=(taskset -c 0)
 fi
-runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w start >/dev/null
+# (8>&-: the server must not inherit the install lock, or a --keep cluster would hold it)
+runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w start >/dev/null 8>&-
 log "cluster up (socket $TMP, port $PORT, server pinned: ${SRV_PIN[*]:-no})"
+SERVER_VERSION="$(runuser -u postgres -- "$PGBIN/psql" -h "$TMP" -p "$PORT" -X -At -c 'SHOW server_version' postgres)"
+ASSERTS="$(runuser -u postgres -- "$PGBIN/psql" -h "$TMP" -p "$PORT" -X -At -c 'SHOW debug_assertions' postgres)"
+log "PostgreSQL $SERVER_VERSION ($PGBIN), assertions $ASSERTS"
+if [ "$ASSERTS" = on ]; then
+  if [ "$SMOKE" = 1 ] || [ "${BENCH_ALLOW_CASSERT:-0}" = 1 ]; then
+    log "WARNING: WARNING: this server has assertions on (--enable-cassert): its timings are not representative"
+  else
+    log "ERROR: this server ($PGBIN) has assertions on (--enable-cassert build): timings would measure"
+    log "       the assertions. Use a build without them (PG_MAJOR=N picks the bench build), or set"
+    log "       BENCH_ALLOW_CASSERT=1 to run anyway (the report says so)."
+    exit 3
+  fi
+fi
 
 STAMP="$(date +%Y-%m-%d_%H%M)"
 COPY_TO=""
@@ -283,6 +335,13 @@ PGHOST="$TMP" PGPORT="$PORT" PGUSER=postgres PGDATABASE=postgres \
 rc=$?
 set -e
 cp "$TMP/server.log" "$OUT/raw/server.log" 2>/dev/null || true
+if [ "$(so_sum)" != "$SO_SUM0" ]; then
+  msg="**WARNING: $SO_FILE was replaced while this benchmark ran** (another checkout's make install): some measurements may be of another build of the extension."
+  log "$msg"
+  for f in "$OUT/report.md" ${COPY_TO:+"$COPY_TO"}; do
+    [ -f "$f" ] && printf '\n> %s\n' "$msg" >>"$f"
+  done
+fi
 if [ $rc -ne 0 ]; then
   log "benchmark driver failed (rc=$rc); server log tail:"
   tail -20 "$TMP/server.log" >&2 || true

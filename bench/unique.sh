@@ -22,7 +22,9 @@ N="${1:-1000000}"
 DUR="${2:-20}"
 REPS="${3:-2}"
 PORT="${UBENCH_PORT:-5512}"
-PGBIN=/usr/lib/postgresql/15/bin
+. "$(dirname "$0")/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
+PGBIN="$LI_PGBIN"
 W="$(mktemp -d /tmp/ubench.XXXXXX)"
 asuser() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 [ "$(id -u)" -eq 0 ] && chown postgres "$W"

@@ -26,6 +26,7 @@ case "$TYPE" in
 	*) echo "wal_records.sh: TYPE must be int8 or timestamptz" >&2; exit 2 ;;
 esac
 . "$(dirname "$0")/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 li_throwaway_cluster wbench "${WBENCH_PORT:-5513}" "shared_buffers = 256MB" \
 	"full_page_writes = off" "autovacuum = off"
 W="$LI_THROWAWAY_DIR"

@@ -5,6 +5,12 @@
 # packages; 17, 18 and 19 are built from Debian's source packages (trixie, sid,
 # experimental) into $LI_PG_CACHE/pgMAJOR by li_pg_build, the first time they
 # are needed.  li_pg_select MAJOR switches a script to another major.
+#
+# A source-built major comes in two flavors: "test" (the default, in pgMAJOR:
+# assertions and debug symbols, what the test suites want) and "bench" (in
+# pgMAJOR-bench: the same source and contrib modules without --enable-cassert,
+# whose checks would be measured, nor --enable-debug), for bench/run.sh.  15's
+# flavors are both Debian's packages (built without assertions).
 
 LI_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LI_PG_CACHE="${LI_PG_CACHE:-/var/cache/learned_idx}"
@@ -28,17 +34,29 @@ li_pg_suite() {
     esac
 }
 
-# li_pg_select MAJOR: set LI_PG_MAJOR, LI_PGBIN, PG_CONFIG, LI_PACKAGES for MAJOR.
+# li_pg_prefix MAJOR [FLAVOR]: the install prefix of a source-built MAJOR.
+li_pg_prefix() {
+    case "${2:-test}" in
+        test) echo "$LI_PG_CACHE/pg$1" ;;
+        bench) echo "$LI_PG_CACHE/pg$1-bench" ;;
+        *) li_die "unknown PostgreSQL build flavor '$2' (test or bench)" ;;
+    esac
+}
+
+# li_pg_select MAJOR [FLAVOR]: set LI_PG_MAJOR, LI_PG_FLAVOR, LI_PGBIN,
+# PG_CONFIG, LI_PACKAGES for MAJOR (FLAVOR: test, the default, or bench).
 li_pg_select() {
     LI_PG_MAJOR="$1"
+    LI_PG_FLAVOR="${2:-test}"
     LI_PG_PREFIX=""
+    case "$LI_PG_FLAVOR" in test|bench) ;; *) printf '==> ERROR: unknown PostgreSQL build flavor %s (test or bench)\n' "$LI_PG_FLAVOR" >&2; exit 1 ;; esac
     LI_PACKAGES=(libipc-run-perl build-essential locales)
     if [ "$LI_PG_MAJOR" = 15 ]; then
         LI_PGBIN=/usr/lib/postgresql/15/bin
         LI_PACKAGES+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib-15)
         PG_CONFIG="${LI_PG_CONFIG_ENV:-$LI_PGBIN/pg_config}"
     elif li_pg_suite "$LI_PG_MAJOR" >/dev/null; then
-        LI_PG_PREFIX="$LI_PG_CACHE/pg$LI_PG_MAJOR"
+        LI_PG_PREFIX="$(li_pg_prefix "$LI_PG_MAJOR" "$LI_PG_FLAVOR")"
         LI_PGBIN="$LI_PG_PREFIX/bin"
         # what configure and the build need, all from bookworm
         LI_PACKAGES+=(bison flex libicu-dev libreadline-dev zlib1g-dev pkg-config
@@ -52,6 +70,16 @@ li_pg_select() {
     export PG_CONFIG
 }
 li_pg_select "${PG_MAJOR:-15}"
+
+# li_bench_pg: switch a benchmark script to the bench flavor of PG_MAJOR (default
+# 15, Debian's package), building it first if it is a source-built major that
+# is not built yet: benchmarks never run on the test flavor's assertions.
+li_bench_pg() {
+    li_pg_select "${PG_MAJOR:-15}" bench
+    if [ -n "$LI_PG_PREFIX" ]; then
+        li_pg_build "$LI_PG_MAJOR" bench >&2
+    fi
+}
 
 li_log()  { printf '==> %s\n' "$*"; }
 li_warn() { printf '==> WARNING: %s\n' "$*" >&2; }
@@ -72,7 +100,7 @@ li_install_deps() {
     li_install_pkgs "${LI_PACKAGES[@]}"
     li_ensure_locale "$LI_TEST_LOCALE"
     if [ -n "$LI_PG_PREFIX" ]; then
-        li_pg_build "$LI_PG_MAJOR"
+        li_pg_build "$LI_PG_MAJOR" "$LI_PG_FLAVOR"
         return
     fi
     [ -x "$PG_CONFIG" ] || li_die "$PG_CONFIG not found (postgresql-server-dev-$LI_PG_MAJOR missing?)"
@@ -107,56 +135,70 @@ li_install_pkgs() {
 
 # ---------- PostgreSQL from Debian's source packages ----------
 # Configure options of the source builds: ICU (the text keys' collations), the
-# TAP tests' perl modules, assertions and debug symbols (these builds run tests;
-# a benchmark wants a build without --enable-cassert).
+# TAP tests' perl modules, assertions and debug symbols (the test flavor runs
+# tests); the bench flavor drops the assertions (their checks, and the memory
+# context checking and clobbering they turn on, would be measured) and the
+# debug symbols.  configure's default optimization (-O2) is the same in both.
 LI_PG_CONFIGURE_OPTS="--with-icu --enable-tap-tests --enable-cassert --enable-debug"
+LI_PG_BENCH_CONFIGURE_OPTS="--with-icu --enable-tap-tests"
 # contrib modules that the tests and benchmarks create (grep sql/ t/ bench/)
 LI_PG_CONTRIB="${LI_PG_CONTRIB:-amcheck citext dblink pageinspect pg_freespacemap pg_prewarm pgstattuple postgres_fdw pg_stat_statements}"
 
 # li_pg_build's exit status when the source package cannot be downloaded
 LI_PG_UNAVAILABLE=3
 
-li_pg_stamp() { echo "$LI_PG_CACHE/pg$1/.learned_idx_build"; }
-
-# li_pg_built MAJOR: true if the cached prefix of MAJOR is complete and was
-# configured with today's options.
-li_pg_built() {
-    local stamp
-    stamp="$(li_pg_stamp "$1")"
-    [ -f "$stamp" ] && grep -qxF "configure: $LI_PG_CONFIGURE_OPTS" "$stamp" &&
-        grep -qxF "contrib: $LI_PG_CONTRIB" "$stamp" &&
-        [ -x "$LI_PG_CACHE/pg$1/bin/pg_config" ]
+# li_pg_configure_opts FLAVOR: the configure options of a flavor.
+li_pg_configure_opts() {
+    case "${1:-test}" in
+        bench) echo "$LI_PG_BENCH_CONFIGURE_OPTS" ;;
+        *) echo "$LI_PG_CONFIGURE_OPTS" ;;
+    esac
 }
 
-# li_pg_build MAJOR: build PostgreSQL MAJOR into $LI_PG_CACHE/pgMAJOR unless
-# the stamp file says it is there.  Only root can: it adds a deb-src line and
-# installs build dependencies.  Concurrent callers wait on a lock per major.
+li_pg_stamp() { echo "$(li_pg_prefix "$1" "${2:-test}")/.learned_idx_build"; }
+
+# li_pg_built MAJOR [FLAVOR]: true if the cached prefix of MAJOR (FLAVOR) is
+# complete and was configured with today's options.
+li_pg_built() {
+    local stamp
+    stamp="$(li_pg_stamp "$1" "${2:-test}")"
+    [ -f "$stamp" ] && grep -qxF "configure: $(li_pg_configure_opts "${2:-test}")" "$stamp" &&
+        grep -qxF "contrib: $LI_PG_CONTRIB" "$stamp" &&
+        [ -x "$(li_pg_prefix "$1" "${2:-test}")/bin/pg_config" ]
+}
+
+# li_pg_build MAJOR [FLAVOR]: build PostgreSQL MAJOR into its prefix
+# (li_pg_prefix) unless the stamp file says it is there.  Only root can: it
+# adds a deb-src line and installs build dependencies.  Concurrent callers wait
+# on a lock per major (both flavors: they share the downloaded source, so the
+# bench flavor is the same version as the test flavor built before it).
 li_pg_build() {
-    local major="$1" suite prefix src log t0 dsc tarball ver lockfd
+    local major="$1" flavor="${2:-test}" suite prefix src log t0 dsc tarball ver lockfd opts
     suite="$(li_pg_suite "$major")" || li_die "no Debian source package for PostgreSQL $major (buildable: $LI_PG_BUILDABLE)"
-    prefix="$LI_PG_CACHE/pg$major"
-    if li_pg_built "$major"; then
-        li_log "PostgreSQL $major: $(sed -n 's/^version: //p' "$(li_pg_stamp "$major")") in $prefix (cached)"
+    prefix="$(li_pg_prefix "$major" "$flavor")"
+    opts="$(li_pg_configure_opts "$flavor")"
+    if li_pg_built "$major" "$flavor"; then
+        li_log "PostgreSQL $major: $(sed -n 's/^version: //p' "$(li_pg_stamp "$major" "$flavor")") in $prefix (cached)"
         return 0
     fi
-    li_is_root || li_die "PostgreSQL $major is not built in $prefix, and only root can build it (bash scripts/pg_build.sh $major)"
+    li_is_root || li_die "PostgreSQL $major ($flavor build) is not built in $prefix, and only root can build it (bash scripts/pg_build.sh $major $flavor)"
     mkdir -p "$LI_PG_CACHE"
     exec {lockfd}>"$LI_PG_CACHE/pg$major.lock"
     if ! flock -n "$lockfd"; then
         li_log "Another run is building PostgreSQL $major: waiting for it"
         flock "$lockfd"
     fi
-    if li_pg_built "$major"; then   # built while we waited
+    if li_pg_built "$major" "$flavor"; then   # built while we waited
         exec {lockfd}>&-
         li_log "PostgreSQL $major: built by the other run"
         return 0
     fi
     t0=$(date +%s)
-    li_pg_select "$major"
+    li_pg_select "$major" "$flavor"
     li_install_pkgs "${LI_PACKAGES[@]}"
     src="$LI_PG_CACHE/src/pg$major"
-    log="$LI_PG_CACHE/pg$major-build.log"
-    li_log "Building PostgreSQL $major from Debian $suite's source package (several minutes; log: $log)"
+    log="$prefix-build.log"
+    li_log "Building PostgreSQL $major ($flavor build) from Debian $suite's source package (several minutes; log: $log)"
     : >"$log"
     # deb-src only, in a file of its own: no binary package of that suite
     # becomes installable, and bookworm's pinning is untouched.
@@ -172,29 +214,34 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
     fi
-    apt-get update -q -o DPkg::Lock::Timeout=600 >>"$log" 2>&1 ||
-        { tail -n 20 "$log" >&2; li_die "apt-get update failed (log: $log)"; }
-    rm -rf "$src"; mkdir -p "$src"
     # Only the upstream tarball is used: Debian's patches (socket directory,
     # paths of a multi-major install) are for its packaging, not for a prefix.
-    if ! ( cd "$src" && apt-get source -q --download-only -t "$suite" "postgresql-$major" ) >>"$log" 2>&1; then
-        grep -E '^(E|W):' "$log" | tail -n 5 >&2
-        li_warn "apt-get source postgresql-$major failed (log: $log): the archive this machine reaches does not serve it"
-        exit "$LI_PG_UNAVAILABLE"
+    # A source package downloaded by an earlier build of this major is reused.
+    dsc="$(ls "$src"/postgresql-"$major"_*.dsc 2>/dev/null | head -n 1)"
+    if [ -z "$dsc" ] || ! ls "$src"/postgresql-"$major"_*.orig.tar.* >/dev/null 2>&1; then
+        apt-get update -q -o DPkg::Lock::Timeout=600 >>"$log" 2>&1 ||
+            { tail -n 20 "$log" >&2; li_die "apt-get update failed (log: $log)"; }
+        rm -rf "$src"; mkdir -p "$src"
+        if ! ( cd "$src" && apt-get source -q --download-only -t "$suite" "postgresql-$major" ) >>"$log" 2>&1; then
+            grep -E '^(E|W):' "$log" | tail -n 5 >&2
+            li_warn "apt-get source postgresql-$major failed (log: $log): the archive this machine reaches does not serve it"
+            exit "$LI_PG_UNAVAILABLE"
+        fi
+        dsc="$(ls "$src"/postgresql-"$major"_*.dsc | head -n 1)"
     fi
-    dsc="$(ls "$src"/postgresql-"$major"_*.dsc | head -n 1)"
     tarball="$(ls "$src"/postgresql-"$major"_*.orig.tar.* | grep -v '\.asc$' | head -n 1)"
     [ -f "$tarball" ] || li_die "no upstream tarball in $src (log: $log)"
     ver="$(sed -n 's/^Version: //p' "$dsc")"
-    tar -C "$src" -xf "$tarball" || li_die "could not unpack $tarball"
-    local tree
-    tree="$(find "$src" -mindepth 1 -maxdepth 1 -type d -name 'postgresql-*' | head -n 1)"
+    local tree="$src/tree-$flavor"
+    rm -rf "$tree"; mkdir -p "$tree"
+    tar -C "$tree" -xf "$tarball" || li_die "could not unpack $tarball"
+    tree="$(find "$tree" -mindepth 1 -maxdepth 1 -type d -name 'postgresql-*' | head -n 1)"
     [ -x "$tree/configure" ] || li_die "no configure script in $tree"
     rm -rf "$prefix"
-    li_log "  PostgreSQL $ver: configure $LI_PG_CONFIGURE_OPTS"
+    li_log "  PostgreSQL $ver: configure $opts"
     local jobs="${PG_BUILD_JOBS:-$(nproc)}"
     (
-        ( cd "$tree" && ./configure --prefix="$prefix" $LI_PG_CONFIGURE_OPTS ) &&
+        ( cd "$tree" && ./configure --prefix="$prefix" $opts ) &&
         make -C "$tree" -j"$jobs" &&
         make -C "$tree" install &&
         for m in $LI_PG_CONTRIB; do make -C "$tree/contrib/$m" -j"$jobs" install || exit 1; done &&
@@ -202,17 +249,18 @@ SRC
         # pg_isolation_regress + isolationtester and the TAP modules do not
         make -C "$tree/src/test/isolation" -j"$jobs" install &&
         make -C "$tree/src/test/perl" install
-    ) >>"$log" 2>&1 || { tail -n 40 "$log" >&2; li_die "building PostgreSQL $major failed (log: $log)"; }
+    ) >>"$log" 2>&1 || { tail -n 40 "$log" >&2; li_die "building PostgreSQL $major ($flavor build) failed (log: $log)"; }
     {
         echo "version: $ver"
         echo "suite: $suite"
-        echo "configure: $LI_PG_CONFIGURE_OPTS"
+        echo "flavor: $flavor"
+        echo "configure: $opts"
         echo "contrib: $LI_PG_CONTRIB"
         echo "built: $(date -u +%FT%TZ) in $(( $(date +%s) - t0 ))s"
-    } >"$(li_pg_stamp "$major")"
-    rm -rf "$tree"   # the tarball stays in $src
+    } >"$(li_pg_stamp "$major" "$flavor")"
+    rm -rf "$src/tree-$flavor"   # the source package stays in $src
     exec {lockfd}>&-
-    li_log "PostgreSQL $major ($ver) built in $(( $(date +%s) - t0 ))s into $prefix"
+    li_log "PostgreSQL $major ($ver, $flavor build) built in $(( $(date +%s) - t0 ))s into $prefix"
 }
 
 # li_ensure_locale NAME: compile the libc locale NAME (e.g. en_US.UTF-8) if

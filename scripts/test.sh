@@ -401,20 +401,20 @@ run_suites() {
         li_log "Suite bench: bash bench/run.sh --smoke, then --dynamic --smoke, then --keys --smoke"
         export BENCH_VENV=/var/tmp/learned_bench_venv BENCH_TOOLS=/var/tmp/learned_bench_tools
         lim=$(budget 600)   # the first run on a machine also builds the venv and go-tpc
-        timeout -k 20 "$lim" bash "$SRC/bench/run.sh" --smoke --no-build \
+        timeout -k 20 "$lim" env PG_MAJOR=15 BENCH_INSTALL_LOCKED=1 bash "$SRC/bench/run.sh" --smoke --no-build \
             --port $((TEST_PORT + 1)) >"$LOGS/bench_smoke.log" 2>&1
         rc=$?
         if [ "$rc" -eq 0 ]; then
             # the dynamic-stage (insert) benchmark is a second driver: smoke it too
             lim=$(budget 240)
-            timeout -k 20 "$lim" bash "$SRC/bench/run.sh" --dynamic --smoke \
+            timeout -k 20 "$lim" env PG_MAJOR=15 BENCH_INSTALL_LOCKED=1 bash "$SRC/bench/run.sh" --dynamic --smoke \
                 --no-build --port $((TEST_PORT + 1)) >>"$LOGS/bench_smoke.log" 2>&1
             rc=$?
         fi
         if [ "$rc" -eq 0 ]; then
             # the variable-width / composite keys benchmark (issue #6) is a third driver
             lim=$(budget 120)
-            timeout -k 20 "$lim" bash "$SRC/bench/run.sh" --keys --smoke \
+            timeout -k 20 "$lim" env PG_MAJOR=15 BENCH_INSTALL_LOCKED=1 bash "$SRC/bench/run.sh" --keys --smoke \
                 --no-build --port $((TEST_PORT + 1)) >>"$LOGS/bench_smoke.log" 2>&1
             rc=$?
         fi

@@ -19,7 +19,7 @@ fi
 chmod 644 /tmp/ins_$T.sql
 G0=""; [ ${T#*_} = l ] && G0=$($P -c "select generation from learned_index_info('$I')")
 L0=$($P -c "select pg_current_wal_insert_lsn()")
-( [ -n "$SAMPLE" ] && bash "$(dirname "$0")/sample.sh" $S > /tmp/sample_$T.txt & ) ; cd /tmp && runuser -u postgres -- env PGOPTIONS='-c synchronous_commit=off' /usr/lib/postgresql/15/bin/pgbench -h /tmp -p 5550 -U postgres -n -M prepared -c 2 -j 2 -T $S -f /tmp/ins_$T.sql -l --log-prefix=/tmp/lat_$T postgres 2>&1 | grep -E "tps|failed"
+( [ -n "$SAMPLE" ] && bash "$(dirname "$0")/sample.sh" $S > /tmp/sample_$T.txt & ) ; cd /tmp && runuser -u postgres -- env PGOPTIONS='-c synchronous_commit=off' ${PGBIN:-/usr/lib/postgresql/15/bin}/pgbench -h /tmp -p 5550 -U postgres -n -M prepared -c 2 -j 2 -T $S -f /tmp/ins_$T.sql -l --log-prefix=/tmp/lat_$T postgres 2>&1 | grep -E "tps|failed"
 L1=$($P -c "select pg_current_wal_insert_lsn()")
 NI=$($P -c "select count(*) from $T where v < 0")
 if [ ${T#*_} = l ]; then

@@ -1,5 +1,5 @@
 set -e
-B=/usr/lib/postgresql/15/bin
+B=${PGBIN:-/usr/lib/postgresql/15/bin}
 rm -rf /tmp/dyndb
 runuser -u postgres -- $B/initdb -D /tmp/dyndb >/dev/null
 cat >> /tmp/dyndb/postgresql.conf <<C

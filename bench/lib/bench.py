@@ -68,7 +68,7 @@ def machine_info(db):
         "cpu": cpu,
         "kernel": platform.release(),
         "os": "Debian " + sh("cat /etc/debian_version"),
-        "pg_version": db.q1("SELECT version()")[0],
+        **db.server_build(),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "git_head": head,
@@ -77,7 +77,9 @@ def machine_info(db):
         "settings": {r[0]: r[1] for r in db.q(
             "SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name IN "
             "('shared_buffers','work_mem','maintenance_work_mem','max_parallel_maintenance_workers',"
-            "'fsync','wal_level','autovacuum','jit','checkpoint_timeout','max_wal_size')")},
+            "'fsync','wal_level','autovacuum','jit','checkpoint_timeout','max_wal_size',"
+            # differ between majors by default: 18's initdb turns checksums on, 18 has asynchronous I/O
+            "'data_checksums','io_method')")},
     }
 
 
@@ -563,7 +565,7 @@ def main():
     p.add_argument("--copy-to", default="")
     p.add_argument("--server-pin", default="none")
     p.add_argument("--client-pin", default="none")
-    p.add_argument("--pgbin", default="/usr/lib/postgresql/15/bin")
+    p.add_argument("--pgbin", required=True, help="the server's bin directory (bench/run.sh passes PG_MAJOR's)")
     p.add_argument("--datadir", default="")
     p.add_argument("--serverlog", default="")
     p.add_argument("--port", type=int, default=5498)

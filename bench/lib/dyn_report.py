@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pgdb  # noqa: E402
 from pgdb import reloptions_text  # noqa: E402
 
 COLORS = {"btree": "#4C72B0", "learned": "#DD8452"}
@@ -248,6 +249,8 @@ def write_report(out, copy_to=""):
                              ("%.1f min" % (meta["elapsed_s"] / 60)) if meta.get("elapsed_s") else "n/a",
                              "" if meta.get("complete") else " **PARTIAL: the run did not finish; numbers so far.**"))
     w("Command: `%s`\n" % meta.get("command"))
+    if meta.get("assertions") == "on":
+        w(pgdb.ASSERTIONS_WARNING + "\n")
     w("> **Noise warning.** This 2-vCPU VM is shared with other engineers running tests while the benchmark "
       "runs; pgbench runs use both vCPUs (2 clients, 2 backends, the merge worker). Single runs can differ by "
       "tens of percent; read the per-repetition values, not only the medians. Load average at the end: %s.\n"

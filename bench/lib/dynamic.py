@@ -85,7 +85,8 @@ LEARNED_DEFAULTS = {"merge_ratio": DEFAULT_MERGE_RATIO, "compression": "on"}
 
 SETTINGS = ("shared_buffers", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
             "wal_compression", "checkpoint_timeout", "max_wal_size", "min_wal_size", "autovacuum",
-            "max_worker_processes", "wal_buffers", "jit", "learned_idx.pending_limit")
+            "max_worker_processes", "wal_buffers", "jit", "learned_idx.pending_limit",
+            "data_checksums", "io_method")   # the last two differ between majors by default
 
 
 def log(msg):
@@ -816,7 +817,8 @@ class Dyn:
             db.q("LOAD 'learned_idx'")  # its GUCs show in pg_settings once loaded
         self.settings = {r[0]: r[1] for r in db.q(
             "SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY(%s)", (list(SETTINGS),))}
-        self.pg_version = db.q1("SELECT version()")[0]
+        self.server_build = db.server_build()
+        self.pg_version = self.server_build["pg_version"]
         for keys in a.keys:
             log("=== %s keys: loading %d rows into d_l / d_b" % (keys, a.n))
             t0 = time.time()
@@ -862,7 +864,8 @@ class Dyn:
                 "reps_probe": self.a.reps_probe, "sampling_rate": self.a.sampling_rate,
                 "learned_am": self.a.learned_am, "learned_with": self.a.learned_with_opts,
                 "learned_defaults": LEARNED_DEFAULTS, "settings": getattr(self, "settings", {}),
-                "pg_version": getattr(self, "pg_version", ""), "server_pin": self.a.server_pin,
+                "pg_version": getattr(self, "pg_version", ""),
+                "assertions": getattr(self, "server_build", {}).get("assertions"), "server_pin": self.a.server_pin,
                 "client_pin": self.a.client_pin, "problems": self.problems, "notes": self.notes,
                 "elapsed_s": getattr(self, "elapsed", None), "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                 "complete": hasattr(self, "elapsed"), "machine": machine()}
@@ -918,7 +921,7 @@ def main():
     p.add_argument("--learned-am", default="learned")
     p.add_argument("--learned-with", default="",
                    help="reloptions of the learned index, e.g. 'compression=on,merge_ratio=50'")
-    p.add_argument("--pgbin", default="/usr/lib/postgresql/15/bin")
+    p.add_argument("--pgbin", required=True, help="the server's bin directory (bench/run.sh passes PG_MAJOR's)")
     p.add_argument("--datadir", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--cmd", default="")

@@ -10,6 +10,9 @@ import psycopg
 
 import datasets as D
 
+ASSERTIONS_WARNING = ("> **WARNING: this server was built with assertions (--enable-cassert, debug_assertions = on): "
+                      "its timings measure the assertion checks too and are not representative.**")
+
 
 def write_csv(path, rows):
     """Write a list of dicts as CSV: the columns are every key, in order of first appearance."""
@@ -57,6 +60,15 @@ class DB:
     def q1(self, sql, params=None):
         rows = self.q(sql, params)
         return rows[0] if rows else None
+
+    def server_build(self):
+        """The server's version and whether it was built with assertions (--enable-cassert):
+        {"pg_version": "PostgreSQL 18.6 (assertions off)", "pg_version_full": version(),
+        "assertions": "on"/"off"}.  A report prints pg_version, and a loud warning when on."""
+        full = self.q1("SELECT version()")[0]
+        asserts = self.q1("SHOW debug_assertions")[0]
+        return {"pg_version": "%s (assertions %s)" % (full.split(" on ")[0], asserts),
+                "pg_version_full": full, "assertions": asserts}
 
     def dict1(self, sql, params=None):
         cur = self.conn.execute(sql, params)

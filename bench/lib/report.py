@@ -15,6 +15,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pgdb  # noqa: E402
+
 TARGETS = [
     # key, label, limit, description
     ("size_ratio", "size <= 0.70x btree", 0.70),
@@ -170,6 +173,9 @@ def header(meta, title):
     L.append("")
     L.append("Command: `%s`" % meta.get("command", ""))
     L.append("")
+    if m.get("assertions") == "on":
+        L.append(pgdb.ASSERTIONS_WARNING)
+        L.append("")
     if meta.get("learned_am") != "learned":
         L.append("> **HARNESS TEST RUN: the \"learned\" column is access method `%s`, not the learned index.**"
                  % meta.get("learned_am"))
