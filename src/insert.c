@@ -119,7 +119,7 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
 	else
 		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key->value);
 	/* NULLs keep zero key bytes; slot 0's key is every other's XOR base */
-	if (slot > 0 && !key->isnull && LearnedPendingXorKeys(page, keylen))
+	if (slot > 0 && !key->isnull && LearnedPendingXorWidth(keylen))
 		LearnedPendingXorWithFirst(page, keylen, p + LEARNED_PENDING_HDR);
 	/* keep the record below pd_lower, or GenericXLog would zero it */
 	((PageHeader) page)->pd_lower = Max(((PageHeader) page)->pd_lower,
@@ -145,7 +145,6 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	int			recsize;
 	char		old_hdr[2 * sizeof(LocationIndex)];
 	char		old_rec[LEARNED_XLOG_DIFF_MAX];
-	uint16		old_nitems;
 	LearnedByteRange r[LEARNED_XLOG_MAX_RANGES];
 	int			nr = 0;
 
@@ -166,7 +165,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	/*
 	 * Change the page in place and log just what changed (LearnedXLogRanges):
 	 * pd_lower and pd_upper, the record, a variable-width key's bytes below
-	 * the old pd_upper, and on format 5 the record count.  The hole stays
+	 * the old pd_upper.  The hole stays
 	 * zero: the record lies below the new pd_lower, the key above the new
 	 * pd_upper.
 	 */
@@ -177,7 +176,6 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	memcpy(old_hdr, &ph->pd_lower, sizeof(old_hdr));
 	if (recsize <= (int) sizeof(old_rec))
 		memcpy(old_rec, rec, recsize);
-	old_nitems = LearnedPageGetOpaque(tailpage)->nitems;
 
 	START_CRIT_SECTION();
 	if (keylen >= 0 &&
@@ -208,14 +206,6 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 		r[nr].off = ph->pd_upper;
 		r[nr].len = old_upper - ph->pd_upper;
 		r[nr++].old = NULL;
-	}
-	/* format 5 keeps counting, for older builds (learned.h) */
-	if (LearnedPendingCountsItems(meta))
-	{
-		LearnedPageGetOpaque(tailpage)->nitems = n + 1;
-		r[nr].off = (uint16) ((char *) &LearnedPageGetOpaque(tailpage)->nitems - (char *) tailpage);
-		r[nr].len = sizeof(uint16);
-		r[nr++].old = (const char *) &old_nitems;
 	}
 	LearnedXLogRanges(index, tailbuf, r, nr);
 	END_CRIT_SECTION();
@@ -312,10 +302,8 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 		state = LearnedXLogStart(index);
 		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
 		newpage = LearnedXLogRegister(state, newbuf, true);
-		LearnedPendingInitPage(newpage, keylen, meta->generation, meta, first_seq);
+		LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
 		pending_put(newpage, keylen, 0, ht_ctid, &key);
-		if (LearnedPendingCountsItems(meta))
-			LearnedPageGetOpaque(newpage)->nitems = 1;
 		if (BufferIsValid(tailbuf))
 		{
 			Page		tailpage = LearnedXLogRegister(state, tailbuf, false);

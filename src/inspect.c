@@ -77,7 +77,6 @@ learned_index_info(PG_FUNCTION_ARGS)
 	bool		nulls[29];
 	uint64		nmerges;
 	LearnedMergeStatsData mstats;
-	bool		have_mstats;
 	int64		dead;
 	int64		hinted = 0;
 	int64		pending = 0;
@@ -180,16 +179,12 @@ learned_index_info(PG_FUNCTION_ARGS)
 
 	/*
 	 * The merge counters, read together (a merge may have flipped since the
-	 * reads above).  An index none of whose merges kept the statistics
-	 * (written before they existed) has only the count.
+	 * reads above).
 	 */
-	have_mstats = LearnedReadMergeStats(index, &nmerges, &mstats);
+	LearnedReadMergeStats(index, &nmerges, &mstats);
 	values[26] = Int64GetDatum((int64) nmerges);
-	if (have_mstats)
-		values[27] = Int64GetDatum((int64) mstats.merged_entries);
-	else
-		nulls[27] = true;
-	if (have_mstats && nmerges > 0)
+	values[27] = Int64GetDatum((int64) mstats.merged_entries);
+	if (nmerges > 0)
 		values[28] = Float8GetDatum(mstats.last_merge_us / 1000.0);
 	else
 		nulls[28] = true;

@@ -47,32 +47,14 @@
  *    by-reference key such as uuid (the kind column's bit 48).
  */
 /*
- * 6: appends to a pending page leave nitems alone (0); a page's record count
- *    is its used slots, found by LearnedPendingCount.  Format-5 indexes stay
- *    readable and writable: their appends keep counting in nitems, so older
- *    builds can still read them, until a REINDEX makes them format 6.
+ * 9: one pending record layout: flags, TID, key bytes, a page's record
+ *    count its used slots (LearnedPendingCount), and every key of 1 to 8
+ *    bytes but slot 0's stored XORed with slot 0's; the merge statistics
+ *    always follow the key map.  Formats 5 to 8 (other record layouts,
+ *    counts in nitems, metapages without the statistics) are refused with
+ *    a REINDEX hint, like every older one.
  */
-/*
- * 7: new pending pages put a record's flags before its TID (the page flag
- *    LEARNED_PENDING_FLAGS_FIRST), so an append logs fewer bytes.  Pages
- *    of either order read in one index; a format-6 index keeps writing the
- *    old order, so format-6 builds can still read it, until a REINDEX.
- */
-/*
- * 8: new pending pages of a by-value key (1 to 8 bytes) store every record's
- *    key but slot 0's XORed with slot 0's key (the page flag
- *    LEARNED_PENDING_XOR_KEYS), so that an append of a key near the page's
- *    first changes only its low bytes.  A format-7 index keeps writing plain
- *    keys, so format-7 builds can still read it, until a REINDEX.
- */
-#define LEARNED_VERSION			8
-#define LEARNED_MIN_VERSION		5
-/* do this index's pending appends count their records in nitems? */
-#define LearnedPendingCountsItems(meta)	((meta)->version < 6)
-/* do this index's new pending pages put the flags first? */
-#define LearnedPendingWritesFlagsFirst(meta)	((meta)->version >= 7)
-/* do its new pending pages XOR their keys with the first (when by-value)? */
-#define LearnedPendingWritesXor(meta)	((meta)->version >= 8)
+#define LEARNED_VERSION			9
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -304,13 +286,6 @@ typedef struct LearnedKeyMapData
  * Merge statistics (ON-DISK), after the key map (MAXALIGNed) and covered by
  * pd_lower: cumulative since the build, set by each merge's flip in the
  * same record, so a standby and a crash agree with the primary.
- *
- * No format version marks them: an index written before they existed ends
- * its pd_lower at the key map, and the bytes past pd_lower are zero
- * (GenericXLog zeroes the hole), so every build reads both layouts.  Its
- * first merge by this build raises pd_lower over them
- * (LearnedMergeStatsPresent says whether they are there); an older build
- * keeps them (they are below pd_lower) without updating them.
  */
 typedef struct LearnedMergeStatsData
 {
@@ -323,8 +298,6 @@ typedef struct LearnedMergeStatsData
 	((LearnedMergeStatsData *) ((char *) (page) + LEARNED_MERGE_STATS_OFFSET))
 #define LEARNED_META_END_OFFSET \
 	(LEARNED_MERGE_STATS_OFFSET + sizeof(LearnedMergeStatsData))
-#define LearnedMergeStatsPresent(page) \
-	(((PageHeader) (page))->pd_lower >= LEARNED_META_END_OFFSET)
 
 /* ---------- directory entries ---------- */
 
@@ -434,23 +407,32 @@ typedef struct LearnedLeafLayout
 
 /*
  * Pending page: data area starts with the sequence number of its first
- * entry (uint64), then records of: tid, flags, key bytes (ON-DISK), or on
- * format-7 pages flags, tid, key bytes (LEARNED_PENDING_FLAGS_FIRST).  An
+ * entry (uint64), then records of: flags, tid, key bytes (ON-DISK).  An
  * entry's sequence number is first_seq + slot; VACUUM marks entries dead
  * instead of moving them, so sequence numbers are stable.  The record count
- * is the number of used slots (LearnedPendingCount; nitems only on format-5
- * indexes).
+ * is the number of used slots (LearnedPendingCount).
+ *
+ * An append logs its record's changed bytes, from the first to the last
+ * one that differs from the empty slot's zeros, as one fragment.  In the
+ * order flags, TID, key, the TID's high block half (zero below 2^16 heap
+ * blocks) and the flags (zero unless NULL) lie outside that run, and the
+ * TID's low block half and offset lie right before the key's low bytes: an
+ * int8 key below 2^32 in a heap of fewer than 2^16 blocks changes at most 8
+ * contiguous bytes, not up to 10, and its record takes 56 bytes of WAL, not
+ * 64 (docs/architecture.md, "An append's WAL record").
  */
 typedef struct LearnedPendingItem
 {
-	ItemPointerData tid;		/* format 7: after the flags */
 	uint16		flags;			/* LEARNED_PENDING_* */
+	ItemPointerData tid;
 	/* key bytes follow, keylen of them, unaligned */
 } LearnedPendingItem;
 
 #define LEARNED_PENDING_NULL	0x0001
 #define LEARNED_PENDING_DEAD	0x0002
-#define LEARNED_PENDING_HDR		(sizeof(ItemPointerData) + sizeof(uint16))
+#define LEARNED_PENDING_HDR		(sizeof(uint16) + sizeof(ItemPointerData))
+#define LEARNED_PENDING_FLAGS_OFF	0
+#define LEARNED_PENDING_TID_OFF		((int) sizeof(uint16))
 #define LEARNED_PENDING_ITEMS_OFFSET	(LEARNED_LEAF_DATA_OFFSET + sizeof(uint64))
 /*
  * Variable-width keys (keylen LEARNED_VARWIDTH): a record is the header plus
@@ -469,62 +451,18 @@ typedef struct LearnedPendingItem
 	((char *) (page) + LEARNED_PENDING_ITEMS_OFFSET + (slot) * LearnedPendingItemSize(keylen))
 
 /*
- * A pending page's opaque flags: the order of its records' fields.
- *
- * An append logs its record's changed bytes, from the first to the last
- * one that differs from the empty slot's zeros, as one fragment.  In the
- * order flags, TID, key, the TID's high block half (zero below 2^16 heap
- * blocks) and the flags (zero unless NULL) lie outside that run, and the
- * TID's low block half and offset lie right before the key's low bytes: an
- * int8 key below 2^32 in a heap of fewer than 2^16 blocks changes at most 8
- * contiguous bytes, not up to 10, and its record takes 56 bytes of WAL, not
- * 64 (docs/architecture.md, "An append's WAL record").  Format-6 pages (flag
- * clear) have TID, flags, key.  The key is at LEARNED_PENDING_HDR in both.
+ * The key of each record of a by-value key (1 to 8 bytes) but the first is
+ * stored XORed with the first record's key bytes.  Appended keys
+ * (sequences, timestamps) share their high bytes with the page's first
+ * key, so the XOR leaves them zero, as the empty slot was, and the
+ * append's logged run of changed bytes (see above) ends at the key's last
+ * differing byte: a timestamp a few milliseconds after the page's first
+ * changes 3 bytes, not 7, and its record typically takes 56 bytes of WAL,
+ * not 64 (a carry across a byte boundary between the two keys widens the
+ * XOR).  Readers go through LearnedPendingKey (pending.c), which undoes
+ * it.  A NULL record's key bytes stay zero.
  */
-#define LEARNED_PENDING_FLAGS_FIRST	0x0001
-
-/*
- * A pending page's opaque flag (format 8): the key of each record but the
- * first is stored XORed with the first record's key bytes.  Only for keys
- * of 1 to 8 bytes, which are by value.  Appended keys (sequences,
- * timestamps) share their high bytes with the page's first key, so the
- * XOR leaves them zero, as the empty slot was, and the append's logged run
- * of changed bytes (see above) ends at the key's last differing byte: a
- * timestamp a few milliseconds after the page's first changes 3 bytes, not 7, and its
- * record typically takes 56 bytes of WAL, not 64 (a carry across a byte
- * boundary between the two keys widens the XOR).  Readers go through
- * LearnedPendingKey (pending.c), which undoes it.  A NULL record's key
- * bytes stay zero.
- */
-#define LEARNED_PENDING_XOR_KEYS	0x0002
-#define LEARNED_PENDING_PAGE_FLAGS	(LEARNED_PENDING_FLAGS_FIRST | LEARNED_PENDING_XOR_KEYS)
-/* the key widths whose pages get the flag: by value, so readers copy out */
 #define LearnedPendingXorWidth(keylen)	((keylen) > 0 && (keylen) <= (int) sizeof(Datum))
-
-static inline bool
-LearnedPendingXorKeys(Page page, int keylen)
-{
-	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_XOR_KEYS) != 0 &&
-		LearnedPendingXorWidth(keylen);
-}
-
-static inline bool
-LearnedPendingFlagsFirst(Page page)
-{
-	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) != 0;
-}
-
-static inline int
-LearnedPendingTidOff(Page page)
-{
-	return LearnedPendingFlagsFirst(page) ? (int) sizeof(uint16) : 0;
-}
-
-static inline int
-LearnedPendingFlagsOff(Page page)
-{
-	return LearnedPendingFlagsFirst(page) ? 0 : (int) sizeof(ItemPointerData);
-}
 
 /*
  * The TID of the record at p on page.  Copied, not pointed to: a record of
@@ -535,14 +473,14 @@ LearnedPendingTid(Page page, const char *p)
 {
 	ItemPointerData tid;
 
-	memcpy(&tid, p + LearnedPendingTidOff(page), sizeof(tid));
+	memcpy(&tid, p + LEARNED_PENDING_TID_OFF, sizeof(tid));
 	return tid;
 }
 
 static inline void
 LearnedPendingSetTid(Page page, char *p, ItemPointer tid)
 {
-	memcpy(p + LearnedPendingTidOff(page), tid, sizeof(ItemPointerData));
+	memcpy(p + LEARNED_PENDING_TID_OFF, tid, sizeof(ItemPointerData));
 }
 
 static inline uint16
@@ -550,14 +488,14 @@ LearnedPendingFlags(Page page, const char *p)
 {
 	uint16		flags;
 
-	memcpy(&flags, p + LearnedPendingFlagsOff(page), sizeof(uint16));
+	memcpy(&flags, p + LEARNED_PENDING_FLAGS_OFF, sizeof(uint16));
 	return flags;
 }
 
 static inline void
 LearnedPendingSetFlags(Page page, char *p, uint16 flags)
 {
-	memcpy(p + LearnedPendingFlagsOff(page), &flags, sizeof(uint16));
+	memcpy(p + LEARNED_PENDING_FLAGS_OFF, &flags, sizeof(uint16));
 }
 
 static inline uint64
@@ -793,7 +731,7 @@ extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *
 extern void LearnedCheckHeapTid(Relation index, ItemPointer tid);
 extern void LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
-extern bool LearnedReadMergeStats(Relation index, uint64 *nmerges,
+extern void LearnedReadMergeStats(Relation index, uint64 *nmerges,
 								  LearnedMergeStatsData *stats);
 extern void LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy,
 								  Buffer *recent);
@@ -1102,7 +1040,7 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 											  const LearnedMetaPageData *meta,
 											  LearnedKeyInfo *ki);
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-								   const LearnedMetaPageData *meta, uint64 first_seq);
+								   uint64 first_seq);
 extern void LearnedPendingXorWithFirst(Page page, int keylen, char *key);
 extern void LearnedPendingPin(LearnedPendingCache *c);
 extern void LearnedPendingRelease(LearnedPendingCache *c);

@@ -995,15 +995,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	end = GetCurrentTimestamp();
 	m->last_merge_time = end;
 
-	/*
-	 * The cumulative counters ride in the same record.  A metapage written
-	 * before they existed gets them now (zero bytes past its pd_lower).
-	 */
-	if (!LearnedMergeStatsPresent(metapage))
-	{
-		memset(LearnedPageGetMergeStats(metapage), 0, sizeof(LearnedMergeStatsData));
-		((PageHeader) metapage)->pd_lower = LEARNED_META_END_OFFSET;
-	}
+	/* the cumulative counters ride in the same record */
 	stats = LearnedPageGetMergeStats(metapage);
 	stats->merged_entries += (uint64) merged;
 	stats->last_merge_us = end - start;

@@ -87,27 +87,16 @@ static Oid	last_indexoid = InvalidOid;
 static PendingCacheEntry *last_pc = NULL;
 
 /*
- * Initialize a pending page, with no records, its records' field order
- * set by flags_first (learned.h).  pd_lower starts right after the header:
- * the page is logged as a full image, without the hole.  Appends move it
- * past their records, a few dozen at a time (insert.c), and every slot
- * between the last record and pd_lower is zero.  Pages written by older
- * builds have pd_lower at the end of the record area, and zeros past their
- * records; they stay valid (LearnedPendingCount).
+ * Initialize a pending page, with no records.  pd_lower starts right after
+ * the header: the page is logged as a full image, without the hole.
+ * Appends move it past their records, a few dozen at a time (insert.c),
+ * and every slot between the last record and pd_lower is zero.
  */
 void
 LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-					   const LearnedMetaPageData *meta, uint64 first_seq)
+					   uint64 first_seq)
 {
-	uint16		flags = 0;
-
 	LearnedInitPage(page, LEARNED_PAGE_PENDING, generation);
-	/* each index keeps the record format its version's builds can read */
-	if (LearnedPendingWritesFlagsFirst(meta))
-		flags |= LEARNED_PENDING_FLAGS_FIRST;
-	if (LearnedPendingWritesXor(meta) && LearnedPendingXorWidth(keylen))
-		flags |= LEARNED_PENDING_XOR_KEYS;
-	LearnedPageGetOpaque(page)->flags = flags;
 	memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET, &first_seq, sizeof(uint64));
 	((PageHeader) page)->pd_lower = LEARNED_PENDING_ITEMS_OFFSET;
 }
@@ -130,7 +119,7 @@ LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 	{
 		char		key[sizeof(Datum)];
 
-		if (!LearnedPendingXorKeys(page, ki->keylen))
+		if (!LearnedPendingXorWidth(ki->keylen))
 			return LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR);
 		/* a by-value key: the Datum does not point into key[] */
 		memcpy(key, p + LEARNED_PENDING_HDR, ki->keylen);
@@ -150,7 +139,7 @@ LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 
 /*
  * XOR keylen bytes at key with the key of the page's first record, both
- * ways of LEARNED_PENDING_XOR_KEYS: storing a record's key (insert.c) and
+ * ways (learned.h, LearnedPendingXorWidth): storing a record's key (insert.c) and
  * reading it back.
  */
 void
@@ -167,11 +156,10 @@ LearnedPendingXorWithFirst(Page page, int keylen, char *key)
  * The number of records on a pending page.  Appends fill the slots in
  * order and nothing empties one (VACUUM only flags it dead), and a heap
  * TID's offset number is never 0, so the used slots are a prefix of those
- * below pd_lower, whose end a binary search finds.  Format 6 does not
- * count the records in nitems: then an append changes the page in two
- * places (pd_lower and the record), not three, and its GenericXLog record
- * is 69 bytes, not 74 (72 and 80 in the WAL, which aligns records to 8).
- * On format-5 pages, whose slots past nitems are zero, the answer is nitems.
+ * below pd_lower, whose end a binary search finds.  The records are not
+ * counted in nitems: then an append changes the page in two places
+ * (pd_lower and the record), not three, and its GenericXLog record is 69
+ * bytes, not 74 (72 and 80 in the WAL, which aligns records to 8).
  */
 int
 LearnedPendingCount(Page page, int keylen)
