@@ -68,6 +68,7 @@
 #define LEARNED_PAGE_DIR		4	/* segment directory */
 #define LEARNED_PAGE_PENDING	5	/* pending list: unsorted appended entries */
 #define LEARNED_PAGE_FREE		6	/* unreachable, recorded in the FSM */
+#define LEARNED_PAGE_RUNHDR		7	/* a sorted run's header (run.c) */
 
 /* heavyweight lock on this pseudo page serialises merges, VACUUM and GC */
 #define LEARNED_MERGE_LOCK		0
@@ -204,6 +205,33 @@ typedef LearnedPageOpaqueData *LearnedPageOpaque;
 
 /* ---------- metapage (ON-DISK) ---------- */
 
+/*
+ * Sorted runs (run.c): the pending chain is a sequence of sorted runs
+ * followed by the unsorted tail.  A run is a stretch of the chain whose
+ * pending pages hold the entries of one sequence range sorted by (key,
+ * TID), NULL keys last, plus a header page (LEARNED_PAGE_RUNHDR) with each
+ * data page's block, first rank and first mapped key.  Its pages are
+ * allocated one by one, so a run reuses scattered free pages.  An entry's rank is its place in the run: ranks [0, nkeys) hold
+ * keys, [nkeys, nentries) NULLs.
+ */
+#define LEARNED_MAX_RUNS		16
+/* learned_idx.tail_limit: entries of the unsorted tail before a flush */
+#define LEARNED_DEFAULT_TAIL_LIMIT	4096
+
+typedef struct LearnedRunInfo
+{
+	BlockNumber first_blk;		/* first data page */
+	BlockNumber last_blk;		/* last data page (links to the next run) */
+	BlockNumber hdr_blk;		/* its header page */
+	uint32		npages;			/* data pages */
+	uint32		tier;			/* compactions its entries went through */
+	uint64		first_seq;		/* its entries' sequence numbers: */
+	uint32		nentries;		/* [first_seq, first_seq + nentries) */
+	uint32		nkeys;			/* entries with a key (the rest are NULL) */
+	uint64		min_mkey;		/* mapped keys of its first and last keys */
+	uint64		max_mkey;
+} LearnedRunInfo;
+
 typedef struct LearnedMetaPageData
 {
 	uint32		magic;
@@ -243,7 +271,66 @@ typedef struct LearnedMetaPageData
 	double		mean_error;		/* mean measured window half-width */
 	int32		max_error;
 	int64		build_time_us;	/* CREATE INDEX wall time of the static stage */
+
+	/*
+	 * Sorted runs, oldest first: entries in [pending_merged, runs_end_seq)
+	 * are in runs, the chain from tail_first_blk on is the unsorted tail
+	 * (nruns 0: the whole chain is tail, and the two fields are unused).
+	 */
+	uint32		nruns;
+	BlockNumber tail_first_blk;
+	uint64		runs_end_seq;
+	uint64		nflushes;		/* flushes and compactions since the build */
+	LearnedRunInfo runs[LEARNED_MAX_RUNS];
 } LearnedMetaPageData;
+
+/* where the unsorted tail's entries start (sequence number, chain block) */
+static inline uint64
+LearnedTailStartSeq(const LearnedMetaPageData *meta)
+{
+	return meta->nruns > 0 ? meta->runs_end_seq : meta->pending_merged;
+}
+
+static inline BlockNumber
+LearnedTailStartBlk(const LearnedMetaPageData *meta)
+{
+	return meta->nruns > 0 ? meta->tail_first_blk : meta->pending_head;
+}
+
+/*
+ * A run's header page: LearnedRunHeader, then one LearnedRunPageRef per data
+ * page (ON-DISK).
+ */
+typedef struct LearnedRunPageRef
+{
+	uint64		first_mkey;		/* mapped key of its first entry (if a key) */
+	BlockNumber blkno;			/* the data page */
+	uint32		first_rank;		/* rank of its first entry */
+} LearnedRunPageRef;
+
+typedef struct LearnedRunHeader
+{
+	uint64		first_seq;		/* the run's, as in the run table */
+	uint32		npages;
+	uint32		nentries;
+	uint32		nkeys;
+	uint32		unused;
+	LearnedRunPageRef pages[FLEXIBLE_ARRAY_MEMBER];
+} LearnedRunHeader;
+
+#define LEARNED_RUN_MAX_PAGES \
+	((int) ((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(LearnedPageOpaqueData)) - \
+			 offsetof(LearnedRunHeader, pages)) / sizeof(LearnedRunPageRef)))
+#define LearnedPageGetRunHeader(page) \
+	((LearnedRunHeader *) PageGetContents(page))
+
+/* the entries on a run's data page pg */
+static inline uint32
+LearnedRunPageEntries(const LearnedRunHeader *h, uint32 pg)
+{
+	return (pg + 1 < h->npages ? h->pages[pg + 1].first_rank : h->nentries) -
+		h->pages[pg].first_rank;
+}
 
 typedef LearnedMetaPageData *LearnedMetaPage;
 
@@ -1042,6 +1129,35 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 								   uint64 first_seq);
 extern void LearnedPendingXorWithFirst(Page page, int keylen, char *key);
+
+/*
+ * A record's key to write: a single column's value (or NULL), or the
+ * stored bytes of a composite or variable-width key (a composite key's
+ * NULL columns are inside; never a NULL entry).
+ */
+typedef struct LearnedPendingKeyData
+{
+	Datum		value;
+	bool		isnull;
+	const char *packed;			/* composite or varwidth: size bytes */
+	Size		size;
+	int			align;			/* varwidth: LearnedKeyAlign */
+} LearnedPendingKeyData;
+
+extern int	LearnedPendingFillLimit(int keylen);
+
+/* run.c */
+extern int	learned_tail_limit;
+extern bool LearnedRunFlush(Relation index, uint64 min);
+extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
+extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
+extern int	LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+							   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
+							   uint64 *mkeys, uint16 *flags, MemoryContext cxt);
+extern bool LearnedPendingHasRoom(Page page, int keylen, int n,
+								  const LearnedPendingKeyData *key);
+extern void LearnedPendingPut(Page page, int keylen, int slot, ItemPointer tid,
+							  const LearnedPendingKeyData *key);
 extern void LearnedPendingPin(LearnedPendingCache *c);
 extern void LearnedPendingRelease(LearnedPendingCache *c);
 extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);

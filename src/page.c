@@ -325,6 +325,8 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 						RelationGetRelationName(index), meta->version,
 						LEARNED_VERSION),
 				 errhint("REINDEX the index.")));
+	if (meta->nruns > LEARNED_MAX_RUNS)
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad run table");
 	if ((meta->keylen <= 0 && meta->keylen != LEARNED_VARWIDTH) ||
 		meta->keylen > (int) (LEARNED_LEAF_SPACE / 4) ||
 		meta->items_per_page == 0 ||
