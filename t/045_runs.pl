@@ -27,6 +27,7 @@ checkpoint_timeout = 1h
 max_wal_size = 2GB
 shared_buffers = 16MB
 wal_consistency_checking = all
+wal_keep_size = 2GB
 log_statement = none
 });
 $node->start;
@@ -44,14 +45,18 @@ my $standby = dyn_standby($node, 'runs_standby');
 
 my $batch = 0;
 
-# one batch: 520 keys over the whole range and a NULL; with tail_limit 300
-# the INSERT flushes about a page (509 entries) into a run
+# one batch: $n keys (520 by default) over the whole range and a NULL;
+# with tail_limit 300 each completed page of 509 entries can be flushed
+# into a run: 1100 keys complete at least one page past the tail's start,
+# so they flush at least once
 sub insert_sql
 {
+	my ($n) = @_;
+	$n //= 520;
 	$batch++;
 	my $seed = $batch * 104729;
 	return qq{SET learned_idx.tail_limit = 300;
-INSERT INTO t (k, v) SELECT (i::int8 * 15485863 + $seed) % 1000000, 'c$batch' FROM generate_series(1, 520) i;
+INSERT INTO t (k, v) SELECT (i::int8 * 15485863 + $seed) % 1000000, 'c$batch' FROM generate_series(1, $n) i;
 INSERT INTO t (k, v) VALUES (NULL, 'c$batch');};
 }
 
@@ -125,10 +130,10 @@ foreach my $fp ('run-start', 'flush-after-write', 'flush-after-flip',
 			}
 			is(tier0(), '3', "$name: three tier-0 runs before the failing INSERT");
 		}
-		fail_with("$fp$kind", insert_sql(), $name);
+		fail_with("$fp$kind", insert_sql(1100), $name);
 		verify("$name: after the failure");
 		# the next flush and a merge work
-		$node->safe_psql('postgres', insert_sql()) for 1 .. 2;
+		$node->safe_psql('postgres', insert_sql(1100));
 		ok(runs() > 0, "$name: a later INSERT flushes");
 		verify("$name: after a later flush");
 		$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
