@@ -521,6 +521,9 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 					LearnedPendingOrder(ki, order, &prev, prevm, &ents[i], mkeys[i]) >= 0)
 					check_fail(index, "a sorted run is out of order",
 							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
+				if (rank < ri->nkeys && !LearnedRunMayContain((Page) hdr, mkeys[i]))
+					check_fail(index, "a sorted run's filter misses one of its keys",
+							   psprintf("run %u, rank %u", j, rank));
 				if (rank < ri->nkeys)
 				{
 					/* the previous key outlives this page's context */

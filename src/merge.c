@@ -1606,8 +1606,25 @@ learned_merge_worker_main(Datum arg)
 				index->rd_rel->relam == get_index_am_oid("learned", true) &&
 				index->rd_index->indisready && index->rd_index->indislive)
 			{
-				/* someone else merging: it will take our entries too */
-				if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+				bool		locked = false;
+				int			tries;
+
+				/*
+				 * Someone else merging will take our entries too; but a flush
+				 * into a sorted run (run.c) or GC holds the lock only briefly
+				 * and merges nothing: wait out those, up to a second, without
+				 * queueing behind a long merge.
+				 */
+				for (tries = 0; tries < 100; tries++)
+				{
+					if ((locked = ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock)))
+						break;
+					(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+									 10, PG_WAIT_EXTENSION);
+					ResetLatch(MyLatch);
+					CHECK_FOR_INTERRUPTS();
+				}
+				if (locked)
 				{
 					LearnedMetaPageData meta;
 					MergeTrigger t;
