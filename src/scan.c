@@ -173,7 +173,8 @@ typedef struct PendRange
 typedef struct ScanRun
 {
 	LearnedRunInfo info;
-	char	   *hdr;			/* header page copy, or NULL */
+	char	   *hdr;			/* header page copy (scanCxt), or NULL */
+	bool		hdr_valid;		/* hdr is this run's */
 	int			page;			/* data page decoded, or -1 */
 	uint32		page_rank;		/* rank of its first entry */
 	int			nloaded;
@@ -705,7 +706,7 @@ preprocess_keys(IndexScanDesc scan)
 	so->pin = NULL;
 	so->npranges = 0;
 	so->nruns = 0;
-	so->runs = NULL;
+	/* so->runs (in scanCxt) stays: load_pending keeps what is still valid */
 	old = MemoryContextSwitchTo(so->rescanCxt);
 	so->qual_ok = true;
 	so->want_keys = true;
@@ -2384,12 +2385,12 @@ run_header(LearnedScanOpaque so, int j)
 {
 	ScanRun    *r = &so->runs[j];
 
-	if (r->hdr == NULL)
+	if (!r->hdr_valid)
 	{
-		char	   *hdr = MemoryContextAlloc(so->rescanCxt, BLCKSZ);
-
-		LearnedRunReadHeader(so->index, &r->info, hdr);
-		r->hdr = hdr;
+		if (r->hdr == NULL)
+			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+		LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		r->hdr_valid = true;
 	}
 	return LearnedPageGetRunHeader((Page) r->hdr);
 }
@@ -2414,12 +2415,12 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 		{
 			int			cap = LearnedPendingCapacity(so->ki.keylen);
 
-			r->copy = MemoryContextAlloc(so->rescanCxt, BLCKSZ);
-			r->have = MemoryContextAlloc(so->rescanCxt, sizeof(bool) * cap);
-			r->ents = MemoryContextAlloc(so->rescanCxt, sizeof(LearnedPendingEntry) * cap);
-			r->mkeys = MemoryContextAlloc(so->rescanCxt, sizeof(uint64) * cap);
-			r->flags = MemoryContextAlloc(so->rescanCxt, sizeof(uint16) * cap);
-			r->cxt = AllocSetContextCreate(so->rescanCxt, "learned run page",
+			r->copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+			r->have = MemoryContextAlloc(so->scanCxt, sizeof(bool) * cap);
+			r->ents = MemoryContextAlloc(so->scanCxt, sizeof(LearnedPendingEntry) * cap);
+			r->mkeys = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
+			r->flags = MemoryContextAlloc(so->scanCxt, sizeof(uint16) * cap);
+			r->cxt = AllocSetContextCreate(so->scanCxt, "learned run page",
 										   ALLOCSET_SMALL_SIZES);
 		}
 		else
@@ -2657,16 +2658,25 @@ load_pending(IndexScanDesc scan)
 		return;
 
 	/* the view's sorted runs: read in place, headers and pages on demand */
+	/*
+	 * A rescan (each probe of a nested loop) keeps the headers it read
+	 * while the view's run is the same one (headers never change): the
+	 * run table entry names it.  Data pages are read again (VACUUM may
+	 * have flagged entries dead since).
+	 */
 	so->nruns = (int) so->meta.nruns;
-	so->runs = NULL;
-	if (so->nruns > 0)
+	if (so->nruns > 0 && so->runs == NULL)
+		so->runs = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRun) * LEARNED_MAX_RUNS);
+	for (j = 0; j < so->nruns; j++)
 	{
-		so->runs = MemoryContextAllocZero(so->rescanCxt, sizeof(ScanRun) * so->nruns);
-		for (j = 0; j < so->nruns; j++)
+		ScanRun    *r = &so->runs[j];
+
+		if (memcmp(&r->info, &so->meta.runs[j], sizeof(LearnedRunInfo)) != 0)
 		{
-			so->runs[j].info = so->meta.runs[j];
-			so->runs[j].page = -1;
+			r->info = so->meta.runs[j];
+			r->hdr_valid = false;
 		}
+		r->page = -1;
 	}
 
 	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
