@@ -5,13 +5,13 @@ EXTVERSION = 0.1
 MODULE_big = learned_idx
 OBJS = src/handler.o src/keymap.o src/pla.o src/leco.o src/directory.o src/page.o src/build.o \
        src/insert.o src/pending.o src/scan.o src/vacuum.o src/merge.o src/inspect.o \
-       src/unique.o src/keypack.o src/leafcodec.o src/leaf.o
+       src/unique.o src/run.o src/keypack.o src/leafcodec.o src/leaf.o
 DATA = sql/learned_idx--0.1.sql
 PGFILEDESC = "learned_idx - learned index access method"
 
 REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/learned_idx--%.sql,$(sort $(wildcard sql/*.sql))))
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
-ISOLATION = insert_scan_merge merge_vacuum unique_insert unique_build unique_multicol hints privileges
+ISOLATION = insert_scan_merge insert_scan_flush merge_vacuum unique_insert unique_build unique_multicol hints privileges
 ISOLATION_OPTS = --load-extension=learned_idx
 TAP_TESTS = 1
 

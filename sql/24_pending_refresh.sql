@@ -7,7 +7,7 @@
 -- compared with an unindexed shadow table; duplicates and runs of equal
 -- keys included.  Exact keys (int8, the mapped key decides) and
 -- comparator-ordered keys (text).
---
+SET learned_idx.tail_limit = 0;	-- the copy of a long pending list (no sorted runs)
 SELECT setseed(0.24);
 CREATE TABLE pr (k int8, v int);
 CREATE TABLE pr_sh (k int8, v int);

@@ -131,6 +131,14 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'learned_index_segments'
 LANGUAGE C STRICT;
 
+CREATE FUNCTION learned_index_runs(index regclass,
+    OUT run int4, OUT tier int4, OUT start_block int8, OUT pages int4,
+    OUT entries int8, OUT null_entries int8, OUT dead_entries int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'learned_index_runs'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION learned_index_runs(regclass) IS 'the sorted runs of a learned index''s pending list, oldest first, and its unsorted tail (run NULL)';
+
 CREATE FUNCTION learned_index_merge(index regclass)
 RETURNS int8
 AS 'MODULE_PATHNAME', 'learned_index_merge'
@@ -154,6 +162,7 @@ COMMENT ON FUNCTION learned_index_check(regclass, boolean) IS 'verify a learned 
 REVOKE ALL ON FUNCTION learned_handler(internal) FROM PUBLIC;
 REVOKE ALL ON FUNCTION learned_index_info(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION learned_index_segments(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION learned_index_runs(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION learned_index_merge(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION learned_index_check(regclass, boolean) FROM PUBLIC;
 

@@ -55,6 +55,7 @@ static relopt_enum_elt_def learned_compression_values[] = {
 int			learned_pending_limit_guc = LEARNED_DEFAULT_PENDING_LIMIT;
 int			learned_log_merge_min_duration = -1;
 bool		learned_auto_merge = true;
+int			learned_tail_limit = LEARNED_DEFAULT_TAIL_LIMIT;
 char	   *learned_fail_point = NULL;
 int			learned_map_columns_guc = 0;
 
@@ -106,6 +107,11 @@ _PG_init(void)
 							LEARNED_DEFAULT_PENDING_LIMIT,
 							LEARNED_MIN_PENDING_LIMIT, LEARNED_MAX_PENDING_LIMIT,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("learned_idx.tail_limit",
+							"Unsorted pending entries after which an insert flushes them into a sorted run.",
+							"Each backend keeps a sorted copy of the unsorted tail only.  Zero: never flush.",
+							&learned_tail_limit, LEARNED_DEFAULT_TAIL_LIMIT, 0, INT_MAX / 2,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("learned_idx.auto_merge",
 							 "Lets this session's inserts start merges of learned indexes.",
 							 "Off: inserts never merge nor start a merge worker; VACUUM and learned_index_merge() still merge.",

@@ -19,112 +19,11 @@
 #include "learned.h"
 
 /*
- * A pending page takes records up to this many bytes: all of it.  Until the
- * append logged its own record (LearnedXLogRanges), GenericXLogFinish found
- * each append's delta by comparing the page's used area byte by byte under
- * the tail's exclusive lock, so pages were filled to 2 kB only (on full
- * pages 200k single-row int8 inserts took about 1.4 s, 0.5 s at 2 kB).
- * Without that comparison a full page costs an append nothing more (the
- * same 200k inserts: 262-544 ms at 2 kB, 456-522 ms full, btree 543-578 ms;
- * noisy), and the chain needs a quarter of the pages and of the new-tail
- * records.
- * Pages written at 2 kB stay valid: readers count the used slots
- * (LearnedPendingCount).
- */
-#define LEARNED_PENDING_FILL_BYTES	BLCKSZ
-
-/*
  * An append that passes pd_lower moves it this many records on (fixed-width
  * keys): a 64th of the appends log the pd_lower fragment, and a full-page
  * image of the tail carries at most a kilobyte of zeros past its records.
  */
 #define LEARNED_PENDING_LOWER_STEP	64
-
-static inline int
-pending_fill_limit(int keylen)
-{
-	int			n = LEARNED_PENDING_FILL_BYTES / (int) LearnedPendingItemSize(keylen);
-
-	return Max(1, Min(n, LearnedPendingCapacity(keylen)));
-}
-
-/*
- * The key to append: a single column's value (or NULL), or the stored bytes
- * of a composite or variable-width key (a composite key's NULL columns are
- * inside; never a NULL entry).
- */
-typedef struct PendingKey
-{
-	Datum		value;
-	bool		isnull;
-	const char *packed;			/* composite or varwidth: size bytes */
-	Size		size;
-	int			align;			/* varwidth: LearnedKeyAlign */
-} PendingKey;
-
-/*
- * Does the record fit the page, and, unless the page is empty, stay
- * within the fill target?  A variable-width record costs its slot, its
- * key and the key's alignment padding.
- */
-static bool
-pending_has_room(Page page, int keylen, int n, const PendingKey *key)
-{
-	PageHeader	ph = (PageHeader) page;
-	Size		need;
-	Size		used;
-
-	if (keylen >= 0)
-		return n < pending_fill_limit(keylen);
-	if (n >= LearnedPendingCapacity(keylen))
-		return false;
-	need = LEARNED_PENDING_VHDR + (key->isnull ? 0 : key->size + key->align - 1);
-	if ((Size) (ph->pd_upper - ph->pd_lower) < need)
-		return false;
-	used = (ph->pd_lower - LEARNED_PENDING_ITEMS_OFFSET) +
-		(BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) - ph->pd_upper);
-	return n == 0 || used + need <= LEARNED_PENDING_FILL_BYTES;
-}
-
-static void
-pending_put(Page page, int keylen, int slot, ItemPointer tid,
-			const PendingKey *key)
-{
-	char	   *p = LearnedPendingItemPtr(page, keylen, slot);
-
-	/* LearnedAppendEntry checked the TID (this may run in a critical section) */
-	LearnedPendingSetTid(page, p, tid);
-	LearnedPendingSetFlags(page, p, key->isnull ? LEARNED_PENDING_NULL : 0);
-	if (keylen < 0)
-	{
-		/* the key goes below pd_upper, which moves down over it */
-		PageHeader	ph = (PageHeader) page;
-		uint16		off = 0;
-		uint16		len = 0;
-
-		if (!key->isnull)
-		{
-			off = (uint16) TYPEALIGN_DOWN(key->align, ph->pd_upper - key->size);
-			len = (uint16) key->size;
-			memcpy((char *) page + off, key->packed, key->size);
-			ph->pd_upper = off;
-		}
-		memcpy(p + LEARNED_PENDING_HDR, &off, sizeof(uint16));
-		memcpy(p + LEARNED_PENDING_HDR + sizeof(uint16), &len, sizeof(uint16));
-	}
-	else if (key->isnull)
-		memset(p + LEARNED_PENDING_HDR, 0, keylen);
-	else if (key->packed)
-		memcpy(p + LEARNED_PENDING_HDR, key->packed, keylen);
-	else
-		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key->value);
-	/* NULLs keep zero key bytes; slot 0's key is every other's XOR base */
-	if (slot > 0 && !key->isnull && LearnedPendingXorKeys(page, keylen))
-		LearnedPendingXorWithFirst(page, keylen, p + LEARNED_PENDING_HDR);
-	/* keep the record below pd_lower, or GenericXLog would zero it */
-	((PageHeader) page)->pd_lower = Max(((PageHeader) page)->pd_lower,
-										(p - (char *) page) + LearnedPendingItemSize(keylen));
-}
 
 /*
  * Try to append to the current tail page while holding the metapage in the
@@ -133,7 +32,7 @@ pending_put(Page page, int keylen, int slot, ItemPointer tid,
  */
 static bool
 append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
-			   const PendingKey *key, uint64 *appended)
+			   const LearnedPendingKeyData *key, uint64 *appended)
 {
 	int			keylen = meta->keylen;
 	Buffer		tailbuf;
@@ -145,7 +44,6 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	int			recsize;
 	char		old_hdr[2 * sizeof(LocationIndex)];
 	char		old_rec[LEARNED_XLOG_DIFF_MAX];
-	uint16		old_nitems;
 	LearnedByteRange r[LEARNED_XLOG_MAX_RANGES];
 	int			nr = 0;
 
@@ -157,7 +55,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	tailpage = BufferGetPage(tailbuf);
 	LearnedCheckPage(index, tailpage, meta->pending_tail, LEARNED_PAGE_PENDING);
 	n = LearnedPendingCount(tailpage, keylen);
-	if (!pending_has_room(tailpage, keylen, n, key))
+	if (!LearnedPendingHasRoom(tailpage, keylen, n, key))
 	{
 		UnlockReleaseBuffer(tailbuf);
 		return false;
@@ -166,7 +64,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	/*
 	 * Change the page in place and log just what changed (LearnedXLogRanges):
 	 * pd_lower and pd_upper, the record, a variable-width key's bytes below
-	 * the old pd_upper, and on format 5 the record count.  The hole stays
+	 * the old pd_upper.  The hole stays
 	 * zero: the record lies below the new pd_lower, the key above the new
 	 * pd_upper.
 	 */
@@ -177,7 +75,6 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	memcpy(old_hdr, &ph->pd_lower, sizeof(old_hdr));
 	if (recsize <= (int) sizeof(old_rec))
 		memcpy(old_rec, rec, recsize);
-	old_nitems = LearnedPageGetOpaque(tailpage)->nitems;
 
 	START_CRIT_SECTION();
 	if (keylen >= 0 &&
@@ -193,10 +90,10 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 		 */
 		ph->pd_lower = (LocationIndex)
 			Min((rec - (char *) tailpage) + LEARNED_PENDING_LOWER_STEP * recsize,
-				LEARNED_PENDING_ITEMS_OFFSET + pending_fill_limit(keylen) * recsize);
+				LEARNED_PENDING_ITEMS_OFFSET + LearnedPendingFillLimit(keylen) * recsize);
 		Assert(ph->pd_lower <= ph->pd_upper);
 	}
-	pending_put(tailpage, keylen, n, tid, key);
+	LearnedPendingPut(tailpage, keylen, n, tid, key);
 	r[nr].off = offsetof(PageHeaderData, pd_lower);
 	r[nr].len = sizeof(old_hdr);
 	r[nr++].old = old_hdr;
@@ -208,14 +105,6 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 		r[nr].off = ph->pd_upper;
 		r[nr].len = old_upper - ph->pd_upper;
 		r[nr++].old = NULL;
-	}
-	/* format 5 keeps counting, for older builds (learned.h) */
-	if (LearnedPendingCountsItems(meta))
-	{
-		LearnedPageGetOpaque(tailpage)->nitems = n + 1;
-		r[nr].off = (uint16) ((char *) &LearnedPageGetOpaque(tailpage)->nitems - (char *) tailpage);
-		r[nr].len = sizeof(uint16);
-		r[nr++].old = (const char *) &old_nitems;
 	}
 	LearnedXLogRanges(index, tailbuf, r, nr);
 	END_CRIT_SECTION();
@@ -245,7 +134,7 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 	LearnedMetaPage meta;
 	uint64		appended;
 	bool		done;
-	PendingKey	key;
+	LearnedPendingKeyData key;
 
 	/* a zero offset number marks a free slot (LearnedPendingCount) */
 	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(ht_ctid)))
@@ -312,10 +201,8 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 		state = LearnedXLogStart(index);
 		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
 		newpage = LearnedXLogRegister(state, newbuf, true);
-		LearnedPendingInitPage(newpage, keylen, meta->generation, meta, first_seq);
-		pending_put(newpage, keylen, 0, ht_ctid, &key);
-		if (LearnedPendingCountsItems(meta))
-			LearnedPageGetOpaque(newpage)->nitems = 1;
+		LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
+		LearnedPendingPut(newpage, keylen, 0, ht_ctid, &key);
 		if (BufferIsValid(tailbuf))
 		{
 			Page		tailpage = LearnedXLogRegister(state, tailbuf, false);

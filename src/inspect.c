@@ -77,7 +77,6 @@ learned_index_info(PG_FUNCTION_ARGS)
 	bool		nulls[29];
 	uint64		nmerges;
 	LearnedMergeStatsData mstats;
-	bool		have_mstats;
 	int64		dead;
 	int64		hinted = 0;
 	int64		pending = 0;
@@ -180,16 +179,12 @@ learned_index_info(PG_FUNCTION_ARGS)
 
 	/*
 	 * The merge counters, read together (a merge may have flipped since the
-	 * reads above).  An index none of whose merges kept the statistics
-	 * (written before they existed) has only the count.
+	 * reads above).
 	 */
-	have_mstats = LearnedReadMergeStats(index, &nmerges, &mstats);
+	LearnedReadMergeStats(index, &nmerges, &mstats);
 	values[26] = Int64GetDatum((int64) nmerges);
-	if (have_mstats)
-		values[27] = Int64GetDatum((int64) mstats.merged_entries);
-	else
-		nulls[27] = true;
-	if (have_mstats && nmerges > 0)
+	values[27] = Int64GetDatum((int64) mstats.merged_entries);
+	if (nmerges > 0)
 		values[28] = Float8GetDatum(mstats.last_merge_us / 1000.0);
 	else
 		nulls[28] = true;
@@ -330,6 +325,79 @@ learned_index_segments(PG_FUNCTION_ARGS)
 
 /* ---------- learned_index_check ---------- */
 
+PG_FUNCTION_INFO_V1(learned_index_runs);
+
+/*
+ * learned_index_runs(index): the sorted runs of the pending list, oldest
+ * first, with the unsorted tail as a last row (run NULL).  Dead entries
+ * are counted from the runs' pages.
+ */
+Datum
+learned_index_runs(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	index;
+	LearnedMetaPageData meta;
+	uint32		j;
+
+	index = LearnedOpenIndexChecked(relid, AccessShareLock, "inspect", false, NULL);
+	InitMaterializedSRF(fcinfo, 0);
+	LearnedReadMeta(index, &meta);
+	for (j = 0; j < meta.nruns; j++)
+	{
+		const LearnedRunInfo *ri = &meta.runs[j];
+		Datum		values[7];
+		bool		nulls[7];
+		int64		dead = 0;
+		uint32		pg;
+		char	   *hdr = palloc(BLCKSZ);
+		const LearnedRunHeader *h;
+
+		LearnedRunReadHeader(index, ri, hdr);
+		h = LearnedPageGetRunHeader((Page) hdr);
+		for (pg = 0; pg < ri->npages; pg++)
+		{
+			Buffer		buf = ReadBuffer(index, h->pages[pg].blkno);
+			Page		page;
+			int			n;
+			int			i;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			LearnedCheckPage(index, page, h->pages[pg].blkno, LEARNED_PAGE_PENDING);
+			n = LearnedPendingCount(page, meta.keylen);
+			for (i = 0; i < n; i++)
+				if (LearnedPendingFlags(page, LearnedPendingItemPtr(page, meta.keylen, i)) &
+					LEARNED_PENDING_DEAD)
+					dead++;
+			UnlockReleaseBuffer(buf);
+		}
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = Int32GetDatum((int32) j);
+		values[1] = Int32GetDatum((int32) ri->tier);
+		values[2] = Int64GetDatum((int64) ri->first_blk);
+		values[3] = Int32GetDatum((int32) ri->npages);
+		values[4] = Int64GetDatum((int64) ri->nentries);
+		values[5] = Int64GetDatum((int64) (ri->nentries - ri->nkeys));
+		values[6] = Int64GetDatum(dead);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	{
+		Datum		values[7];
+		bool		nulls[7];
+		uint64		appended = LearnedPendingAppended(index, &meta);
+		uint64		start = LearnedTailStartSeq(&meta);
+
+		memset(nulls, 0, sizeof(nulls));
+		nulls[0] = nulls[1] = nulls[2] = nulls[3] = nulls[5] = nulls[6] = true;
+		values[4] = Int64GetDatum((int64) (appended > start ? appended - start : 0));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	relation_close(index, AccessShareLock);
+	return (Datum) 0;
+}
+
 PG_FUNCTION_INFO_V1(learned_index_check);
 
 static void
@@ -367,6 +435,113 @@ own_block(Relation index, uint8 *seen, BlockNumber nblocks, BlockNumber blk,
 		check_fail(index, "a block is reachable twice",
 				   psprintf("%s block %u", what, blk));
 	seen[blk >> 3] |= (uint8) (1 << (blk & 7));
+}
+
+/*
+ * The sorted runs of the view: each covers the sequence range after the
+ * one before (the first starts at pending_merged, the last ends at
+ * runs_end_seq, where the tail starts), its data pages are pages of the
+ * chain, in the header's order, linked to the next run or the tail, and
+ * match its header; its entries are sorted by (key, TID) with NULLs last,
+ * and the header's and the run table's mapped keys are its keys'.
+ */
+static void
+check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
+		   uint8 *seen, BlockNumber nblocks)
+{
+	LearnedKeyOrder order = LearnedKeyOrderOf(ki);
+	LearnedPendingEntry *ents = palloc(sizeof(LearnedPendingEntry) * LearnedPendingCapacity(ki->keylen));
+	uint64	   *mkeys = palloc(sizeof(uint64) * LearnedPendingCapacity(ki->keylen));
+	uint16	   *flags = palloc(sizeof(uint16) * LearnedPendingCapacity(ki->keylen));
+	char	   *hdr = palloc(BLCKSZ);
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "learned check run",
+											  ALLOCSET_DEFAULT_SIZES);
+	uint64		seq = meta->pending_merged;
+	uint32		j;
+
+	for (j = 0; j < meta->nruns; j++)
+	{
+		const LearnedRunInfo *ri = &meta->runs[j];
+		const LearnedRunHeader *h;
+		LearnedPendingEntry prev;
+		uint64		prevm = 0;
+		uint32		rank = 0;
+		uint32		pg;
+
+		if (ri->first_seq != seq)
+			check_fail(index, "a sorted run does not start where the one before ends",
+					   psprintf("run %u starts at " UINT64_FORMAT ", expected " UINT64_FORMAT,
+								j, ri->first_seq, seq));
+		seq = ri->first_seq + ri->nentries;
+		own_block(index, seen, nblocks, ri->hdr_blk, "run header");
+		LearnedRunReadHeader(index, ri, hdr);
+		h = LearnedPageGetRunHeader((Page) hdr);
+		if (ri->nkeys > ri->nentries)
+			check_fail(index, "a sorted run has more keys than entries", psprintf("run %u", j));
+		for (pg = 0; pg < ri->npages; pg++)
+		{
+			BlockNumber blk = h->pages[pg].blkno;
+			BlockNumber want_next;
+			Buffer		buf;
+			BlockNumber next;
+			int			n;
+			int			i;
+
+			if (blk >= nblocks || !(seen[blk >> 3] & (1 << (blk & 7))))
+				check_fail(index, "a sorted run's page is not in the pending chain",
+						   psprintf("run %u, block %u", j, blk));
+			buf = ReadBuffer(index, blk);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			next = LearnedPageGetOpaque(BufferGetPage(buf))->next;
+			UnlockReleaseBuffer(buf);
+			want_next = pg + 1 < ri->npages ? h->pages[pg + 1].blkno :
+				j + 1 < meta->nruns ? meta->runs[j + 1].first_blk : meta->tail_first_blk;
+			if (next != want_next)
+				check_fail(index, "a sorted run's page links elsewhere",
+						   psprintf("run %u, block %u links to %u, expected %u", j, blk, next, want_next));
+			MemoryContextReset(cxt);
+			n = LearnedRunReadPage(index, ki, ri, h, (int) pg, ents, mkeys, flags, cxt);
+			if (h->pages[pg].first_rank < ri->nkeys && h->pages[pg].first_mkey != mkeys[0])
+				check_fail(index, "a sorted run's header has a wrong separator",
+						   psprintf("run %u, page %u", j, pg));
+			for (i = 0; i < n; i++, rank++)
+			{
+				bool		isnull = (flags[i] & LEARNED_PENDING_NULL) != 0;
+
+				if ((rank < ri->nkeys) == isnull)
+					check_fail(index, "a sorted run's NULL entries are not last",
+							   psprintf("run %u, rank %u", j, rank));
+				if (rank == 0 && ri->nkeys > 0 && mkeys[i] != ri->min_mkey)
+					check_fail(index, "a sorted run's smallest key is not the run table's",
+							   psprintf("run %u", j));
+				if (ri->nkeys > 0 && rank == ri->nkeys - 1 && mkeys[i] != ri->max_mkey)
+					check_fail(index, "a sorted run's largest key is not the run table's",
+							   psprintf("run %u", j));
+				if (rank > 0 && rank < ri->nkeys &&
+					LearnedPendingOrder(ki, order, &prev, prevm, &ents[i], mkeys[i]) >= 0)
+					check_fail(index, "a sorted run is out of order",
+							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
+				if (rank < ri->nkeys && !LearnedRunMayContain((Page) hdr, mkeys[i]))
+					check_fail(index, "a sorted run's filter misses one of its keys",
+							   psprintf("run %u, rank %u", j, rank));
+				if (rank < ri->nkeys)
+				{
+					/* the previous key outlives this page's context */
+					prev = ents[i];
+					prev.key = LearnedKeyCopyAlloc(ki, ents[i].key, CurrentMemoryContext);
+					prevm = mkeys[i];
+				}
+			}
+		}
+		if (rank != ri->nentries)
+			check_fail(index, "a sorted run's entry count is wrong",
+					   psprintf("run %u has %u entries, the run table says %u", j, rank, ri->nentries));
+	}
+	if (meta->nruns > 0 && meta->runs_end_seq != seq)
+		check_fail(index, "the sorted runs do not end where the tail starts",
+				   psprintf("they end at " UINT64_FORMAT ", the metapage says " UINT64_FORMAT,
+							seq, meta->runs_end_seq));
+	MemoryContextDelete(cxt);
 }
 
 typedef struct CheckTids
@@ -791,6 +966,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 	if (chain != meta.pending_pages)
 		check_fail(index, "the pending page count is wrong",
 				   psprintf("chain has %u pages, metapage says %u", chain, meta.pending_pages));
+	check_runs(index, &meta, &ki, seen, nblocks);
 
 	if (heapallindexed)
 	{

@@ -47,32 +47,14 @@
  *    by-reference key such as uuid (the kind column's bit 48).
  */
 /*
- * 6: appends to a pending page leave nitems alone (0); a page's record count
- *    is its used slots, found by LearnedPendingCount.  Format-5 indexes stay
- *    readable and writable: their appends keep counting in nitems, so older
- *    builds can still read them, until a REINDEX makes them format 6.
+ * 9: one pending record layout: flags, TID, key bytes, a page's record
+ *    count its used slots (LearnedPendingCount), and every key of 1 to 8
+ *    bytes but slot 0's stored XORed with slot 0's; the merge statistics
+ *    always follow the key map.  Formats 5 to 8 (other record layouts,
+ *    counts in nitems, metapages without the statistics) are refused with
+ *    a REINDEX hint, like every older one.
  */
-/*
- * 7: new pending pages put a record's flags before its TID (the page flag
- *    LEARNED_PENDING_FLAGS_FIRST), so an append logs fewer bytes.  Pages
- *    of either order read in one index; a format-6 index keeps writing the
- *    old order, so format-6 builds can still read it, until a REINDEX.
- */
-/*
- * 8: new pending pages of a by-value key (1 to 8 bytes) store every record's
- *    key but slot 0's XORed with slot 0's key (the page flag
- *    LEARNED_PENDING_XOR_KEYS), so that an append of a key near the page's
- *    first changes only its low bytes.  A format-7 index keeps writing plain
- *    keys, so format-7 builds can still read it, until a REINDEX.
- */
-#define LEARNED_VERSION			8
-#define LEARNED_MIN_VERSION		5
-/* do this index's pending appends count their records in nitems? */
-#define LearnedPendingCountsItems(meta)	((meta)->version < 6)
-/* do this index's new pending pages put the flags first? */
-#define LearnedPendingWritesFlagsFirst(meta)	((meta)->version >= 7)
-/* do its new pending pages XOR their keys with the first (when by-value)? */
-#define LearnedPendingWritesXor(meta)	((meta)->version >= 8)
+#define LEARNED_VERSION			9
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -86,6 +68,7 @@
 #define LEARNED_PAGE_DIR		4	/* segment directory */
 #define LEARNED_PAGE_PENDING	5	/* pending list: unsorted appended entries */
 #define LEARNED_PAGE_FREE		6	/* unreachable, recorded in the FSM */
+#define LEARNED_PAGE_RUNHDR		7	/* a sorted run's header (run.c) */
 
 /* heavyweight lock on this pseudo page serialises merges, VACUUM and GC */
 #define LEARNED_MERGE_LOCK		0
@@ -222,6 +205,33 @@ typedef LearnedPageOpaqueData *LearnedPageOpaque;
 
 /* ---------- metapage (ON-DISK) ---------- */
 
+/*
+ * Sorted runs (run.c): the pending chain is a sequence of sorted runs
+ * followed by the unsorted tail.  A run is a stretch of the chain whose
+ * pending pages hold the entries of one sequence range sorted by (key,
+ * TID), NULL keys last, plus a header page (LEARNED_PAGE_RUNHDR) with each
+ * data page's block, first rank and first mapped key.  Its pages are
+ * allocated one by one, so a run reuses scattered free pages.  An entry's rank is its place in the run: ranks [0, nkeys) hold
+ * keys, [nkeys, nentries) NULLs.
+ */
+#define LEARNED_MAX_RUNS		16
+/* learned_idx.tail_limit: entries of the unsorted tail before a flush */
+#define LEARNED_DEFAULT_TAIL_LIMIT	4096
+
+typedef struct LearnedRunInfo
+{
+	BlockNumber first_blk;		/* first data page */
+	BlockNumber last_blk;		/* last data page (links to the next run) */
+	BlockNumber hdr_blk;		/* its header page */
+	uint32		npages;			/* data pages */
+	uint32		tier;			/* compactions its entries went through */
+	uint64		first_seq;		/* its entries' sequence numbers: */
+	uint32		nentries;		/* [first_seq, first_seq + nentries) */
+	uint32		nkeys;			/* entries with a key (the rest are NULL) */
+	uint64		min_mkey;		/* mapped keys of its first and last keys */
+	uint64		max_mkey;
+} LearnedRunInfo;
+
 typedef struct LearnedMetaPageData
 {
 	uint32		magic;
@@ -261,7 +271,75 @@ typedef struct LearnedMetaPageData
 	double		mean_error;		/* mean measured window half-width */
 	int32		max_error;
 	int64		build_time_us;	/* CREATE INDEX wall time of the static stage */
+
+	/*
+	 * Sorted runs, oldest first: entries in [pending_merged, runs_end_seq)
+	 * are in runs, the chain from tail_first_blk on is the unsorted tail
+	 * (nruns 0: the whole chain is tail, and the two fields are unused).
+	 */
+	uint32		nruns;
+	BlockNumber tail_first_blk;
+	uint64		runs_end_seq;
+	uint64		nflushes;		/* flushes and compactions since the build */
+	LearnedRunInfo runs[LEARNED_MAX_RUNS];
 } LearnedMetaPageData;
+
+/* where the unsorted tail's entries start (sequence number, chain block) */
+static inline uint64
+LearnedTailStartSeq(const LearnedMetaPageData *meta)
+{
+	return meta->nruns > 0 ? meta->runs_end_seq : meta->pending_merged;
+}
+
+static inline BlockNumber
+LearnedTailStartBlk(const LearnedMetaPageData *meta)
+{
+	return meta->nruns > 0 ? meta->tail_first_blk : meta->pending_head;
+}
+
+/*
+ * A run's header page: LearnedRunHeader, then one LearnedRunPageRef per data
+ * page (ON-DISK).
+ */
+typedef struct LearnedRunPageRef
+{
+	uint64		first_mkey;		/* mapped key of its first entry (if a key) */
+	BlockNumber blkno;			/* the data page */
+	uint32		first_rank;		/* rank of its first entry */
+} LearnedRunPageRef;
+
+typedef struct LearnedRunHeader
+{
+	uint64		first_seq;		/* the run's, as in the run table */
+	uint32		npages;
+	uint32		nentries;
+	uint32		nkeys;
+	uint32		filter_off;		/* byte offset of the filter in the page */
+	uint32		filter_bits;	/* its bits (0: no filter) */
+	uint32		unused;
+	LearnedRunPageRef pages[FLEXIBLE_ARRAY_MEMBER];
+} LearnedRunHeader;
+
+/*
+ * A run's membership filter: the header page's bytes after the page list,
+ * a Bloom filter of its keys' mapped keys with LEARNED_RUN_FILTER_K bits a
+ * key.  A tier-0 run of 4096 entries gets about 15 bits a key.
+ */
+#define LEARNED_RUN_FILTER_K	2
+
+#define LEARNED_RUN_MAX_PAGES \
+	((int) ((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(LearnedPageOpaqueData)) - \
+			 offsetof(LearnedRunHeader, pages)) / sizeof(LearnedRunPageRef)))
+#define LearnedPageGetRunHeader(page) \
+	((LearnedRunHeader *) PageGetContents(page))
+
+/* the entries on a run's data page pg */
+static inline uint32
+LearnedRunPageEntries(const LearnedRunHeader *h, uint32 pg)
+{
+	return (pg + 1 < h->npages ? h->pages[pg + 1].first_rank : h->nentries) -
+		h->pages[pg].first_rank;
+}
 
 typedef LearnedMetaPageData *LearnedMetaPage;
 
@@ -304,13 +382,6 @@ typedef struct LearnedKeyMapData
  * Merge statistics (ON-DISK), after the key map (MAXALIGNed) and covered by
  * pd_lower: cumulative since the build, set by each merge's flip in the
  * same record, so a standby and a crash agree with the primary.
- *
- * No format version marks them: an index written before they existed ends
- * its pd_lower at the key map, and the bytes past pd_lower are zero
- * (GenericXLog zeroes the hole), so every build reads both layouts.  Its
- * first merge by this build raises pd_lower over them
- * (LearnedMergeStatsPresent says whether they are there); an older build
- * keeps them (they are below pd_lower) without updating them.
  */
 typedef struct LearnedMergeStatsData
 {
@@ -323,8 +394,6 @@ typedef struct LearnedMergeStatsData
 	((LearnedMergeStatsData *) ((char *) (page) + LEARNED_MERGE_STATS_OFFSET))
 #define LEARNED_META_END_OFFSET \
 	(LEARNED_MERGE_STATS_OFFSET + sizeof(LearnedMergeStatsData))
-#define LearnedMergeStatsPresent(page) \
-	(((PageHeader) (page))->pd_lower >= LEARNED_META_END_OFFSET)
 
 /* ---------- directory entries ---------- */
 
@@ -434,23 +503,32 @@ typedef struct LearnedLeafLayout
 
 /*
  * Pending page: data area starts with the sequence number of its first
- * entry (uint64), then records of: tid, flags, key bytes (ON-DISK), or on
- * format-7 pages flags, tid, key bytes (LEARNED_PENDING_FLAGS_FIRST).  An
+ * entry (uint64), then records of: flags, tid, key bytes (ON-DISK).  An
  * entry's sequence number is first_seq + slot; VACUUM marks entries dead
  * instead of moving them, so sequence numbers are stable.  The record count
- * is the number of used slots (LearnedPendingCount; nitems only on format-5
- * indexes).
+ * is the number of used slots (LearnedPendingCount).
+ *
+ * An append logs its record's changed bytes, from the first to the last
+ * one that differs from the empty slot's zeros, as one fragment.  In the
+ * order flags, TID, key, the TID's high block half (zero below 2^16 heap
+ * blocks) and the flags (zero unless NULL) lie outside that run, and the
+ * TID's low block half and offset lie right before the key's low bytes: an
+ * int8 key below 2^32 in a heap of fewer than 2^16 blocks changes at most 8
+ * contiguous bytes, not up to 10, and its record takes 56 bytes of WAL, not
+ * 64 (docs/architecture.md, "An append's WAL record").
  */
 typedef struct LearnedPendingItem
 {
-	ItemPointerData tid;		/* format 7: after the flags */
 	uint16		flags;			/* LEARNED_PENDING_* */
+	ItemPointerData tid;
 	/* key bytes follow, keylen of them, unaligned */
 } LearnedPendingItem;
 
 #define LEARNED_PENDING_NULL	0x0001
 #define LEARNED_PENDING_DEAD	0x0002
-#define LEARNED_PENDING_HDR		(sizeof(ItemPointerData) + sizeof(uint16))
+#define LEARNED_PENDING_HDR		(sizeof(uint16) + sizeof(ItemPointerData))
+#define LEARNED_PENDING_FLAGS_OFF	0
+#define LEARNED_PENDING_TID_OFF		((int) sizeof(uint16))
 #define LEARNED_PENDING_ITEMS_OFFSET	(LEARNED_LEAF_DATA_OFFSET + sizeof(uint64))
 /*
  * Variable-width keys (keylen LEARNED_VARWIDTH): a record is the header plus
@@ -469,62 +547,18 @@ typedef struct LearnedPendingItem
 	((char *) (page) + LEARNED_PENDING_ITEMS_OFFSET + (slot) * LearnedPendingItemSize(keylen))
 
 /*
- * A pending page's opaque flags: the order of its records' fields.
- *
- * An append logs its record's changed bytes, from the first to the last
- * one that differs from the empty slot's zeros, as one fragment.  In the
- * order flags, TID, key, the TID's high block half (zero below 2^16 heap
- * blocks) and the flags (zero unless NULL) lie outside that run, and the
- * TID's low block half and offset lie right before the key's low bytes: an
- * int8 key below 2^32 in a heap of fewer than 2^16 blocks changes at most 8
- * contiguous bytes, not up to 10, and its record takes 56 bytes of WAL, not
- * 64 (docs/architecture.md, "An append's WAL record").  Format-6 pages (flag
- * clear) have TID, flags, key.  The key is at LEARNED_PENDING_HDR in both.
+ * The key of each record of a by-value key (1 to 8 bytes) but the first is
+ * stored XORed with the first record's key bytes.  Appended keys
+ * (sequences, timestamps) share their high bytes with the page's first
+ * key, so the XOR leaves them zero, as the empty slot was, and the
+ * append's logged run of changed bytes (see above) ends at the key's last
+ * differing byte: a timestamp a few milliseconds after the page's first
+ * changes 3 bytes, not 7, and its record typically takes 56 bytes of WAL,
+ * not 64 (a carry across a byte boundary between the two keys widens the
+ * XOR).  Readers go through LearnedPendingKey (pending.c), which undoes
+ * it.  A NULL record's key bytes stay zero.
  */
-#define LEARNED_PENDING_FLAGS_FIRST	0x0001
-
-/*
- * A pending page's opaque flag (format 8): the key of each record but the
- * first is stored XORed with the first record's key bytes.  Only for keys
- * of 1 to 8 bytes, which are by value.  Appended keys (sequences,
- * timestamps) share their high bytes with the page's first key, so the
- * XOR leaves them zero, as the empty slot was, and the append's logged run
- * of changed bytes (see above) ends at the key's last differing byte: a
- * timestamp a few milliseconds after the page's first changes 3 bytes, not 7, and its
- * record typically takes 56 bytes of WAL, not 64 (a carry across a byte
- * boundary between the two keys widens the XOR).  Readers go through
- * LearnedPendingKey (pending.c), which undoes it.  A NULL record's key
- * bytes stay zero.
- */
-#define LEARNED_PENDING_XOR_KEYS	0x0002
-#define LEARNED_PENDING_PAGE_FLAGS	(LEARNED_PENDING_FLAGS_FIRST | LEARNED_PENDING_XOR_KEYS)
-/* the key widths whose pages get the flag: by value, so readers copy out */
 #define LearnedPendingXorWidth(keylen)	((keylen) > 0 && (keylen) <= (int) sizeof(Datum))
-
-static inline bool
-LearnedPendingXorKeys(Page page, int keylen)
-{
-	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_XOR_KEYS) != 0 &&
-		LearnedPendingXorWidth(keylen);
-}
-
-static inline bool
-LearnedPendingFlagsFirst(Page page)
-{
-	return (LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_FLAGS_FIRST) != 0;
-}
-
-static inline int
-LearnedPendingTidOff(Page page)
-{
-	return LearnedPendingFlagsFirst(page) ? (int) sizeof(uint16) : 0;
-}
-
-static inline int
-LearnedPendingFlagsOff(Page page)
-{
-	return LearnedPendingFlagsFirst(page) ? 0 : (int) sizeof(ItemPointerData);
-}
 
 /*
  * The TID of the record at p on page.  Copied, not pointed to: a record of
@@ -535,14 +569,14 @@ LearnedPendingTid(Page page, const char *p)
 {
 	ItemPointerData tid;
 
-	memcpy(&tid, p + LearnedPendingTidOff(page), sizeof(tid));
+	memcpy(&tid, p + LEARNED_PENDING_TID_OFF, sizeof(tid));
 	return tid;
 }
 
 static inline void
 LearnedPendingSetTid(Page page, char *p, ItemPointer tid)
 {
-	memcpy(p + LearnedPendingTidOff(page), tid, sizeof(ItemPointerData));
+	memcpy(p + LEARNED_PENDING_TID_OFF, tid, sizeof(ItemPointerData));
 }
 
 static inline uint16
@@ -550,14 +584,14 @@ LearnedPendingFlags(Page page, const char *p)
 {
 	uint16		flags;
 
-	memcpy(&flags, p + LearnedPendingFlagsOff(page), sizeof(uint16));
+	memcpy(&flags, p + LEARNED_PENDING_FLAGS_OFF, sizeof(uint16));
 	return flags;
 }
 
 static inline void
 LearnedPendingSetFlags(Page page, char *p, uint16 flags)
 {
-	memcpy(p + LearnedPendingFlagsOff(page), &flags, sizeof(uint16));
+	memcpy(p + LEARNED_PENDING_FLAGS_OFF, &flags, sizeof(uint16));
 }
 
 static inline uint64
@@ -793,7 +827,7 @@ extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *
 extern void LearnedCheckHeapTid(Relation index, ItemPointer tid);
 extern void LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
-extern bool LearnedReadMergeStats(Relation index, uint64 *nmerges,
+extern void LearnedReadMergeStats(Relation index, uint64 *nmerges,
 								  LearnedMergeStatsData *stats);
 extern void LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy,
 								  Buffer *recent);
@@ -1102,8 +1136,44 @@ extern LearnedPendingCache *LearnedPendingGet(Relation index,
 											  const LearnedMetaPageData *meta,
 											  LearnedKeyInfo *ki);
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-								   const LearnedMetaPageData *meta, uint64 first_seq);
+								   uint64 first_seq);
 extern void LearnedPendingXorWithFirst(Page page, int keylen, char *key);
+
+/*
+ * A record's key to write: a single column's value (or NULL), or the
+ * stored bytes of a composite or variable-width key (a composite key's
+ * NULL columns are inside; never a NULL entry).
+ */
+typedef struct LearnedPendingKeyData
+{
+	Datum		value;
+	bool		isnull;
+	const char *packed;			/* composite or varwidth: size bytes */
+	Size		size;
+	int			align;			/* varwidth: LearnedKeyAlign */
+} LearnedPendingKeyData;
+
+extern int	LearnedPendingFillLimit(int keylen);
+extern uint64 LearnedFilterHash(uint64 x);
+
+/* run.c */
+extern int	learned_tail_limit;
+extern bool LearnedRunFlush(Relation index, uint64 min);
+extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
+extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
+extern bool LearnedRunMayContain(Page hdr, uint64 mkey);
+extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+							   const LearnedRunHeader *h, int pg, char *copy);
+extern void LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy,
+							 BlockNumber blkno, int i, LearnedPendingEntry *e, uint64 *mkey,
+							 uint16 *flags, MemoryContext cxt);
+extern int	LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+							   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
+							   uint64 *mkeys, uint16 *flags, MemoryContext cxt);
+extern bool LearnedPendingHasRoom(Page page, int keylen, int n,
+								  const LearnedPendingKeyData *key);
+extern void LearnedPendingPut(Page page, int keylen, int slot, ItemPointer tid,
+							  const LearnedPendingKeyData *key);
 extern void LearnedPendingPin(LearnedPendingCache *c);
 extern void LearnedPendingRelease(LearnedPendingCache *c);
 extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);

@@ -984,6 +984,10 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	m->nulls_npages = nulls_npages;
 	m->nnulls = nnulls;
 	m->pending_merged = upto;
+	/* every run is merged: the chain left is tail */
+	m->nruns = 0;
+	m->runs_end_seq = 0;
+	m->tail_first_blk = InvalidBlockNumber;
 	/* pages wholly below upto leave the chain (the tail always stays) */
 	if (pr.new_head != InvalidBlockNumber)
 	{
@@ -995,15 +999,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	end = GetCurrentTimestamp();
 	m->last_merge_time = end;
 
-	/*
-	 * The cumulative counters ride in the same record.  A metapage written
-	 * before they existed gets them now (zero bytes past its pd_lower).
-	 */
-	if (!LearnedMergeStatsPresent(metapage))
-	{
-		memset(LearnedPageGetMergeStats(metapage), 0, sizeof(LearnedMergeStatsData));
-		((PageHeader) metapage)->pd_lower = LEARNED_META_END_OFFSET;
-	}
+	/* the cumulative counters ride in the same record */
 	stats = LearnedPageGetMergeStats(metapage);
 	stats->merged_entries += (uint64) merged;
 	stats->last_merge_us = end - start;
@@ -1164,7 +1160,7 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 			 RelationGetRelationName(index));
 
 	/* a scan that started before the last flip may still read old pages */
-	all_free = meta.nmerges == 0 ||
+	all_free = (meta.nmerges == 0 && meta.nflushes == 0) ||
 		GlobalVisCheckRemovableFullXid(NULL, FullTransactionIdFromU64(meta.last_flip_xid));
 	stamp_now = XidFromFullTransactionId(ReadNextFullTransactionId());
 
@@ -1175,6 +1171,9 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 	mark_run(reach, nblocks, meta.nulls_start, meta.nulls_npages);
 	for (s = 0; s < dir->nsegments; s++)
 		mark_run(reach, nblocks, dir->segments[s].start_blk, dir->segments[s].npages);
+	/* run data pages are in the chain; their headers are not */
+	for (s = 0; s < meta.nruns && s < LEARNED_MAX_RUNS; s++)
+		mark_run(reach, nblocks, meta.runs[s].hdr_blk, 1);
 	for (blk = meta.pending_head; blk != InvalidBlockNumber;)
 	{
 		Buffer		buf;
@@ -1327,7 +1326,8 @@ collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta)
 
 	if (RelationUsesLocalBuffers(index))
 		return 0;
-	reachable = 1 + (uint64) meta->dir_npages + meta->nulls_npages + meta->pending_pages;
+	reachable = 1 + (uint64) meta->dir_npages + meta->nulls_npages + meta->pending_pages +
+		meta->nruns;
 	for (s = 0; s < dir->nsegments; s++)
 		reachable += dir->segments[s].npages;
 	if ((uint64) nblocks <= reachable + Max(64, reachable / 8))
@@ -1392,6 +1392,9 @@ merge_trigger(Relation index, const LearnedMetaPageData *meta, uint64 pending,
 		(double) pending > (double) meta->nstatic / ratio;
 	t->by_size = bytes > limit_bytes;
 	t->far_over = bytes > 2 * limit_bytes;
+	/* a full run table: the tail can no longer be flushed */
+	if (meta->nruns >= LEARNED_MAX_RUNS)
+		t->by_ratio = true;
 	return t->by_ratio || t->by_size;
 }
 
@@ -1487,6 +1490,32 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 	MergeTrigger t;
 	TimestampTz now;
 
+	/*
+	 * The tail passed its bound: flush it into a sorted run now, if no
+	 * merge, flush or VACUUM holds the merge lock (the next insert tries
+	 * again).  Its cost is the tail's, not the index's.  Only complete
+	 * pages are flushed, so a flush waits for half the bound in them.
+	 */
+	if (learned_tail_limit > 0 && meta->nruns < LEARNED_MAX_RUNS &&
+		appended > LearnedTailStartSeq(meta) &&
+		appended - LearnedTailStartSeq(meta) > (uint64) learned_tail_limit &&
+		!RecoveryInProgress() &&
+		ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+	{
+		/*
+		 * As a merge does: collect the pages earlier flushes and merges
+		 * replaced if they pile up, and read the FSM afresh for the run's
+		 * pages (a VACUUM may have truncated the file since the last map).
+		 */
+		LearnedMetaPageData now_meta;
+
+		alloc_map_reset();
+		LearnedReadMeta(index, &now_meta);
+		(void) collect_garbage_if_due(index, &now_meta);
+		LearnedRunFlush(index, Max(1, learned_tail_limit / 2));
+		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+	}
+
 	if (!learned_auto_merge ||
 		!merge_trigger(index, meta, appended - meta->pending_merged, &t))
 		return;
@@ -1577,8 +1606,25 @@ learned_merge_worker_main(Datum arg)
 				index->rd_rel->relam == get_index_am_oid("learned", true) &&
 				index->rd_index->indisready && index->rd_index->indislive)
 			{
-				/* someone else merging: it will take our entries too */
-				if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+				bool		locked = false;
+				int			tries;
+
+				/*
+				 * Someone else merging will take our entries too; but a flush
+				 * into a sorted run (run.c) or GC holds the lock only briefly
+				 * and merges nothing: wait out those, up to a second, without
+				 * queueing behind a long merge.
+				 */
+				for (tries = 0; tries < 100; tries++)
+				{
+					if ((locked = ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock)))
+						break;
+					(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+									 10, PG_WAIT_EXTENSION);
+					ResetLatch(MyLatch);
+					CHECK_FOR_INTERRUPTS();
+				}
+				if (locked)
 				{
 					LearnedMetaPageData meta;
 					MergeTrigger t;

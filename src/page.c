@@ -285,9 +285,8 @@ LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 		LearnedReportCorrupt(index, blkno,
 							 psprintf("unexpected page type %u (expected %u, page generation %u)",
 									  opaque->type, expected_type, opaque->generation));
-	/* a pending page's flags say how its records are laid out */
-	if (opaque->type == LEARNED_PAGE_PENDING &&
-		(opaque->flags & ~LEARNED_PENDING_PAGE_FLAGS) != 0)
+	/* pending pages have one record layout: no page flags (learned.h) */
+	if (opaque->type == LEARNED_PAGE_PENDING && opaque->flags != 0)
 		LearnedReportCorrupt(index, blkno, "bad pending page flags");
 }
 
@@ -319,13 +318,15 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 				 errmsg("index \"%s\" is not a valid learned index",
 						RelationGetRelationName(index)),
 				 errhint("REINDEX the index.")));
-	if (meta->version < LEARNED_MIN_VERSION || meta->version > LEARNED_VERSION)
+	if (meta->version != LEARNED_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("learned index \"%s\" has on-disk format version %u, but this build reads versions %u to %u",
+				 errmsg("learned index \"%s\" has on-disk format version %u, but this build reads version %u",
 						RelationGetRelationName(index), meta->version,
-						LEARNED_MIN_VERSION, LEARNED_VERSION),
+						LEARNED_VERSION),
 				 errhint("REINDEX the index.")));
+	if (meta->nruns > LEARNED_MAX_RUNS)
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "bad run table");
 	if ((meta->keylen <= 0 && meta->keylen != LEARNED_VARWIDTH) ||
 		meta->keylen > (int) (LEARNED_LEAF_SPACE / 4) ||
 		meta->items_per_page == 0 ||
@@ -386,29 +387,21 @@ LearnedReadMeta(Relation index, LearnedMetaPageData *copy)
 
 /*
  * The merge counters: the metapage's nmerges and, read under the same lock,
- * the merge statistics after the key map.  Returns false (and zeros) if
- * the metapage has none yet (written before they existed, not merged by a
- * build that keeps them since).
+ * the merge statistics after the key map.
  */
-bool
+void
 LearnedReadMergeStats(Relation index, uint64 *nmerges, LearnedMergeStatsData *stats)
 {
 	Buffer		buf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
 	Page		page;
-	bool		present;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	LearnedCheckPage(index, page, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
 	LearnedCheckMeta(index, LearnedPageGetMeta(page));
 	*nmerges = LearnedPageGetMeta(page)->nmerges;
-	present = LearnedMergeStatsPresent(page);
-	if (present)
-		memcpy(stats, LearnedPageGetMergeStats(page), sizeof(LearnedMergeStatsData));
-	else
-		memset(stats, 0, sizeof(LearnedMergeStatsData));
+	memcpy(stats, LearnedPageGetMergeStats(page), sizeof(LearnedMergeStatsData));
 	UnlockReleaseBuffer(buf);
-	return present;
 }
 
 /* LearnedReadMeta, for callers that keep the metapage's last buffer */

@@ -87,29 +87,105 @@ static Oid	last_indexoid = InvalidOid;
 static PendingCacheEntry *last_pc = NULL;
 
 /*
- * Initialize a pending page, with no records, its records' field order
- * set by flags_first (learned.h).  pd_lower starts right after the header:
- * the page is logged as a full image, without the hole.  Appends move it
- * past their records, a few dozen at a time (insert.c), and every slot
- * between the last record and pd_lower is zero.  Pages written by older
- * builds have pd_lower at the end of the record area, and zeros past their
- * records; they stay valid (LearnedPendingCount).
+ * Initialize a pending page, with no records.  pd_lower starts right after
+ * the header: the page is logged as a full image, without the hole.
+ * Appends move it past their records, a few dozen at a time (insert.c),
+ * and every slot between the last record and pd_lower is zero.
  */
 void
 LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-					   const LearnedMetaPageData *meta, uint64 first_seq)
+					   uint64 first_seq)
 {
-	uint16		flags = 0;
-
 	LearnedInitPage(page, LEARNED_PAGE_PENDING, generation);
-	/* each index keeps the record format its version's builds can read */
-	if (LearnedPendingWritesFlagsFirst(meta))
-		flags |= LEARNED_PENDING_FLAGS_FIRST;
-	if (LearnedPendingWritesXor(meta) && LearnedPendingXorWidth(keylen))
-		flags |= LEARNED_PENDING_XOR_KEYS;
-	LearnedPageGetOpaque(page)->flags = flags;
 	memcpy((char *) page + LEARNED_LEAF_DATA_OFFSET, &first_seq, sizeof(uint64));
 	((PageHeader) page)->pd_lower = LEARNED_PENDING_ITEMS_OFFSET;
+}
+
+/*
+ * A pending page takes records up to this many bytes: all of it.  Until the
+ * append logged its own record (LearnedXLogRanges), GenericXLogFinish found
+ * each append's delta by comparing the page's used area byte by byte under
+ * the tail's exclusive lock, so pages were filled to 2 kB only (on full
+ * pages 200k single-row int8 inserts took about 1.4 s, 0.5 s at 2 kB).
+ * Without that comparison a full page costs an append nothing more (the
+ * same 200k inserts: 262-544 ms at 2 kB, 456-522 ms full, btree 543-578 ms;
+ * noisy), and the chain needs a quarter of the pages and of the new-tail
+ * records.
+ * Pages written at 2 kB stay valid: readers count the used slots
+ * (LearnedPendingCount).
+ */
+#define LEARNED_PENDING_FILL_BYTES	BLCKSZ
+
+int
+LearnedPendingFillLimit(int keylen)
+{
+	int			n = LEARNED_PENDING_FILL_BYTES / (int) LearnedPendingItemSize(keylen);
+
+	return Max(1, Min(n, LearnedPendingCapacity(keylen)));
+}
+
+/*
+ * Does the record fit the page, and, unless the page is empty, stay
+ * within the fill target?  A variable-width record costs its slot, its
+ * key and the key's alignment padding.
+ */
+bool
+LearnedPendingHasRoom(Page page, int keylen, int n, const LearnedPendingKeyData *key)
+{
+	PageHeader	ph = (PageHeader) page;
+	Size		need;
+	Size		used;
+
+	if (keylen >= 0)
+		return n < LearnedPendingFillLimit(keylen);
+	if (n >= LearnedPendingCapacity(keylen))
+		return false;
+	need = LEARNED_PENDING_VHDR + (key->isnull ? 0 : key->size + key->align - 1);
+	if ((Size) (ph->pd_upper - ph->pd_lower) < need)
+		return false;
+	used = (ph->pd_lower - LEARNED_PENDING_ITEMS_OFFSET) +
+		(BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) - ph->pd_upper);
+	return n == 0 || used + need <= LEARNED_PENDING_FILL_BYTES;
+}
+
+void
+LearnedPendingPut(Page page, int keylen, int slot, ItemPointer tid,
+			const LearnedPendingKeyData *key)
+{
+	char	   *p = LearnedPendingItemPtr(page, keylen, slot);
+
+	/* the caller checked the TID (this may run in a critical section) */
+	LearnedPendingSetTid(page, p, tid);
+	LearnedPendingSetFlags(page, p, key->isnull ? LEARNED_PENDING_NULL : 0);
+	if (keylen < 0)
+	{
+		/* the key goes below pd_upper, which moves down over it */
+		PageHeader	ph = (PageHeader) page;
+		uint16		off = 0;
+		uint16		len = 0;
+
+		if (!key->isnull)
+		{
+			off = (uint16) TYPEALIGN_DOWN(key->align, ph->pd_upper - key->size);
+			len = (uint16) key->size;
+			memcpy((char *) page + off, key->packed, key->size);
+			ph->pd_upper = off;
+		}
+		memcpy(p + LEARNED_PENDING_HDR, &off, sizeof(uint16));
+		memcpy(p + LEARNED_PENDING_HDR + sizeof(uint16), &len, sizeof(uint16));
+	}
+	else if (key->isnull)
+		memset(p + LEARNED_PENDING_HDR, 0, keylen);
+	else if (key->packed)
+		memcpy(p + LEARNED_PENDING_HDR, key->packed, keylen);
+	else
+		learned_store_key(p + LEARNED_PENDING_HDR, keylen, key->value);
+	/* NULLs keep zero key bytes; slot 0's key is every other's XOR base */
+	if (slot > 0 && !key->isnull && LearnedPendingXorWidth(keylen))
+		LearnedPendingXorWithFirst(page, keylen, p + LEARNED_PENDING_HDR);
+	/* keep the record below pd_lower, or GenericXLog would zero it */
+	((PageHeader) page)->pd_lower = Max(((PageHeader) page)->pd_lower,
+										(p - (char *) page) + LearnedPendingItemSize(keylen));
 }
 
 /*
@@ -130,7 +206,7 @@ LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 	{
 		char		key[sizeof(Datum)];
 
-		if (!LearnedPendingXorKeys(page, ki->keylen))
+		if (!LearnedPendingXorWidth(ki->keylen))
 			return LearnedKeyFetch(ki, p + LEARNED_PENDING_HDR);
 		/* a by-value key: the Datum does not point into key[] */
 		memcpy(key, p + LEARNED_PENDING_HDR, ki->keylen);
@@ -150,7 +226,7 @@ LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 
 /*
  * XOR keylen bytes at key with the key of the page's first record, both
- * ways of LEARNED_PENDING_XOR_KEYS: storing a record's key (insert.c) and
+ * ways (learned.h, LearnedPendingXorWidth): storing a record's key (insert.c) and
  * reading it back.
  */
 void
@@ -167,11 +243,10 @@ LearnedPendingXorWithFirst(Page page, int keylen, char *key)
  * The number of records on a pending page.  Appends fill the slots in
  * order and nothing empties one (VACUUM only flags it dead), and a heap
  * TID's offset number is never 0, so the used slots are a prefix of those
- * below pd_lower, whose end a binary search finds.  Format 6 does not
- * count the records in nitems: then an append changes the page in two
- * places (pd_lower and the record), not three, and its GenericXLog record
- * is 69 bytes, not 74 (72 and 80 in the WAL, which aligns records to 8).
- * On format-5 pages, whose slots past nitems are zero, the answer is nitems.
+ * below pd_lower, whose end a binary search finds.  The records are not
+ * counted in nitems: then an append changes the page in two places
+ * (pd_lower and the record), not three, and its GenericXLog record is 69
+ * bytes, not 74 (72 and 80 in the WAL, which aligns records to 8).
  */
 int
 LearnedPendingCount(Page page, int keylen)
@@ -441,7 +516,7 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	pc->relfilenode = LI_REL_FILE_NUMBER(index);
 	pc->epoch = meta->pending_epoch;
 	pc->map_serial = ki->map_serial;
-	pc->next_blk = meta->pending_head;
+	pc->next_blk = LearnedTailStartBlk(meta);
 	pc->next_slot = 0;
 	pc->recent = InvalidBuffer;
 	/* named after the index in pg_backend_memory_contexts */
@@ -534,8 +609,8 @@ LearnedPendingRelease(LearnedPendingCache *c)
  */
 #define LEARNED_PENDING_FILTER_MIN_BITS 4096
 
-static inline uint64
-filter_hash(uint64 x)
+uint64
+LearnedFilterHash(uint64 x)
 {
 	/* a 64-bit finalizer (xor-shift-multiply): every input bit moves the index */
 	x ^= x >> 33;
@@ -549,7 +624,7 @@ filter_hash(uint64 x)
 static inline void
 filter_set(LearnedPendingCache *c, uint64 mkey)
 {
-	uint64		h = filter_hash(mkey) & c->filter_mask;
+	uint64		h = LearnedFilterHash(mkey) & c->filter_mask;
 
 	c->filter[h >> 6] |= UINT64CONST(1) << (h & 63);
 }
@@ -561,7 +636,7 @@ LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey)
 
 	if (c->filter == NULL)
 		return true;
-	h = filter_hash(mkey) & c->filter_mask;
+	h = LearnedFilterHash(mkey) & c->filter_mask;
 	return (c->filter[h >> 6] >> (h & 63)) & 1;
 }
 
@@ -800,7 +875,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		pc->epoch != meta->pending_epoch || pc->map_serial != ki->map_serial)
 		reset_cache(pc, index, meta, ki);
 	else if (pc->next_blk == InvalidBlockNumber)
-		pc->next_blk = meta->pending_head;	/* the list was empty */
+		pc->next_blk = LearnedTailStartBlk(meta);	/* the tail was empty */
 
 	/* a failure below leaves the copy to be rebuilt next time */
 	pc->valid = false;
@@ -820,8 +895,8 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		 */
 		uint64		est = LearnedPendingCapacity(keylen);
 
-		if (meta->pending_tail_seq > meta->pending_merged)
-			est += meta->pending_tail_seq - meta->pending_merged;
+		if (meta->pending_tail_seq > LearnedTailStartSeq(meta))
+			est += meta->pending_tail_seq - LearnedTailStartSeq(meta);
 		est = Min(est, (uint64) (meta->pending_pages + 1) * LearnedPendingCapacity(keylen));
 		if (est > (uint64) maxfresh && est < (uint64) (MaxAllocHugeSize / sizeof(PendingFresh)))
 		{
@@ -861,7 +936,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 			LearnedPendingEntry *e;
 
 			flags = LearnedPendingFlags(page, p);
-			if ((flags & LEARNED_PENDING_DEAD) || first_seq + i < meta->pending_merged)
+			if ((flags & LEARNED_PENDING_DEAD) || first_seq + i < LearnedTailStartSeq(meta))
 				continue;
 			/* the first new entry: the copy is about to change */
 			if (!own)

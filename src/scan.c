@@ -153,12 +153,38 @@ typedef struct PendRange
 	int			main_hi;
 	int			recent_lo;
 	int			recent_hi;
+	int			run_lo[LEARNED_MAX_RUNS];	/* ranks in each sorted run */
+	int			run_hi[LEARNED_MAX_RUNS];
 } PendRange;
 
-/* which array holds the pending stream's next entry (ScanPos.pend_pick) */
+/* which source holds the pending stream's next entry (ScanPos.pend_pick) */
 #define PICK_NONE	0			/* not found yet */
 #define PICK_MAIN	1
 #define PICK_RECENT 2
+#define PICK_RUN0	3			/* sorted run j: PICK_RUN0 + j */
+
+/*
+ * A sorted run of the view (run.c), read in place: its header, read when
+ * the scan first positions in it, and the data page it read last (a copy,
+ * and the entries decoded from it as the scan needs them: their mapped
+ * keys and flags, keys in cxt).  A scan holds
+ * one page of each run at most, whatever the number of pending entries.
+ */
+typedef struct ScanRun
+{
+	LearnedRunInfo info;
+	char	   *hdr;			/* header page copy (scanCxt), or NULL */
+	bool		hdr_valid;		/* hdr is this run's */
+	int			page;			/* data page decoded, or -1 */
+	uint32		page_rank;		/* rank of its first entry */
+	int			nloaded;
+	char	   *copy;			/* the data page, copied */
+	bool	   *have;			/* slots decoded so far */
+	LearnedPendingEntry *ents;
+	uint64	   *mkeys;
+	uint16	   *flags;
+	MemoryContext cxt;
+} ScanRun;
 
 typedef struct ScanPos
 {
@@ -176,6 +202,7 @@ typedef struct ScanPos
 	int			pend_iv;
 	int			pend_main;
 	int			pend_recent;
+	int			pend_run[LEARNED_MAX_RUNS];
 	int			pend_pick;
 	int			pend_null;
 	Batch		batch;
@@ -235,6 +262,9 @@ typedef struct LearnedScanOpaqueData
 								 * copy is pin->cache (pinned_copy) */
 	int			npranges;
 	PendRange  *pranges;		/* non-empty intervals' runs, in key order */
+	Relation	index;
+	int			nruns;			/* the view's sorted runs */
+	ScanRun    *runs;			/* in rescanCxt */
 	BatchItem	pend_item;		/* the entry pending_peek returned ... */
 	const LearnedPendingEntry *pend_entry;	/* ... and where it lives */
 	bool		check_pending;	/* verify pending entries before use */
@@ -350,6 +380,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	old = MemoryContextSwitchTo(cxt);
 	so = palloc0(sizeof(LearnedScanOpaqueData));
 	so->scanCxt = cxt;
+	so->index = index;
 	so->rescanCxt = AllocSetContextCreate(cxt, "learned rescan",
 										  ALLOCSET_SMALL_SIZES);
 	/* tupCxt: made by the first index-only fetch */
@@ -691,6 +722,8 @@ preprocess_keys(IndexScanDesc scan)
 	MemoryContextReset(so->rescanCxt);
 	so->pin = NULL;
 	so->npranges = 0;
+	so->nruns = 0;
+	/* so->runs (in scanCxt) stays: load_pending keeps what is still valid */
 	old = MemoryContextSwitchTo(so->rescanCxt);
 	so->qual_ok = true;
 	so->want_keys = true;
@@ -2588,6 +2621,162 @@ pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 							  false) : n;
 }
 
+/* ---------- sorted runs ---------- */
+
+/* run j's header, read at its first use */
+static const LearnedRunHeader *
+run_header(LearnedScanOpaque so, int j)
+{
+	ScanRun    *r = &so->runs[j];
+
+	if (!r->hdr_valid)
+	{
+		if (r->hdr == NULL)
+			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+		LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		r->hdr_valid = true;
+	}
+	return LearnedPageGetRunHeader((Page) r->hdr);
+}
+
+/*
+ * The entry of run j at rank, decoding its data page unless it is the one
+ * decoded last.  The entry (and its key) stay valid until run j decodes
+ * another page.
+ */
+static const LearnedPendingEntry *
+run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
+{
+	ScanRun    *r = &so->runs[j];
+	int			i;
+
+	if (r->page < 0 || rank < (int) r->page_rank || rank >= (int) r->page_rank + r->nloaded)
+	{
+		const LearnedRunHeader *h = run_header(so, j);
+		int			pg = LearnedRunPageOf(h, (uint32) rank);
+
+		if (r->ents == NULL)
+		{
+			int			cap = LearnedPendingCapacity(so->ki.keylen);
+
+			r->copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+			r->have = MemoryContextAlloc(so->scanCxt, sizeof(bool) * cap);
+			r->ents = MemoryContextAlloc(so->scanCxt, sizeof(LearnedPendingEntry) * cap);
+			r->mkeys = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
+			r->flags = MemoryContextAlloc(so->scanCxt, sizeof(uint16) * cap);
+			r->cxt = AllocSetContextCreate(so->scanCxt, "learned run page",
+										   ALLOCSET_SMALL_SIZES);
+		}
+		else
+			MemoryContextReset(r->cxt);
+		r->page = -1;
+		r->nloaded = LearnedRunLoadPage(so->index, &so->ki, &r->info, h, pg, r->copy);
+		memset(r->have, 0, sizeof(bool) * r->nloaded);
+		r->page = pg;
+		r->page_rank = h->pages[pg].first_rank;
+	}
+	i = rank - (int) r->page_rank;
+	if (!r->have[i])
+	{
+		LearnedRunDecode(so->index, &so->ki, r->copy,
+						 LearnedPageGetRunHeader((Page) r->hdr)->pages[r->page].blkno,
+						 i, &r->ents[i], &r->mkeys[i], &r->flags[i], r->cxt);
+		r->have[i] = true;
+	}
+	if (mkey)
+		*mkey = r->mkeys[i];
+	if (dead)
+		*dead = (r->flags[i] & LEARNED_PENDING_DEAD) != 0;
+	return &r->ents[i];
+}
+
+/* does the entry of run j at rank satisfy past_bound(key, b)? */
+static bool
+run_past(LearnedScanOpaque so, int j, int rank, const Bound *b, bool exact)
+{
+	uint64		m;
+	const LearnedPendingEntry *e = run_entry(so, j, rank, &m, NULL);
+
+	if (exact)
+		return b->strict ? m > b->hint : m >= b->hint;
+	return past_bound(so, e->key, b);
+}
+
+/*
+ * The first rank of run j's keys past the bound (nkeys if none): over the
+ * header's pages first (their first mapped keys when the bound's image is
+ * exact, else their first keys), then inside the one page that holds it.
+ */
+static int
+run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
+{
+	const LearnedRunHeader *h = run_header(so, j);
+	int			nkeys = (int) so->runs[j].info.nkeys;
+	int			npages;
+	int			lo,
+				hi;
+
+	if (nkeys == 0)
+		return 0;
+	/* the pages whose first entry has a key */
+	for (npages = (int) h->npages; npages > 0 && (int) h->pages[npages - 1].first_rank >= nkeys; npages--)
+		;
+	/* P: the first page whose first entry is past the bound */
+	lo = 0;
+	hi = npages;
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		bool		past;
+
+		if (exact)
+			past = b->strict ? h->pages[mid].first_mkey > b->hint :
+				h->pages[mid].first_mkey >= b->hint;
+		else
+			past = run_past(so, j, (int) h->pages[mid].first_rank, b, false);
+		if (past)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == 0)
+		return 0;
+	/* the answer is in page lo - 1, or the first entry of page lo */
+	hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
+	lo = (int) h->pages[lo - 1].first_rank;
+	hi = Min(hi, nkeys);
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (run_past(so, j, mid, b, exact))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * The NULL entry number idx of the runs (their NULLs in run order), or NULL
+ * past the last.
+ */
+static const LearnedPendingEntry *
+run_null(LearnedScanOpaque so, int idx, bool *dead)
+{
+	int			j;
+
+	for (j = 0; j < so->nruns; j++)
+	{
+		int			nn = (int) (so->runs[j].info.nentries - so->runs[j].info.nkeys);
+
+		if (idx < nn)
+			return run_entry(so, j, (int) so->runs[j].info.nkeys + idx, NULL, dead);
+		idx -= nn;
+	}
+	return NULL;
+}
+
 /*
  * Find each interval's runs in the pinned copy's main and recent arrays,
  * by binary search: a lookup costs O(log n), and nothing is copied.  Each
@@ -2615,6 +2804,9 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		bool		exact_bwd = has_bwd && bound_image_exact(so, &bwd);
 		bool		approx_fwd = approx;
 		PendRange  *r = &so->pranges[so->npranges];
+		bool		one_image;
+		bool		any = false;
+		int			j;
 
 		if (local)
 		{
@@ -2629,18 +2821,51 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		/*
 		 * A point lookup (the whole single-column key equal to a value of its
 		 * type, or every column of a composite key): the copy's filter may
-		 * say that no pending entry has it.
+		 * say that no entry of the copy has it.
 		 */
-		if (has_fwd && has_bwd && bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd) &&
-			!LearnedPendingMayContain(c, fwd.hint))
-			continue;
-		pending_run(so, c->main, c->main_mkeys, c->main_top, c->ntop, c->nmain,
-					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
-					approx_fwd, &r->main_lo, &r->main_hi);
-		pending_run(so, c->recent, c->recent_mkeys, NULL, 0, c->nrecent,
-					has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
-					approx_fwd, &r->recent_lo, &r->recent_hi);
-		if (r->main_lo < r->main_hi || r->recent_lo < r->recent_hi)
+		one_image = has_fwd && has_bwd &&
+			bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd);
+		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
+		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
+		{
+			pending_run(so, c->main, c->main_mkeys, c->main_top, c->ntop, c->nmain,
+						has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
+						approx_fwd, &r->main_lo, &r->main_hi);
+			pending_run(so, c->recent, c->recent_mkeys, NULL, 0, c->nrecent,
+						has_fwd ? &fwd : NULL, exact_fwd, has_bwd ? &bwd : NULL, exact_bwd,
+						approx_fwd, &r->recent_lo, &r->recent_hi);
+			any = r->main_lo < r->main_hi || r->recent_lo < r->recent_hi;
+		}
+
+		/*
+		 * Each sorted run: a bound of an exact image outside the run's key
+		 * range rules it out without reading its header.
+		 */
+		for (j = 0; j < so->nruns; j++)
+		{
+			const LearnedRunInfo *ri = &so->runs[j].info;
+
+			r->run_lo[j] = r->run_hi[j] = 0;
+			if (ri->nkeys == 0 ||
+				(has_fwd && exact_fwd && !fwd.isnull[0] &&
+				 (fwd.strict ? fwd.hint >= ri->max_mkey : fwd.hint > ri->max_mkey)) ||
+				(has_bwd && exact_bwd && !bwd.isnull[0] &&
+				 (bwd.strict ? bwd.hint < ri->min_mkey : bwd.hint <= ri->min_mkey)))
+				continue;
+			/* a lookup of one key: the run's filter may rule it out */
+			if (one_image)
+			{
+				(void) run_header(so, j);
+				if (!LearnedRunMayContain((Page) so->runs[j].hdr, fwd.hint))
+					continue;
+			}
+			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
+			r->run_hi[j] = has_bwd ? run_bound(so, j, &bwd, exact_bwd) : (int) ri->nkeys;
+			r->run_hi[j] = Max(r->run_hi[j], r->run_lo[j]);
+			if (r->run_lo[j] < r->run_hi[j])
+				any = true;
+		}
+		if (any)
 			so->npranges++;
 	}
 }
@@ -2668,25 +2893,53 @@ load_pending(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedPendingCache *c;
 
+	int			j;
+
 	so->npranges = 0;
 	if (so->pin)
 		pending_unpin_cb(so->pin);
 	if (so->meta.pending_head == InvalidBlockNumber)
 		return;
+
+	/* the view's sorted runs: read in place, headers and pages on demand */
+	/*
+	 * A rescan (each probe of a nested loop) keeps the headers it read
+	 * while the view's run is the same one (headers never change): the
+	 * run table entry names it.  Data pages are read again (VACUUM may
+	 * have flagged entries dead since).
+	 */
+	so->nruns = (int) so->meta.nruns;
+	if (so->nruns > 0 && so->runs == NULL)
+		so->runs = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRun) * LEARNED_MAX_RUNS);
+	for (j = 0; j < so->nruns; j++)
+	{
+		ScanRun    *r = &so->runs[j];
+
+		if (memcmp(&r->info, &so->meta.runs[j], sizeof(LearnedRunInfo)) != 0)
+		{
+			r->info = so->meta.runs[j];
+			r->hdr_valid = false;
+		}
+		r->page = -1;
+	}
+
 	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
 	if (c->nmain + c->nrecent + c->nnulls == 0)
-		return;
-	if (so->pin == NULL)
+		c = NULL;
+	else
 	{
-		so->pin = MemoryContextAllocZero(so->rescanCxt, sizeof(PendingPin));
-		so->pin->cb.func = pending_unpin_cb;
-		so->pin->cb.arg = so->pin;
-		MemoryContextRegisterResetCallback(so->rescanCxt, &so->pin->cb);
+		if (so->pin == NULL)
+		{
+			so->pin = MemoryContextAllocZero(so->rescanCxt, sizeof(PendingPin));
+			so->pin->cb.func = pending_unpin_cb;
+			so->pin->cb.arg = so->pin;
+			MemoryContextRegisterResetCallback(so->rescanCxt, &so->pin->cb);
+		}
+		LearnedPendingPin(c);
+		so->pin->cache = c;
 	}
-	LearnedPendingPin(c);
-	so->pin->cache = c;
-	if (so->want_keys && c->nmain + c->nrecent > 0)
-		find_pending_ranges(so, c);
+	if (so->want_keys && ((c && c->nmain + c->nrecent > 0) || so->nruns > 0))
+		find_pending_ranges(so, c && c->nmain + c->nrecent > 0 ? c : NULL);
 }
 
 /*
@@ -2821,9 +3074,12 @@ pending_enter(LearnedScanOpaque so, int k)
 	if (k < so->npranges)
 	{
 		const PendRange *r = &so->pranges[so->forward ? k : so->npranges - 1 - k];
+		int			j;
 
 		so->pos.pend_main = so->forward ? r->main_lo : r->main_hi - 1;
 		so->pos.pend_recent = so->forward ? r->recent_lo : r->recent_hi - 1;
+		for (j = 0; j < so->nruns; j++)
+			so->pos.pend_run[j] = so->forward ? r->run_lo[j] : r->run_hi[j] - 1;
 	}
 }
 
@@ -2843,8 +3099,10 @@ pending_step(LearnedScanOpaque so, int pick)
 
 	if (pick == PICK_MAIN)
 		so->pos.pend_main += d;
-	else
+	else if (pick == PICK_RECENT)
 		so->pos.pend_recent += d;
+	else
+		so->pos.pend_run[pick - PICK_RUN0] += d;
 	so->pos.pend_pick = PICK_NONE;
 }
 
@@ -2860,43 +3118,82 @@ pending_next_entry(LearnedScanOpaque so)
 {
 	const LearnedPendingCache *c = pinned_copy(so);
 	LearnedKeyOrder order = LearnedKeyOrderOf(&so->ki);
+	int			d = so->forward ? 1 : -1;
 
 	while (so->pos.pend_pick == PICK_NONE)
 	{
 		const PendRange *r;
 		int			mi = so->pos.pend_main;
 		int			ri = so->pos.pend_recent;
-		bool		has_main;
-		bool		has_recent;
-		int			pick;
+		int			pick = PICK_NONE;
+		const LearnedPendingEntry *best = NULL;
+		uint64		bm = 0;
+		int			j;
 
 		if (so->pos.pend_iv >= so->npranges)
 			return NULL;
 		r = &so->pranges[so->forward ? so->pos.pend_iv : so->npranges - 1 - so->pos.pend_iv];
-		has_main = so->forward ? mi < r->main_hi : mi >= r->main_lo;
-		has_recent = so->forward ? ri < r->recent_hi : ri >= r->recent_lo;
-		if (!has_main && !has_recent)
+		if (so->forward ? mi < r->main_hi : mi >= r->main_lo)
+		{
+			pick = PICK_MAIN;
+			best = &c->main[mi];
+			bm = c->main_mkeys[mi];
+		}
+		if (so->forward ? ri < r->recent_hi : ri >= r->recent_lo)
+		{
+			const LearnedPendingEntry *e = &c->recent[ri];
+			uint64		m = c->recent_mkeys[ri];
+			int			cmp = best ? LearnedPendingOrder(&so->ki, order, e, m, best, bm) : 0;
+
+			if (best == NULL || (so->forward ? cmp < 0 : cmp > 0))
+			{
+				pick = PICK_RECENT;
+				best = e;
+				bm = m;
+			}
+		}
+		for (j = 0; j < so->nruns; j++)
+		{
+			int			rk = so->pos.pend_run[j];
+			const LearnedPendingEntry *e;
+			uint64		m;
+			bool		dead;
+			int			cmp;
+
+			if (!(so->forward ? rk < r->run_hi[j] : rk >= r->run_lo[j]))
+				continue;
+			e = run_entry(so, j, rk, &m, &dead);
+			if (dead)
+			{
+				/* VACUUM marked it: not an entry any more */
+				so->pos.pend_run[j] += d;
+				j--;
+				continue;
+			}
+			cmp = best ? LearnedPendingOrder(&so->ki, order, e, m, best, bm) : 0;
+			if (best == NULL || (so->forward ? cmp < 0 : cmp > 0))
+			{
+				pick = PICK_RUN0 + j;
+				best = e;
+				bm = m;
+			}
+		}
+		if (best == NULL)
 		{
 			pending_enter(so, so->pos.pend_iv + 1);
 			continue;
 		}
-		if (has_main && has_recent)
-		{
-			int			cmp = LearnedPendingOrder(&so->ki, order,
-												  &c->main[mi], c->main_mkeys[mi],
-												  &c->recent[ri], c->recent_mkeys[ri]);
-
-			pick = (so->forward ? cmp < 0 : cmp > 0) ? PICK_MAIN : PICK_RECENT;
-		}
-		else
-			pick = has_main ? PICK_MAIN : PICK_RECENT;
-		if (key_matches(so, pick == PICK_MAIN ? c->main[mi].key : c->recent[ri].key))
+		if (key_matches(so, best->key))
 			so->pos.pend_pick = pick;
 		else
 			pending_step(so, pick);
 	}
-	return so->pos.pend_pick == PICK_MAIN ? &c->main[so->pos.pend_main] :
-		&c->recent[so->pos.pend_recent];
+	if (so->pos.pend_pick == PICK_MAIN)
+		return &c->main[so->pos.pend_main];
+	if (so->pos.pend_pick == PICK_RECENT)
+		return &c->recent[so->pos.pend_recent];
+	return run_entry(so, so->pos.pend_pick - PICK_RUN0,
+					 so->pos.pend_run[so->pos.pend_pick - PICK_RUN0], NULL, NULL);
 }
 
 /*
@@ -2912,9 +3209,25 @@ pending_peek(LearnedScanOpaque so, bool nulls)
 
 	if (nulls)
 	{
-		if (c == NULL || so->pos.pend_null >= c->nnulls)
-			return NULL;
-		e = &c->nulls[so->pos.pend_null];
+		int			ncopy = c ? c->nnulls : 0;
+
+		if (so->pos.pend_null < ncopy)
+			e = &c->nulls[so->pos.pend_null];
+		else
+		{
+			/* then the runs' NULLs, skipping those VACUUM marked dead */
+			for (;;)
+			{
+				bool		dead;
+
+				e = run_null(so, so->pos.pend_null - ncopy, &dead);
+				if (e == NULL)
+					return NULL;
+				if (!dead)
+					break;
+				so->pos.pend_null++;
+			}
+		}
 		so->pend_item.key = (Datum) 0;
 	}
 	else
@@ -3144,10 +3457,30 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		for (i = 0; i < so->npranges; i++)
 		{
 			const PendRange *r = &so->pranges[i];
+			int			j;
 
-			ntids += pending_to_bitmap(scan->indexRelation, so, tbm, c->main, r->main_lo, r->main_hi);
-			ntids += pending_to_bitmap(scan->indexRelation, so, tbm, c->recent, r->recent_lo,
-									   r->recent_hi);
+			if (c)
+			{
+				ntids += pending_to_bitmap(scan->indexRelation, so, tbm, c->main, r->main_lo, r->main_hi);
+				ntids += pending_to_bitmap(scan->indexRelation, so, tbm, c->recent, r->recent_lo,
+										   r->recent_hi);
+			}
+			for (j = 0; j < so->nruns; j++)
+			{
+				int			rk;
+
+				for (rk = r->run_lo[j]; rk < r->run_hi[j]; rk++)
+				{
+					bool		dead;
+					const LearnedPendingEntry *e = run_entry(so, j, rk, NULL, &dead);
+
+					if (dead || !key_matches(so, e->key))
+						continue;
+					LearnedCheckHeapTid(scan->indexRelation, (ItemPointer) &e->tid);
+					tbm_add_tuples(tbm, (ItemPointer) &e->tid, 1, false);
+					ntids++;
+				}
+			}
 		}
 	}
 	if (so->want_nulls)
@@ -3176,6 +3509,19 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 				tbm_add_tuples(tbm, &c->nulls[i].tid, 1, false);
 			}
 			ntids += c->nnulls;
+		}
+		for (i = 0;; i++)
+		{
+			bool		dead;
+			const LearnedPendingEntry *e = run_null(so, i, &dead);
+
+			if (e == NULL)
+				break;
+			if (dead)
+				continue;
+			LearnedCheckHeapTid(scan->indexRelation, (ItemPointer) &e->tid);
+			tbm_add_tuples(tbm, (ItemPointer) &e->tid, 1, false);
+			ntids++;
 		}
 	}
 	release_pins(so);

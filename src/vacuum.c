@@ -5,7 +5,7 @@
  * Static entries are never moved: a deleted one gets its bit set in the
  * page's dead bitmap, so ranks, and with them the models, stay valid.
  * Pending entries are flagged dead in place, never moved: their sequence
- * numbers are their slots, and on format-8 pages slot 0's key is the XOR
+ * numbers are their slots, and slot 0's key is the XOR
  * base of every other key on the page.  Every page VACUUM changes is
  * cleanup-locked first, so no scan still holds (pinned) entries of it
  * (the index-locking rule of the AM API).  CREATE INDEX CONCURRENTLY's

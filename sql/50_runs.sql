@@ -1,0 +1,169 @@
+-- Sorted runs of the pending list: a small learned_idx.tail_limit makes
+-- inserts flush the tail into runs, four runs of a tier compact into one of
+-- the next, and a merge folds them into the static stage.  At each stage
+-- every query answers as a sequential scan does, through an index scan
+-- (both directions), an index-only scan and a bitmap scan.
+SET learned_idx.auto_merge = off;
+SET learned_idx.tail_limit = 200;
+SET extra_float_digits = 0;
+
+-- q's rows, as text, through each access path: true if all agree
+CREATE FUNCTION runs_same(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	idx text;
+	ios text;
+	bmp text;
+	seq text;
+	sql text := 'SELECT string_agg(x::text, '','') FROM (' || q || ') x';
+BEGIN
+	PERFORM set_config('enable_seqscan', 'off', true);
+	PERFORM set_config('enable_bitmapscan', 'off', true);
+	PERFORM set_config('enable_indexonlyscan', 'off', true);
+	EXECUTE sql INTO idx;
+	PERFORM set_config('enable_indexonlyscan', 'on', true);
+	EXECUTE sql INTO ios;
+	PERFORM set_config('enable_indexscan', 'off', true);
+	PERFORM set_config('enable_indexonlyscan', 'off', true);
+	PERFORM set_config('enable_bitmapscan', 'on', true);
+	EXECUTE sql INTO bmp;
+	PERFORM set_config('enable_bitmapscan', 'off', true);
+	PERFORM set_config('enable_seqscan', 'on', true);
+	EXECUTE sql INTO seq;
+	PERFORM set_config('enable_indexscan', 'on', true);
+	PERFORM set_config('enable_bitmapscan', 'on', true);
+	IF idx IS DISTINCT FROM seq OR ios IS DISTINCT FROM seq OR bmp IS DISTINCT FROM seq THEN
+		RAISE NOTICE 'differs: %', q;
+		RETURN false;
+	END IF;
+	RETURN true;
+END $$;
+
+CREATE FUNCTION runs_check_all(t text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	q text;
+	ok boolean := true;
+BEGIN
+	FOREACH q IN ARRAY ARRAY[
+		'SELECT k FROM ' || t || ' WHERE k = 4242 ORDER BY k',
+		'SELECT k FROM ' || t || ' WHERE k = 77 ORDER BY k',
+		'SELECT k FROM ' || t || ' WHERE k BETWEEN 1000 AND 1400 ORDER BY k',
+		'SELECT k FROM ' || t || ' WHERE k BETWEEN 1000 AND 1400 ORDER BY k DESC',
+		'SELECT k FROM ' || t || ' WHERE k > 9000 ORDER BY k DESC LIMIT 7',
+		'SELECT k FROM ' || t || ' WHERE k < 300 ORDER BY k LIMIT 9',
+		'SELECT k FROM ' || t || ' WHERE k IN (5, 500, 5000, 50000) ORDER BY k',
+		'SELECT count(*) FROM ' || t || ' WHERE k IS NULL',
+		'SELECT k FROM ' || t || ' ORDER BY k NULLS FIRST LIMIT 20',
+		'SELECT k FROM ' || t || ' ORDER BY k DESC LIMIT 20',
+		'SELECT count(*), sum(k) FROM ' || t || ' WHERE k >= 0']
+	LOOP
+		IF NOT runs_same(q) THEN
+			ok := false;
+		END IF;
+	END LOOP;
+	RETURN ok;
+END $$;
+
+CREATE TABLE rt (k int8, v int);
+INSERT INTO rt SELECT (i * 7919) % 10007, i FROM generate_series(1, 5000) i;
+CREATE INDEX rt_k ON rt USING learned (k);
+SELECT runs_check_all('rt') AS built;
+
+-- 600 inserts: one flush (complete pages only) and a short tail
+INSERT INTO rt SELECT (i * 7919) % 10007, i FROM generate_series(5001, 5600) i;
+INSERT INTO rt VALUES (NULL, -1), (4242, -2), (4242, -3), (NULL, -4);
+SELECT run, tier, pages, entries, null_entries, dead_entries FROM learned_index_runs('rt_k');
+SELECT runs_check_all('rt') AS one_run;
+
+-- more: four runs of tier 0 compact into one of tier 1
+INSERT INTO rt SELECT (i * 7919) % 10007, i FROM generate_series(5601, 7800) i;
+INSERT INTO rt VALUES (NULL, -5), (77, -6);
+SELECT run, tier, pages, entries, null_entries, dead_entries FROM learned_index_runs('rt_k');
+SELECT runs_check_all('rt') AS compacted;
+SELECT learned_index_check('rt_k', true);
+SELECT pending_entries, pending_pages FROM learned_index_info('rt_k');
+
+-- a new connection: its copy loads only the tail
+\c
+SET learned_idx.auto_merge = off;
+SET learned_idx.tail_limit = 200;
+SELECT runs_check_all('rt') AS fresh_session;
+
+-- deleted rows: the heap hides them until VACUUM, which merges the runs
+-- first and marks the dead entries in the static stage
+DELETE FROM rt WHERE v BETWEEN 5001 AND 5300;
+SELECT runs_check_all('rt') AS after_delete;
+VACUUM rt;
+SELECT count(*) AS runs_after_vacuum FROM learned_index_runs('rt_k') WHERE run IS NOT NULL;
+SELECT runs_check_all('rt') AS after_vacuum;
+
+-- runs again, then a merge folds them all
+INSERT INTO rt SELECT (i * 7919) % 10007, i FROM generate_series(7801, 9000) i;
+SELECT count(*) > 0 AS has_runs FROM learned_index_runs('rt_k') WHERE run IS NOT NULL;
+SELECT learned_index_merge('rt_k') > 0 AS merged;
+SELECT run, tier, pages, entries FROM learned_index_runs('rt_k');
+SELECT runs_check_all('rt') AS merged;
+SELECT learned_index_check('rt_k', true);
+
+-- tail_limit 0: no flush
+SET learned_idx.tail_limit = 0;
+INSERT INTO rt SELECT i, i FROM generate_series(20001, 21000) i;
+SELECT count(*) AS runs_with_limit_0 FROM learned_index_runs('rt_k') WHERE run IS NOT NULL;
+SET learned_idx.tail_limit = 200;
+INSERT INTO rt VALUES (20000, 0);
+SELECT count(*) > 0 AS flushed_later FROM learned_index_runs('rt_k') WHERE run IS NOT NULL;
+SELECT runs_check_all('rt') AS big_flush;
+DROP TABLE rt;
+
+-- float8: NaN and infinities sort last and first, as btree's
+CREATE TABLE rf (k float8);
+INSERT INTO rf SELECT (i % 997) / 7.0 FROM generate_series(1, 3000) i;
+CREATE INDEX rf_k ON rf USING learned (k);
+INSERT INTO rf SELECT CASE WHEN i % 50 = 0 THEN 'NaN'::float8
+	WHEN i % 50 = 1 THEN 'Infinity' WHEN i % 50 = 2 THEN '-Infinity'
+	WHEN i % 50 = 3 THEN NULL ELSE (i % 1009) / 3.0 END
+	FROM generate_series(1, 1500) i;
+SELECT count(*) > 0 AS has_runs FROM learned_index_runs('rf_k') WHERE run IS NOT NULL;
+SELECT runs_same('SELECT k FROM rf WHERE k > 300 ORDER BY k') AS above,
+	runs_same('SELECT k FROM rf WHERE k > 300 ORDER BY k DESC') AS above_desc,
+	runs_same('SELECT k FROM rf WHERE k = ''NaN'' ORDER BY k') AS nan,
+	runs_same('SELECT k FROM rf WHERE k < 0 ORDER BY k') AS neg_inf,
+	runs_same('SELECT k FROM rf ORDER BY k DESC NULLS LAST LIMIT 30') AS top,
+	runs_same('SELECT count(*) FROM rf WHERE k IS NULL') AS nulls;
+SELECT learned_index_check('rf_k', true);
+DROP TABLE rf;
+
+-- text keys and a composite key
+CREATE TABLE rs (s text, a int4, b text);
+INSERT INTO rs SELECT 'key' || lpad((i * 37 % 2000)::text, 5, '0'), i % 13, 'b' || (i % 101)
+	FROM generate_series(1, 2000) i;
+CREATE INDEX rs_s ON rs USING learned (s);
+CREATE INDEX rs_ab ON rs USING learned (a, b);
+INSERT INTO rs SELECT 'key' || lpad((i * 37 % 2003)::text, 5, '0'), i % 13, 'b' || (i % 103)
+	FROM generate_series(1, 1500) i;
+SELECT count(*) > 0 AS text_runs FROM learned_index_runs('rs_s') WHERE run IS NOT NULL;
+SELECT count(*) > 0 AS composite_runs FROM learned_index_runs('rs_ab') WHERE run IS NOT NULL;
+SELECT runs_same('SELECT s FROM rs WHERE s = ''key00111'' ORDER BY s') AS text_point,
+	runs_same('SELECT s FROM rs WHERE s BETWEEN ''key01000'' AND ''key01100'' ORDER BY s DESC') AS text_range,
+	runs_same('SELECT a, b FROM rs WHERE a = 5 AND b = ''b7'' ORDER BY a, b') AS comp_point,
+	runs_same('SELECT a, b FROM rs WHERE a = 5 ORDER BY a DESC, b DESC') AS comp_prefix,
+	runs_same('SELECT a, b FROM rs WHERE a > 10 AND b < ''b5'' ORDER BY a, b') AS comp_range;
+SELECT learned_index_check('rs_s', true), learned_index_check('rs_ab', true);
+DROP TABLE rs;
+
+-- a unique index finds a duplicate that sits in a run
+CREATE TABLE ru (k int4);
+SET client_min_messages = error;	-- before 18: the ON CONFLICT warning
+CREATE UNIQUE INDEX ru_k ON ru USING learned (k);
+RESET client_min_messages;
+INSERT INTO ru SELECT i FROM generate_series(1, 1000) i;
+INSERT INTO ru SELECT i FROM generate_series(1001, 2000) i;
+SELECT count(*) > 0 AS unique_runs FROM learned_index_runs('ru_k') WHERE run IS NOT NULL;
+INSERT INTO ru VALUES (1500);
+INSERT INTO ru VALUES (1999);
+INSERT INTO ru VALUES (2001);
+SELECT count(*) FROM ru;
+SELECT learned_index_check('ru_k', true);
+DROP TABLE ru;
+
+DROP FUNCTION runs_check_all(text);
+DROP FUNCTION runs_same(text);

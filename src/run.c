@@ -1,0 +1,627 @@
+/*
+ * run.c
+ *		Sorted runs of the pending list: the flush that turns the unsorted
+ *		tail into a run, the compaction of runs, and the readers of a run's
+ *		header and data pages (scan.c, inspect.c).
+ *
+ * The pending chain is a sequence of runs followed by the unsorted tail
+ * (learned.h, LearnedRunInfo).  A run holds the entries of one sequence
+ * range [first_seq, first_seq + nentries) on pending pages, sorted by
+ * (key, TID) with NULL keys last, each page
+ * continuing the numbering of the one before, so every reader that walks
+ * the chain (VACUUM, the merge, GC, learned_index_check) reads a run as any
+ * stretch of the chain.  Its header page (LEARNED_PAGE_RUNHDR) holds each
+ * data page's block, first rank and first mapped key, so that a lookup
+ * reads the header and one data page.  Pages are allocated one at a time,
+ * so runs reuse the scattered pages that replaced runs and merges free.  A backend's sorted copy (pending.c) covers
+ * only the tail: its memory and a new connection's first load stay within
+ * the tail's bound, learned_idx.tail_limit entries.
+ *
+ * Flush and compaction both rewrite a stretch of the chain copy-on-write,
+ * under the merge lock: read the stretch's entries, sort them, write the
+ * run's pages and header (full images), then flip the metapage in one
+ * record: the run table, runs_end_seq, the link into the new run (the
+ * previous run's last page, or pending_head), pending_epoch + 1 and
+ * last_flip_xid.  Before the flip nothing reachable changed (a crash leaves
+ * orphans for GC); after it the replaced pages are unreachable and GC frees
+ * them once no snapshot can read them, as it frees a merge's.  Dead entries
+ * are copied with their flag, so sequence numbers stay contiguous.
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "access/xloginsert.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "learned.h"
+
+/* an entry read from the chain for a rewrite */
+typedef struct RunEntry
+{
+	uint64		mkey;
+	Datum		key;
+	ItemPointerData tid;
+	uint16		flags;
+} RunEntry;
+
+/* qsort_arg order: keys by (image, comparator, TID), NULLs last by TID */
+static int
+run_entry_cmp(const void *a, const void *b, void *arg)
+{
+	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
+	const RunEntry *x = (const RunEntry *) a;
+	const RunEntry *y = (const RunEntry *) b;
+	bool		xn = (x->flags & LEARNED_PENDING_NULL) != 0;
+	bool		yn = (y->flags & LEARNED_PENDING_NULL) != 0;
+	LearnedKeyOrder order;
+
+	if (xn != yn)
+		return xn ? 1 : -1;
+	if (!xn)
+	{
+		order = LearnedKeyOrderOf(ki);
+		if (order != LEARNED_ORDER_COMPARATOR && x->mkey != y->mkey)
+			return x->mkey < y->mkey ? -1 : 1;
+		if (order != LEARNED_ORDER_EXACT)
+		{
+			int			r = LearnedKeyCmp(ki, x->key, y->key);
+
+			if (r != 0)
+				return r;
+		}
+	}
+	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+}
+
+/*
+ * Read the entries of the chain from blkno (inclusive) to end_blk
+ * (exclusive) whose sequence numbers lie in [from, upto): all of them, dead
+ * ones too.  Returns them (keys copied), and in *npages the pages visited.
+ */
+static RunEntry *
+read_stretch(Relation index, LearnedKeyInfo *ki, BlockNumber blkno,
+			 BlockNumber end_blk, uint64 from, uint64 upto, uint32 *npages)
+{
+	int			keylen = ki->keylen;
+	Size		n = 0;
+	Size		max = 1024;
+	RunEntry   *out = palloc(sizeof(RunEntry) * max);
+	uint64		expect = PG_UINT64_MAX;
+	uint32		steps = 0;
+
+	*npages = 0;
+	while (blkno != end_blk)
+	{
+		Buffer		buf;
+		Page		page;
+		uint64		first_seq;
+		int			cnt;
+		int			i;
+
+		if (blkno == InvalidBlockNumber)
+			LearnedReportCorrupt(index, end_blk, "pending chain ends before the tail");
+		LearnedCheckLink(index, blkno, &steps);
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
+		first_seq = LearnedPendingFirstSeq(page);
+		cnt = LearnedPendingCount(page, keylen);
+		if (expect != PG_UINT64_MAX && first_seq != expect)
+		{
+			UnlockReleaseBuffer(buf);
+			LearnedReportCorrupt(index, blkno, "pending page out of sequence");
+		}
+		expect = first_seq + cnt;
+		for (i = 0; i < cnt; i++)
+		{
+			char	   *p = LearnedPendingItemPtr(page, keylen, i);
+			RunEntry   *e;
+
+			if (first_seq + i < from || first_seq + i >= upto)
+				continue;
+			if (n >= max)
+			{
+				max *= 2;
+				out = repalloc_huge(out, sizeof(RunEntry) * max);
+			}
+			e = &out[n++];
+			e->flags = LearnedPendingFlags(page, p) & (LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD);
+			e->tid = LearnedPendingTid(page, p);
+			LearnedCheckHeapTid(index, &e->tid);
+			if (e->flags & LEARNED_PENDING_NULL)
+			{
+				e->key = (Datum) 0;
+				e->mkey = 0;
+			}
+			else
+			{
+				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
+											 CurrentMemoryContext);
+				e->mkey = LearnedKeyMap(ki, e->key);
+			}
+		}
+		(*npages)++;
+		blkno = LearnedPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (n != upto - from)
+		LearnedReportCorrupt(index, end_blk, "pending chain misses entries of a run");
+	return out;
+}
+
+/* the record to write for an entry */
+static void
+entry_key(LearnedKeyInfo *ki, const RunEntry *e, LearnedPendingKeyData *k)
+{
+	k->value = e->key;
+	k->isnull = (e->flags & LEARNED_PENDING_NULL) != 0;
+	k->packed = NULL;
+	k->size = 0;
+	k->align = 1;
+	if (!k->isnull && (LearnedKeyIsComposite(ki) || LearnedKeyIsVarwidth(ki)))
+	{
+		k->packed = DatumGetPointer(e->key);
+		k->size = LearnedKeySize(ki, e->key);
+		k->align = LearnedKeyAlign(ki, e->key);
+	}
+}
+
+/*
+ * Lay the sorted entries out on page images (pending pages numbered from
+ * first_seq, each as full as an append would fill it) and fill the header
+ * image.  Returns the number of pages, or -1 if the run would need more
+ * than a header describes.
+ */
+static int
+layout_pages(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
+			 uint64 first_seq, uint32 generation, char **images, Page hdrimg)
+{
+	LearnedRunHeader *h;
+	int			npages = 0;
+	int			slot = 0;
+	Page		page = NULL;
+	uint32		i;
+
+	LearnedInitPage(hdrimg, LEARNED_PAGE_RUNHDR, generation);
+	h = LearnedPageGetRunHeader(hdrimg);
+	for (i = 0; i < n; i++)
+	{
+		LearnedPendingKeyData k;
+
+		entry_key(ki, &e[i], &k);
+		if (page == NULL || !LearnedPendingHasRoom(page, ki->keylen, slot, &k))
+		{
+			if (npages >= LEARNED_RUN_MAX_PAGES)
+				return -1;
+			if (images[npages] == NULL)
+				images[npages] = palloc0(BLCKSZ);
+			page = (Page) images[npages];
+			LearnedPendingInitPage(page, ki->keylen, generation, first_seq + i);
+			h->pages[npages].first_rank = i;
+			h->pages[npages].first_mkey = i < nkeys ? e[i].mkey : 0;
+			npages++;
+			slot = 0;
+		}
+		LearnedPendingPut(page, ki->keylen, slot, (ItemPointer) &e[i].tid, &k);
+		if (e[i].flags & LEARNED_PENDING_DEAD)
+		{
+			char	   *p = LearnedPendingItemPtr(page, ki->keylen, slot);
+
+			LearnedPendingSetFlags(page, p, LearnedPendingFlags(page, p) | LEARNED_PENDING_DEAD);
+		}
+		slot++;
+	}
+	h->first_seq = first_seq;
+	h->npages = npages;
+	h->nentries = n;
+	h->nkeys = nkeys;
+
+	/* the filter: every byte up to the special space */
+	h->filter_off = MAXALIGN((char *) &h->pages[npages] - (char *) hdrimg);
+	h->filter_bits = 0;
+	if (nkeys > 0 && ((PageHeader) hdrimg)->pd_special > h->filter_off + 8)
+	{
+		uint8	   *bits = (uint8 *) hdrimg + h->filter_off;
+
+		h->filter_bits = (((PageHeader) hdrimg)->pd_special - h->filter_off) * 8;
+		for (i = 0; i < nkeys; i++)
+		{
+			uint64		x = LearnedFilterHash(e[i].mkey);
+			uint64		step = (x >> 32) | 1;
+			int			k;
+
+			for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
+			{
+				uint32		b = (uint32) ((x + k * step) % h->filter_bits);
+
+				bits[b >> 3] |= (uint8) (1 << (b & 7));
+			}
+		}
+		((PageHeader) hdrimg)->pd_lower = ((PageHeader) hdrimg)->pd_special;
+	}
+	else
+		((PageHeader) hdrimg)->pd_lower = h->filter_off;
+	return npages;
+}
+
+/*
+ * May the run whose header page is hdr hold a key of mapped key mkey?
+ * False only if it holds none.
+ */
+bool
+LearnedRunMayContain(Page hdr, uint64 mkey)
+{
+	const LearnedRunHeader *h = LearnedPageGetRunHeader(hdr);
+	const uint8 *bits = (const uint8 *) hdr + h->filter_off;
+	uint64		x;
+	uint64		step;
+	int			k;
+
+	if (h->filter_bits == 0)
+		return true;
+	x = LearnedFilterHash(mkey);
+	step = (x >> 32) | 1;
+	for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
+	{
+		uint32		b = (uint32) ((x + k * step) % h->filter_bits);
+
+		if (!(bits[b >> 3] & (1 << (b & 7))))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Rewrite the stretch of the chain from run "from" (nruns: from the tail's
+ * start) to the tail's start (take_tail false: a compaction of runs
+ * from..nruns-1) or to the tail page (take_tail: a flush, with the runs
+ * from "from" on) as one run.  Caller holds the merge lock.  Returns
+ * whether it flipped.
+ */
+static bool
+rewrite_stretch(Relation index, int from, bool take_tail)
+{
+	LearnedMetaPageData meta;
+	LearnedKeyInfo ki;
+	uint64		start_seq;
+	uint64		end_seq;
+	BlockNumber start_blk;
+	BlockNumber end_blk;
+	RunEntry   *entries;
+	uint32		n;
+	uint32		nkeys;
+	uint32		visited;
+	char	  **images;
+	PGAlignedBlock hdrimg;
+	int			npages;
+	int			pg;
+	BlockNumber first;
+	Buffer		hdrbuf;
+	LearnedRunHeader *hdr;
+	Buffer		metabuf;
+	Buffer		prevbuf = InvalidBuffer;
+	GenericXLogState *state;
+	LearnedMetaPage m;
+	LearnedRunInfo *ri;
+	uint32		tier = 0;
+	int			i;
+	MemoryContext cxt;
+	MemoryContext old;
+
+	LearnedReadMeta(index, &meta);
+	if (from < 0 || from > (int) meta.nruns || from >= LEARNED_MAX_RUNS ||
+		meta.pending_tail == InvalidBlockNumber)
+		return false;
+	start_seq = from < (int) meta.nruns ? meta.runs[from].first_seq : LearnedTailStartSeq(&meta);
+	start_blk = from < (int) meta.nruns ? meta.runs[from].first_blk : LearnedTailStartBlk(&meta);
+	if (take_tail)
+	{
+		end_seq = meta.pending_tail_seq;
+		end_blk = meta.pending_tail;
+	}
+	else
+	{
+		end_seq = LearnedTailStartSeq(&meta);
+		end_blk = LearnedTailStartBlk(&meta);
+	}
+	if (end_seq <= start_seq || start_blk == end_blk)
+		return false;
+	if (end_seq - start_seq > (uint64) LEARNED_RUN_MAX_PAGES * LearnedPendingCapacity(meta.keylen))
+		return false;
+	for (i = from; i < (int) meta.nruns; i++)
+		tier = Max(tier, meta.runs[i].tier + 1);
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned run",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	LearnedKeyInfoInit(index, &ki);
+	LearnedKeyInfoLoadMap(index, &ki);
+	learned_fault("run-start");
+	entries = read_stretch(index, &ki, start_blk, end_blk, start_seq, end_seq, &visited);
+	n = (uint32) (end_seq - start_seq);
+	if (n > 1)
+		qsort_arg(entries, n, sizeof(RunEntry), run_entry_cmp, &ki);
+	for (nkeys = 0; nkeys < n && !(entries[nkeys].flags & LEARNED_PENDING_NULL); nkeys++)
+		;
+
+	images = palloc0(sizeof(char *) * LEARNED_RUN_MAX_PAGES);
+	memset(hdrimg.data, 0, BLCKSZ);
+	npages = layout_pages(&ki, entries, n, nkeys, start_seq, meta.generation,
+						  images, (Page) hdrimg.data);
+	if (npages <= 0)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return false;
+	}
+
+	/*
+	 * The data pages, one at a time wherever the FSM has one (a claimed page
+	 * stays taken once unlocked: claim_block), linked in order, the last to
+	 * end_blk; each logged as a full image.
+	 */
+	hdr = LearnedPageGetRunHeader((Page) hdrimg.data);
+	for (pg = 0; pg < npages; pg++)
+	{
+		Buffer		buf = LearnedAllocPage(index);
+
+		hdr->pages[pg].blkno = BufferGetBlockNumber(buf);
+		UnlockReleaseBuffer(buf);
+	}
+	first = hdr->pages[0].blkno;
+	for (pg = 0; pg < npages; pg++)
+	{
+		Buffer		buf = ReadBuffer(index, hdr->pages[pg].blkno);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		START_CRIT_SECTION();
+		memcpy(page, images[pg], BLCKSZ);
+		LearnedPageGetOpaque(page)->next = pg + 1 < npages ? hdr->pages[pg + 1].blkno : end_blk;
+		MarkBufferDirty(buf);
+		if (RelationNeedsWAL(index))
+			log_newpage_buffer(buf, true);
+		END_CRIT_SECTION();
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+	hdrbuf = LearnedAllocPage(index);
+	state = LearnedXLogStart(index);
+	memcpy(LearnedXLogRegister(state, hdrbuf, true), hdrimg.data, BLCKSZ);
+	LearnedXLogFinish(state);
+	learned_fault(take_tail ? "flush-after-write" : "compact-after-write");
+
+	/* the flip */
+	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	if (from > 0)
+	{
+		const LearnedRunInfo *prev = &meta.runs[from - 1];
+
+		prevbuf = ReadBuffer(index, prev->last_blk);
+		LockBuffer(prevbuf, BUFFER_LOCK_EXCLUSIVE);
+		LearnedCheckPage(index, BufferGetPage(prevbuf), prev->last_blk, LEARNED_PAGE_PENDING);
+	}
+	state = LearnedXLogStart(index);
+	m = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
+	/* only inserts ran meanwhile (we hold the merge lock): they move the tail */
+	if (m->nruns != meta.nruns || m->pending_merged != meta.pending_merged ||
+		m->generation != meta.generation)
+		elog(ERROR, "learned index \"%s\" changed during a run rewrite",
+			 RelationGetRelationName(index));
+	if (from > 0)
+		LearnedPageGetOpaque(LearnedXLogRegister(state, prevbuf, false))->next = first;
+	else
+		m->pending_head = first;
+	ri = &m->runs[from];
+	ri->first_blk = first;
+	ri->last_blk = hdr->pages[npages - 1].blkno;
+	ri->hdr_blk = BufferGetBlockNumber(hdrbuf);
+	ri->npages = (uint32) npages;
+	ri->tier = tier;
+	ri->first_seq = start_seq;
+	ri->nentries = n;
+	ri->nkeys = nkeys;
+	ri->min_mkey = nkeys > 0 ? entries[0].mkey : 0;
+	ri->max_mkey = nkeys > 0 ? entries[nkeys - 1].mkey : 0;
+	m->nruns = from + 1;
+	m->runs_end_seq = end_seq;
+	m->tail_first_blk = end_blk;
+	m->pending_pages = m->pending_pages - Min(m->pending_pages, visited) + npages;
+	m->pending_epoch++;
+	m->nflushes++;
+	m->last_flip_xid = U64FromFullTransactionId(ReadNextFullTransactionId());
+	LearnedXLogFinish(state);
+	if (BufferIsValid(prevbuf))
+		UnlockReleaseBuffer(prevbuf);
+	UnlockReleaseBuffer(metabuf);
+	UnlockReleaseBuffer(hdrbuf);
+	learned_fault(take_tail ? "flush-after-flip" : "compact-after-flip");
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return true;
+}
+
+/*
+ * Flush the tail into a run if it holds at least "min" entries and the run
+ * table has room, then compact: while the last four runs share a tier and
+ * fit one header, merge them into one run of the next tier.  Caller holds
+ * the merge lock.  Returns whether anything flipped.
+ */
+bool
+LearnedRunFlush(Relation index, uint64 min)
+{
+	LearnedMetaPageData meta;
+	bool		done = false;
+
+	LearnedReadMeta(index, &meta);
+	if (meta.nruns < LEARNED_MAX_RUNS && meta.pending_tail != InvalidBlockNumber &&
+		meta.pending_tail_seq > LearnedTailStartSeq(&meta) &&
+		meta.pending_tail_seq - LearnedTailStartSeq(&meta) >= Max(min, 1))
+		done = rewrite_stretch(index, (int) meta.nruns, true);
+	for (;;)
+	{
+		int			k;
+		uint32		pages = 0;
+
+		LearnedReadMeta(index, &meta);
+		if (meta.nruns < 4)
+			break;
+		k = (int) meta.nruns - 4;
+		if (meta.runs[k].tier != meta.runs[meta.nruns - 1].tier)
+			break;
+		for (; k < (int) meta.nruns; k++)
+			pages += meta.runs[k].npages;
+		/* a page of the merged run holds what a page of the four does */
+		if (pages + 4 > (uint32) LEARNED_RUN_MAX_PAGES)
+			break;
+		if (!rewrite_stretch(index, (int) meta.nruns - 4, false))
+			break;
+		done = true;
+	}
+	return done;
+}
+
+/* ---------- readers ---------- */
+
+/*
+ * Read a run's header page into hdr (a BLCKSZ buffer), checked against the
+ * run table's entry.
+ */
+void
+LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
+{
+	Buffer		buf;
+	Page		page;
+	LearnedRunHeader *h;
+	uint32		i;
+
+	LearnedCheckLink(index, run->hdr_blk, NULL);
+	buf = ReadBuffer(index, run->hdr_blk);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, run->hdr_blk, LEARNED_PAGE_RUNHDR);
+	memcpy(hdr, page, BLCKSZ);
+	UnlockReleaseBuffer(buf);
+	h = LearnedPageGetRunHeader((Page) hdr);
+	if (h->first_seq != run->first_seq || h->npages != run->npages ||
+		h->nentries != run->nentries || h->nkeys != run->nkeys ||
+		h->npages == 0 || h->npages > (uint32) LEARNED_RUN_MAX_PAGES ||
+		h->filter_off < (uint32) ((char *) &h->pages[h->npages] - hdr) ||
+		(h->filter_bits > 0 &&
+		 (uint64) h->filter_off + h->filter_bits / 8 > ((PageHeader) hdr)->pd_special))
+		LearnedReportCorrupt(index, run->hdr_blk, "run header does not match the run table");
+	for (i = 0; i < h->npages; i++)
+		if ((i == 0 ? h->pages[i].first_rank != 0 :
+			 h->pages[i].first_rank <= h->pages[i - 1].first_rank) ||
+			h->pages[i].first_rank >= h->nentries ||
+			(i == 0 ? h->pages[i].blkno != run->first_blk :
+			 i + 1 == h->npages && h->pages[i].blkno != run->last_blk))
+			LearnedReportCorrupt(index, run->hdr_blk, "bad run header page list");
+}
+
+/*
+ * The data page of a run holding rank: a binary search of the header.
+ */
+int
+LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank)
+{
+	int			lo = 0,
+				hi = (int) h->npages - 1;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi + 1) / 2;
+
+		if (h->pages[mid].first_rank <= rank)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/*
+ * Copy data page pg of a run into copy (BLCKSZ bytes), checked against the
+ * header.  Returns its entries.  The entries are then decoded from the
+ * copy (LearnedRunDecode), as a lookup needs them: a point lookup decodes a
+ * dozen of a page's hundreds.
+ */
+int
+LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+				   const LearnedRunHeader *h, int pg, char *copy)
+{
+	BlockNumber blkno = h->pages[pg].blkno;
+	Buffer		buf;
+	Page		page;
+	int			n;
+
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
+	memcpy(copy, page, BLCKSZ);
+	UnlockReleaseBuffer(buf);
+	n = LearnedPendingCount((Page) copy, ki->keylen);
+	if (LearnedPendingFirstSeq((Page) copy) != run->first_seq + h->pages[pg].first_rank ||
+		n != (int) LearnedRunPageEntries(h, (uint32) pg))
+		LearnedReportCorrupt(index, blkno, "run page does not match its header");
+	return n;
+}
+
+/*
+ * Decode the entry in slot i of a run's data page (a copy, of block blkno):
+ * the entry (its key copied into cxt), its mapped key and its flags
+ * (LEARNED_PENDING_NULL, _DEAD).
+ */
+void
+LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumber blkno,
+				 int i, LearnedPendingEntry *e, uint64 *mkey, uint16 *flags,
+				 MemoryContext cxt)
+{
+	Page		page = (Page) copy;
+	char	   *p = LearnedPendingItemPtr(page, ki->keylen, i);
+	uint16		f = LearnedPendingFlags(page, p);
+
+	e->tid = LearnedPendingTid(page, p);
+	e->slot = (uint16) i;
+	e->blkno = blkno;
+	e->seqlo = (uint32) (LearnedPendingFirstSeq(page) + i);
+	*flags = f & (LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD);
+	if (f & LEARNED_PENDING_NULL)
+	{
+		e->key = (Datum) 0;
+		*mkey = 0;
+	}
+	else
+	{
+		e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p), cxt);
+		*mkey = LearnedKeyMap(ki, e->key);
+	}
+}
+
+/*
+ * Decode data page pg of a run into entries (keys copied into cxt), mapped
+ * keys and flags, checked against the header.  Returns its entries.
+ */
+int
+LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+				   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
+				   uint64 *mkeys, uint16 *flags, MemoryContext cxt)
+{
+	char	   *copy = palloc(BLCKSZ);
+	int			n = LearnedRunLoadPage(index, ki, run, h, pg, copy);
+	int			i;
+
+	for (i = 0; i < n; i++)
+		LearnedRunDecode(index, ki, copy, h->pages[pg].blkno, i, &out[i], &mkeys[i],
+						 &flags[i], cxt);
+	pfree(copy);
+	return n;
+}
