@@ -600,6 +600,9 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 				if (swept > 0 && rank >= swept && rank < ri->nkeys && mkeys[i] < sweep_first)
 					check_fail(index, "an entry a merge step left in its run sorts before its next group",
 							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
+				if (rank < ri->nkeys && !LearnedRunMayContain((Page) hdr, mkeys[i]))
+					check_fail(index, "a sorted run's filter misses one of its keys",
+							   psprintf("run %u, rank %u", j, rank));
 				if (rank < ri->nkeys)
 				{
 					/* the previous key outlives this page's context */

@@ -356,9 +356,18 @@ typedef struct LearnedRunHeader
 	uint32		npages;
 	uint32		nentries;
 	uint32		nkeys;
+	uint32		filter_off;		/* byte offset of the filter in the page */
+	uint32		filter_bits;	/* its bits (0: no filter) */
 	uint32		unused;
 	LearnedRunPageRef pages[FLEXIBLE_ARRAY_MEMBER];
 } LearnedRunHeader;
+
+/*
+ * A run's membership filter: the header page's bytes after the page list,
+ * a Bloom filter of its keys' mapped keys with LEARNED_RUN_FILTER_K bits a
+ * key.  A tier-0 run of 4096 entries gets about 15 bits a key.
+ */
+#define LEARNED_RUN_FILTER_K	2
 
 #define LEARNED_RUN_MAX_PAGES \
 	((int) ((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(LearnedPageOpaqueData)) - \
@@ -1187,6 +1196,7 @@ typedef struct LearnedPendingKeyData
 } LearnedPendingKeyData;
 
 extern int	LearnedPendingFillLimit(int keylen);
+extern uint64 LearnedFilterHash(uint64 x);
 
 /* run.c */
 extern int	learned_tail_limit;
@@ -1194,6 +1204,12 @@ extern int	learned_merge_step_segments;
 extern bool LearnedRunFlush(Relation index, uint64 min);
 extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
 extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
+extern bool LearnedRunMayContain(Page hdr, uint64 mkey);
+extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+							   const LearnedRunHeader *h, int pg, char *copy);
+extern void LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy,
+							 BlockNumber blkno, int i, LearnedPendingEntry *e, uint64 *mkey,
+							 uint16 *flags, MemoryContext cxt);
 extern int	LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 							   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
 							   uint64 *mkeys, uint16 *flags, MemoryContext cxt);

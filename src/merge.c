@@ -1444,18 +1444,6 @@ sweep_step(Relation index, LearnedMergeBy by)
 	return merged;
 }
 
-/*
- * A main merge as the triggers do it: a step of the sweep in progress, or
- * of a new one where one may start, else the whole merge.
- */
-static int64
-merge_or_step(Relation index, LearnedMergeBy by)
-{
-	int64		n = sweep_step(index, by);
-
-	return n >= 0 ? n : merge_locked(index, NULL, 0, by);
-}
-
 int64
 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeBy by)
 {
@@ -1806,6 +1794,30 @@ merge_trigger(Relation index, const LearnedMetaPageData *meta, uint64 pending,
 }
 
 /*
+ * A main merge as the triggers do it: a step of the sweep in progress, or
+ * of a new one where one may start, else the whole merge.  A list past
+ * twice pending_limit is merged whole (the sweep in progress finished
+ * first): a step leaves the list as long as it was until the sweep's last
+ * one, and the bound on the list must hold whoever merges (a worker that
+ * loops over steps holds the merge lock most of the time, and inserters
+ * then skip their inline merges).
+ */
+static int64
+merge_or_step(Relation index, LearnedMergeBy by)
+{
+	LearnedMetaPageData meta;
+	MergeTrigger t;
+	int64		n;
+
+	LearnedReadMeta(index, &meta);
+	if (merge_trigger(index, &meta, LearnedPendingAppended(index, &meta) - meta.pending_merged, &t) &&
+		t.far_over)
+		return merge_locked(index, NULL, 0, by);
+	n = sweep_step(index, by);
+	return n >= 0 ? n : merge_locked(index, NULL, 0, by);
+}
+
+/*
  * Per backend: the index we last asked for a worker for, when, and the
  * worker that request started (NULL if none) with the index's generation
  * then.
@@ -2022,8 +2034,25 @@ learned_merge_worker_main(Datum arg)
 				index->rd_rel->relam == get_index_am_oid("learned", true) &&
 				index->rd_index->indisready && index->rd_index->indislive)
 			{
-				/* someone else merging: it will take our entries too */
-				if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+				bool		locked = false;
+				int			tries;
+
+				/*
+				 * Someone else merging will take our entries too; but a flush
+				 * into a sorted run (run.c) or GC holds the lock only briefly
+				 * and merges nothing: wait out those, up to a second, without
+				 * queueing behind a long merge.
+				 */
+				for (tries = 0; tries < 100; tries++)
+				{
+					if ((locked = ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock)))
+						break;
+					(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+									 10, PG_WAIT_EXTENSION);
+					ResetLatch(MyLatch);
+					CHECK_FOR_INTERRUPTS();
+				}
+				if (locked)
 				{
 					LearnedMetaPageData meta;
 					MergeTrigger t;

@@ -609,8 +609,8 @@ LearnedPendingRelease(LearnedPendingCache *c)
  */
 #define LEARNED_PENDING_FILTER_MIN_BITS 4096
 
-static inline uint64
-filter_hash(uint64 x)
+uint64
+LearnedFilterHash(uint64 x)
 {
 	/* a 64-bit finalizer (xor-shift-multiply): every input bit moves the index */
 	x ^= x >> 33;
@@ -624,7 +624,7 @@ filter_hash(uint64 x)
 static inline void
 filter_set(LearnedPendingCache *c, uint64 mkey)
 {
-	uint64		h = filter_hash(mkey) & c->filter_mask;
+	uint64		h = LearnedFilterHash(mkey) & c->filter_mask;
 
 	c->filter[h >> 6] |= UINT64CONST(1) << (h & 63);
 }
@@ -636,7 +636,7 @@ LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey)
 
 	if (c->filter == NULL)
 		return true;
-	h = filter_hash(mkey) & c->filter_mask;
+	h = LearnedFilterHash(mkey) & c->filter_mask;
 	return (c->filter[h >> 6] >> (h & 63)) & 1;
 }
 

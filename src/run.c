@@ -219,8 +219,60 @@ layout_pages(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
 	h->npages = npages;
 	h->nentries = n;
 	h->nkeys = nkeys;
-	((PageHeader) hdrimg)->pd_lower = (char *) &h->pages[npages] - (char *) hdrimg;
+
+	/* the filter: every byte up to the special space */
+	h->filter_off = MAXALIGN((char *) &h->pages[npages] - (char *) hdrimg);
+	h->filter_bits = 0;
+	if (nkeys > 0 && ((PageHeader) hdrimg)->pd_special > h->filter_off + 8)
+	{
+		uint8	   *bits = (uint8 *) hdrimg + h->filter_off;
+
+		h->filter_bits = (((PageHeader) hdrimg)->pd_special - h->filter_off) * 8;
+		for (i = 0; i < nkeys; i++)
+		{
+			uint64		x = LearnedFilterHash(e[i].mkey);
+			uint64		step = (x >> 32) | 1;
+			int			k;
+
+			for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
+			{
+				uint32		b = (uint32) ((x + k * step) % h->filter_bits);
+
+				bits[b >> 3] |= (uint8) (1 << (b & 7));
+			}
+		}
+		((PageHeader) hdrimg)->pd_lower = ((PageHeader) hdrimg)->pd_special;
+	}
+	else
+		((PageHeader) hdrimg)->pd_lower = h->filter_off;
 	return npages;
+}
+
+/*
+ * May the run whose header page is hdr hold a key of mapped key mkey?
+ * False only if it holds none.
+ */
+bool
+LearnedRunMayContain(Page hdr, uint64 mkey)
+{
+	const LearnedRunHeader *h = LearnedPageGetRunHeader(hdr);
+	const uint8 *bits = (const uint8 *) hdr + h->filter_off;
+	uint64		x;
+	uint64		step;
+	int			k;
+
+	if (h->filter_bits == 0)
+		return true;
+	x = LearnedFilterHash(mkey);
+	step = (x >> 32) | 1;
+	for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
+	{
+		uint32		b = (uint32) ((x + k * step) % h->filter_bits);
+
+		if (!(bits[b >> 3] & (1 << (b & 7))))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -463,7 +515,10 @@ LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
 	h = LearnedPageGetRunHeader((Page) hdr);
 	if (h->first_seq != run->first_seq || h->npages != run->npages ||
 		h->nentries != run->nentries || h->nkeys != run->nkeys ||
-		h->npages == 0 || h->npages > (uint32) LEARNED_RUN_MAX_PAGES)
+		h->npages == 0 || h->npages > (uint32) LEARNED_RUN_MAX_PAGES ||
+		h->filter_off < (uint32) ((char *) &h->pages[h->npages] - hdr) ||
+		(h->filter_bits > 0 &&
+		 (uint64) h->filter_off + h->filter_bits / 8 > ((PageHeader) hdr)->pd_special))
 		LearnedReportCorrupt(index, run->hdr_blk, "run header does not match the run table");
 	for (i = 0; i < h->npages; i++)
 		if ((i == 0 ? h->pages[i].first_rank != 0 :
@@ -496,55 +551,80 @@ LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank)
 }
 
 /*
+ * Copy data page pg of a run into copy (BLCKSZ bytes), checked against the
+ * header.  Returns its entries.  The entries are then decoded from the
+ * copy (LearnedRunDecode), as a lookup needs them: a point lookup decodes a
+ * dozen of a page's hundreds.
+ */
+int
+LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+				   const LearnedRunHeader *h, int pg, char *copy)
+{
+	BlockNumber blkno = h->pages[pg].blkno;
+	Buffer		buf;
+	Page		page;
+	int			n;
+
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
+	memcpy(copy, page, BLCKSZ);
+	UnlockReleaseBuffer(buf);
+	n = LearnedPendingCount((Page) copy, ki->keylen);
+	if (LearnedPendingFirstSeq((Page) copy) != run->first_seq + h->pages[pg].first_rank ||
+		n != (int) LearnedRunPageEntries(h, (uint32) pg))
+		LearnedReportCorrupt(index, blkno, "run page does not match its header");
+	return n;
+}
+
+/*
+ * Decode the entry in slot i of a run's data page (a copy, of block blkno):
+ * the entry (its key copied into cxt), its mapped key and its flags
+ * (LEARNED_PENDING_NULL, _DEAD).
+ */
+void
+LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumber blkno,
+				 int i, LearnedPendingEntry *e, uint64 *mkey, uint16 *flags,
+				 MemoryContext cxt)
+{
+	Page		page = (Page) copy;
+	char	   *p = LearnedPendingItemPtr(page, ki->keylen, i);
+	uint16		f = LearnedPendingFlags(page, p);
+
+	e->tid = LearnedPendingTid(page, p);
+	e->slot = (uint16) i;
+	e->blkno = blkno;
+	e->seqlo = (uint32) (LearnedPendingFirstSeq(page) + i);
+	*flags = f & (LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD);
+	if (f & LEARNED_PENDING_NULL)
+	{
+		e->key = (Datum) 0;
+		*mkey = 0;
+	}
+	else
+	{
+		e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p), cxt);
+		*mkey = LearnedKeyMap(ki, e->key);
+	}
+}
+
+/*
  * Decode data page pg of a run into entries (keys copied into cxt), mapped
- * keys and flags (LEARNED_PENDING_NULL, _DEAD), checked against the header.  Returns its entries.
+ * keys and flags, checked against the header.  Returns its entries.
  */
 int
 LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 				   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
 				   uint64 *mkeys, uint16 *flags, MemoryContext cxt)
 {
-	BlockNumber blkno = h->pages[pg].blkno;
-	Buffer		buf;
-	Page		page;
-	uint64		first_seq;
-	int			n;
+	char	   *copy = palloc(BLCKSZ);
+	int			n = LearnedRunLoadPage(index, ki, run, h, pg, copy);
 	int			i;
 
-	buf = ReadBuffer(index, blkno);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
-	first_seq = LearnedPendingFirstSeq(page);
-	n = LearnedPendingCount(page, ki->keylen);
-	if (first_seq != run->first_seq + h->pages[pg].first_rank ||
-		n != (int) LearnedRunPageEntries(h, (uint32) pg))
-	{
-		UnlockReleaseBuffer(buf);
-		LearnedReportCorrupt(index, blkno, "run page does not match its header");
-	}
 	for (i = 0; i < n; i++)
-	{
-		char	   *p = LearnedPendingItemPtr(page, ki->keylen, i);
-		uint16		f = LearnedPendingFlags(page, p);
-		LearnedPendingEntry *e = &out[i];
-
-		e->tid = LearnedPendingTid(page, p);
-		e->slot = (uint16) i;
-		e->blkno = blkno;
-		e->seqlo = (uint32) (first_seq + i);
-		flags[i] = f & (LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD);
-		if (f & LEARNED_PENDING_NULL)
-		{
-			e->key = (Datum) 0;
-			mkeys[i] = 0;
-		}
-		else
-		{
-			e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p), cxt);
-			mkeys[i] = LearnedKeyMap(ki, e->key);
-		}
-	}
-	UnlockReleaseBuffer(buf);
+		LearnedRunDecode(index, ki, copy, h->pages[pg].blkno, i, &out[i], &mkeys[i],
+						 &flags[i], cxt);
+	pfree(copy);
 	return n;
 }

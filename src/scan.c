@@ -165,8 +165,9 @@ typedef struct PendRange
 
 /*
  * A sorted run of the view (run.c), read in place: its header, read when
- * the scan first positions in it, and the data page it decoded last (the
- * entries, their mapped keys and flags, keys in cxt).  A scan holds
+ * the scan first positions in it, and the data page it read last (a copy,
+ * and the entries decoded from it as the scan needs them: their mapped
+ * keys and flags, keys in cxt).  A scan holds
  * one page of each run at most, whatever the number of pending entries.
  */
 typedef struct ScanRun
@@ -176,6 +177,8 @@ typedef struct ScanRun
 	int			page;			/* data page decoded, or -1 */
 	uint32		page_rank;		/* rank of its first entry */
 	int			nloaded;
+	char	   *copy;			/* the data page, copied */
+	bool	   *have;			/* slots decoded so far */
 	LearnedPendingEntry *ents;
 	uint64	   *mkeys;
 	uint16	   *flags;
@@ -2411,6 +2414,8 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 		{
 			int			cap = LearnedPendingCapacity(so->ki.keylen);
 
+			r->copy = MemoryContextAlloc(so->rescanCxt, BLCKSZ);
+			r->have = MemoryContextAlloc(so->rescanCxt, sizeof(bool) * cap);
 			r->ents = MemoryContextAlloc(so->rescanCxt, sizeof(LearnedPendingEntry) * cap);
 			r->mkeys = MemoryContextAlloc(so->rescanCxt, sizeof(uint64) * cap);
 			r->flags = MemoryContextAlloc(so->rescanCxt, sizeof(uint16) * cap);
@@ -2420,12 +2425,19 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 		else
 			MemoryContextReset(r->cxt);
 		r->page = -1;
-		r->nloaded = LearnedRunReadPage(so->index, &so->ki, &r->info, h, pg,
-										r->ents, r->mkeys, r->flags, r->cxt);
+		r->nloaded = LearnedRunLoadPage(so->index, &so->ki, &r->info, h, pg, r->copy);
+		memset(r->have, 0, sizeof(bool) * r->nloaded);
 		r->page = pg;
 		r->page_rank = h->pages[pg].first_rank;
 	}
 	i = rank - (int) r->page_rank;
+	if (!r->have[i])
+	{
+		LearnedRunDecode(so->index, &so->ki, r->copy,
+						 LearnedPageGetRunHeader((Page) r->hdr)->pages[r->page].blkno,
+						 i, &r->ents[i], &r->mkeys[i], &r->flags[i], r->cxt);
+		r->have[i] = true;
+	}
 	if (mkey)
 		*mkey = r->mkeys[i];
 	if (dead)
@@ -2595,6 +2607,13 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 				(has_bwd && exact_bwd && !bwd.isnull[0] &&
 				 (bwd.strict ? bwd.hint < ri->min_mkey : bwd.hint <= ri->min_mkey)))
 				continue;
+			/* a lookup of one key: the run's filter may rule it out */
+			if (one_image)
+			{
+				(void) run_header(so, j);
+				if (!LearnedRunMayContain((Page) so->runs[j].hdr, fwd.hint))
+					continue;
+			}
 			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
 			r->run_hi[j] = has_bwd ? run_bound(so, j, &bwd, exact_bwd) : (int) ri->nkeys;
 			/* a sweep in progress merged the ranks below run_swept already */
