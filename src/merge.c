@@ -2062,6 +2062,18 @@ learned_merge_worker_main(Datum arg)
 					LearnedReadMeta(index, &meta);
 					/* a sweep's steps follow each other without the pause */
 					sweeping = meta.sweep_end_seq != 0;
+
+					/*
+					 * Take an xid after the flip.  Garbage collection frees
+					 * the pages a step replaced once its flip xid is below
+					 * every snapshot's xmin; with no xid assigned since the
+					 * flip (the inserts stopped), a snapshot taken after the
+					 * flip has that very xmin and cannot be told from one
+					 * taken before it, so the next steps could not reuse
+					 * those pages and the file would grow by each step.
+					 */
+					if (sweeping)
+						(void) GetTopTransactionId();
 					again = sweeping ||
 						(merge_trigger(index, &meta,
 									   LearnedPendingAppended(index, &meta) - meta.pending_merged,
