@@ -173,7 +173,8 @@ typedef struct PendRange
 typedef struct ScanRun
 {
 	LearnedRunInfo info;
-	char	   *hdr;			/* header page copy, or NULL */
+	char	   *hdr;			/* header page copy (scanCxt), or NULL */
+	bool		hdr_valid;		/* hdr is this run's */
 	int			page;			/* data page decoded, or -1 */
 	uint32		page_rank;		/* rank of its first entry */
 	int			nloaded;
@@ -222,6 +223,23 @@ typedef struct LearnedScanOpaqueData
 	Buffer		meta_recent;	/* the metapage's buffer last time (a hint) */
 	BlockNumber leaf_recent_blk;	/* the leaf page read_vpage read last, */
 	Buffer		leaf_recent;	/* and its buffer then (a hint) */
+
+	/*
+	 * Where the last positioning found its boundary (find_boundary), kept
+	 * across rescans: a nested loop whose outer side comes in key order
+	 * rescans with ascending keys, and the next boundary is then usually on
+	 * the same page or the next one.  Only a starting point: the comparator
+	 * verifies it as it verifies a model's window.  It belongs to the
+	 * directory it was found in (generation, relfilenode): a merge between
+	 * rescans renumbers the vpages.
+	 */
+	bool		last_valid;
+	uint32		last_gen;
+	Oid			last_relfile;
+	uint32		last_vp;
+	int			last_slot;
+	int			reuse_skip;		/* positionings left before reuse is tried again */
+	int			reuse_backoff;	/* skip after the next miss (doubles per miss) */
 	LearnedKeyInfo ki;
 	bool		desc;			/* single index column is DESC */
 	bool		nulls_first;	/* single index column is NULLS FIRST */
@@ -705,7 +723,7 @@ preprocess_keys(IndexScanDesc scan)
 	so->pin = NULL;
 	so->npranges = 0;
 	so->nruns = 0;
-	so->runs = NULL;
+	/* so->runs (in scanCxt) stays: load_pending keeps what is still valid */
 	old = MemoryContextSwitchTo(so->rescanCxt);
 	so->qual_ok = true;
 	so->want_keys = true;
@@ -1080,6 +1098,32 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 	return true;
 }
 
+/*
+ * Would make_bound find a bound in direction forward?  The same test on the
+ * first column, without building the bound (position_interval asks it of
+ * the far side at every positioning).
+ */
+static bool
+has_bound(LearnedScanOpaque so, bool forward)
+{
+	int			i;
+
+	if (so->driver && so->driver->attno == 0)
+		return true;
+	for (i = 0; i < so->nconds; i++)
+	{
+		ScanCond   *c = &so->conds[i];
+
+		if (c->attno != 0 || c->nulltest == COND_NOT_NULL)
+			continue;
+		if (c->nulltest == COND_IS_NULL || c->istrategy == BTEqualStrategyNumber ||
+			(forward ? c->istrategy > BTEqualStrategyNumber :
+			 c->istrategy < BTEqualStrategyNumber))
+			return true;
+	}
+	return false;
+}
+
 /* a key vs a bound, in index order, over the bound's columns */
 static inline int32
 bound_cmp(LearnedScanOpaque so, Datum key, const Bound *b)
@@ -1325,6 +1369,62 @@ load_segment_keys(IndexScanDesc scan)
 }
 
 /*
+ * The lower bound of x in slots [a, b) of a compressed page, searched from
+ * a outwards: in [a, a + 16), then a window four times as wide after it,
+ * and so on.  A reused position's window runs from the last boundary to
+ * the end of the page (thousands of entries), and the next boundary of a
+ * nested loop's ascending probes is usually near its start: a binary
+ * search over the whole window probed a dozen keys.
+ */
+static int
+lower_bound_gallop(const LearnedLeafView *v, uint64 x, int a, int b)
+{
+	int			step = 16;
+
+	while (b - a > step)
+	{
+		int			s = LearnedLeafLowerBoundIn(v, x, a, a + step);
+
+		if (s < a + step)
+			return s;
+		a += step;
+		step *= 4;
+	}
+	return LearnedLeafLowerBoundIn(v, x, a, b);
+}
+
+/*
+ * The same in slots [0, b) searched from b backwards, for a boundary at or
+ * before b (a nested loop's descending probes): in [b - 16, b), then a
+ * window four times as wide before it, and so on.
+ */
+static int
+lower_bound_gallop_back(const LearnedLeafView *v, uint64 x, int b)
+{
+	int			step = 16;
+
+	while (b > step)
+	{
+		int			s = LearnedLeafLowerBoundIn(v, x, b - step, b);
+
+		if (s > b - step)
+			return s;
+		b -= step;
+		step *= 4;
+	}
+	return LearnedLeafLowerBoundIn(v, x, 0, b);
+}
+
+/* key of a slot of the page last read: from img (slots [a, a + got)) if there */
+static inline Datum
+near_key(LearnedScanOpaque so, Page page, const uint64 *img, int a, int got, int slot)
+{
+	if (slot >= a && slot < a + got)
+		return LearnedLeafImageKey(&so->ki, img[slot - a]);
+	return leaf_key(so, page, slot);
+}
+
+/*
  * The boundary slot on a compressed page (the view): the lower bound of
  * the bound's image, searched on the compressed key run (it decodes only
  * the keys it probes and calls no comparator), first inside the model's
@@ -1333,13 +1433,25 @@ load_segment_keys(IndexScanDesc scan)
  * past the bound, key s - 1 is not.  Returns s, or -1 if the bound has no
  * image or the page does not confirm it (then the caller's comparator
  * search decides).
+ *
+ * near: the window starts at the last positioning's boundary (reuse_window),
+ * and this one is usually a few entries on: the first NEAR_KEYS keys of
+ * the window are decoded in one sequential pass (one partition lookup
+ * where a binary search makes one per probe) and scanned, the comparator
+ * checks take their keys from there, and a boundary further on (or
+ * before the window, for descending probes) is found by galloping
+ * (lower_bound_gallop, lower_bound_gallop_back).
  */
+#define NEAR_KEYS	16
+
 static int
 compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
-					int a, int e)
+					int a, int e, bool near)
 {
 	uint64		x;
 	int			pass;
+	uint64		img[NEAR_KEYS];
+	int			got = 0;		/* img holds the images of slots [a, a + got) */
 
 	Assert(so->view.compressed);
 	if (b->nkeys != 1 || b->isnull[0] ||
@@ -1354,44 +1466,53 @@ compressed_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n,
 		a = 0, e = n - 1;		/* no usable window: the whole page */
 	for (pass = (a > 0 || e < n - 1) ? 0 : 1; pass < 2; pass++)
 	{
-		int			s = pass == 0 ? LearnedLeafLowerBoundIn(&so->view, x, a, e + 1) :
-			LearnedLeafLowerBound(&so->view, x);
+		int			s;
+
+		if (pass == 1)
+			s = LearnedLeafLowerBound(&so->view, x);
+		else if (near)
+		{
+			got = Min(NEAR_KEYS, e + 1 - a);
+			LearnedLeafDecodeRange(&so->view, a, got, img, NULL, NULL);
+			for (s = a; s < a + got && img[s - a] < x; s++)
+				;
+			if (s == a + got && s <= e)
+				s = lower_bound_gallop(&so->view, x, s, e + 1);
+			else if (s == a && a > 0)
+				s = lower_bound_gallop_back(&so->view, x, a);
+			/* nothing of the page is past the bound: no whole-page search */
+			if (s == n)
+				break;
+		}
+		else
+			s = LearnedLeafLowerBoundIn(&so->view, x, a, e + 1);
 
 		/* the TID fill_batch will read, while the comparator runs */
 		if (s < n)
 			lcp_prefetch_tid(&so->view.lcp, (uint32) s);
-		if (s < n && past_bound(so, leaf_key(so, page, s), b) &&
-			(s == 0 || !past_bound(so, leaf_key(so, page, s - 1), b)))
+		if (s < n && past_bound(so, near_key(so, page, img, a, got, s), b) &&
+			(s == 0 || !past_bound(so, near_key(so, page, img, a, got, s - 1), b)))
 			return s;
 	}
 	return -1;
 }
 
 /*
- * Find the first entry e of the static stage with e > v (strict) or e >= v.
- * Returns its vpage and slot, with that page share-locked in *bufp, or
- * vpage == nvpages (and no buffer) when every entry is below the bound.
- *
- * The model proposes a window of vpages; the first page's first item and the
- * window's pages' last items verify it, and galloping widens it.
+ * The model's window for a bound: vpages [*wlo, *whi] and the slots inside
+ * them (slots[0] in page *wlo to slots[1] in page *whi).
  */
-static uint32
-find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
+static void
+model_window(IndexScanDesc scan, const Bound *b, uint32 *wlo_out, uint32 *whi_out,
+			 int *slots)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
-	uint32		nv = dir->nvpages;
 	uint32		wlo = 0,
 				whi = 0;
-	uint32		vp;
-	Buffer		buf = InvalidBuffer;
-	int			n = 0;
 	uint64		hint = b->hint;
-	int			slots[2] = {0, INT_MAX};
 
-	*bufp = InvalidBuffer;
-	if (nv == 0)
-		return 0;
+	slots[0] = 0;
+	slots[1] = INT_MAX;
 
 	/*
 	 * The directory proposes a window (directory.c: the rightmost piece whose
@@ -1479,8 +1600,118 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		(void) LearnedDirWindow(dir, hint, &wlo, &whi, slots);
 	}
 
+	*wlo_out = wlo;
+	*whi_out = whi;
+}
+
+/*
+ * Pages a positioning reuses from the last one's boundary: that page and
+ * the next.  A key further on is left to the model (a walk would read a
+ * page per step where the model reads one).
+ */
+#define REUSE_PAGES		2
+
+/*
+ * A reused window that missed costs a page or two before the model's
+ * search: after a miss, reuse waits for 1, 2, 4 ... up to REUSE_MAX_SKIP
+ * positionings (random probes try it rarely), and a hit ends the wait.
+ */
+#define REUSE_MAX_SKIP	256
+
+/*
+ * May this positioning start from the last one's boundary (so->last_*)?
+ * Only in the directory it was found in.
+ */
+static bool
+reuse_window(IndexScanDesc scan, uint32 *wlo, uint32 *whi, int *slots)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+
+	if (so->reuse_skip > 0)
+	{
+		so->reuse_skip--;
+		return false;
+	}
+	if (!so->last_valid || so->last_gen != dir->generation ||
+		so->last_relfile != LI_REL_FILE_NUMBER(scan->indexRelation) ||
+		so->last_vp >= dir->nvpages)
+		return false;
+	*wlo = so->last_vp;
+	*whi = Min(so->last_vp + REUSE_PAGES - 1, dir->nvpages - 1);
+	slots[0] = so->last_slot;
+	slots[1] = INT_MAX;
+	return true;
+}
+
+/* a reused window missed: the model searches, and reuse waits a while */
+static void
+reuse_missed(IndexScanDesc scan, const Bound *b, uint32 *wlo, uint32 *whi, int *slots)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	so->reuse_backoff = Min(Max(so->reuse_backoff * 2, 1), REUSE_MAX_SKIP);
+	so->reuse_skip = so->reuse_backoff;
+	model_window(scan, b, wlo, whi, slots);
+}
+
+/*
+ * Remember a boundary for the next positioning (reuse_window); reused: it
+ * was found in a reused window.
+ */
+static uint32
+found_boundary(IndexScanDesc scan, uint32 vp, int slot, bool reused)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	if (reused)
+		so->reuse_backoff = 0;
+	so->last_valid = true;
+	so->last_gen = so->dir->generation;
+	so->last_relfile = LI_REL_FILE_NUMBER(scan->indexRelation);
+	so->last_vp = vp;
+	so->last_slot = slot;
+	return vp;
+}
+
+/*
+ * Find the first entry e of the static stage with e > v (strict) or e >= v.
+ * Returns its vpage and slot, with that page share-locked in *bufp, or
+ * vpage == nvpages (and no buffer) when every entry is below the bound.
+ *
+ * The search starts from a window of vpages: the page where the last
+ * positioning of this scan found its boundary and the next one
+ * (reuse_window: monotone probes, a nested loop's rescans in key order),
+ * or else the model's window.  The first page's first item and the
+ * window's pages' last items verify it.  A model's window that misses
+ * widens by galloping; a reused one that misses (the key lies before it or
+ * past it) gives way to the model's.  Either way the comparator decides.
+ */
+static uint32
+find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	uint32		nv = dir->nvpages;
+	uint32		wlo = 0,
+				whi = 0;
+	uint32		vp;
+	Buffer		buf = InvalidBuffer;
+	int			n = 0;
+	int			slots[2] = {0, INT_MAX};
+	bool		reuse;
+
+	*bufp = InvalidBuffer;
+	if (nv == 0)
+		return 0;
+
+	reuse = reuse_window(scan, &wlo, &whi, slots);
+	if (!reuse)
+		model_window(scan, b, &wlo, &whi, slots);
+
+retry:
 	/* G1: ask for every page of the window before reading any of them */
-	if (whi > wlo)
+	if (whi > wlo && !reuse)
 	{
 		uint32		w;
 
@@ -1505,20 +1736,21 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 	if (so->view.compressed)
 	{
 		int			s = compressed_boundary(so, BufferGetPage(buf), b, n, slots[0],
-											vp == whi ? slots[1] : INT_MAX);
+											vp == whi ? slots[1] : INT_MAX, reuse);
 
 		if (s > 0)
 		{
 			*slotp = s;
 			*bufp = buf;
-			return vp;
+			return found_boundary(scan, vp, s, reuse);
 		}
 	}
 	if (vp > 0 && slot_past_bound(so, BufferGetPage(buf), 0, b))
 	{
 		/*
 		 * The window starts too far right: gallop left to a page whose last
-		 * item is below the bound, then binary-search.
+		 * item is below the bound, then binary-search.  A reused window:
+		 * the key is before the last boundary's page, the model's turn.
 		 */
 		int64		known_true = vp;
 		int64		known_false = -1;
@@ -1526,6 +1758,12 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 
 		UnlockReleaseBuffer(buf);
 		buf = InvalidBuffer;
+		if (reuse)
+		{
+			reuse = false;
+			reuse_missed(scan, b, &wlo, &whi, slots);
+			goto retry;
+		}
 		for (;;)
 		{
 			int64		probe = (int64) vp - step;
@@ -1562,6 +1800,13 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		vp++;
 		if (vp >= nv)
 			return nv;
+		if (reuse && vp > whi)
+		{
+			/* past the reused pages: the model's turn */
+			reuse = false;
+			reuse_missed(scan, b, &wlo, &whi, slots);
+			goto retry;
+		}
 		if (vp > whi + 1)
 		{
 			int64		known_false = (int64) vp - 1;
@@ -1612,7 +1857,8 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		/* a compressed page: on its key run first (the edges are checked) */
 		if (so->view.compressed &&
 			(s = compressed_boundary(so, page, b, n, vp == wlo ? slots[0] : 0,
-									 vp == whi ? slots[1] : INT_MAX)) >= 0)
+									 vp == whi ? slots[1] : INT_MAX,
+									 reuse && vp == wlo)) >= 0)
 			lo = hi = s;
 		while (lo < hi)
 		{
@@ -1626,7 +1872,7 @@ find_boundary(IndexScanDesc scan, const Bound *b, int *slotp, Buffer *bufp)
 		*slotp = lo;
 	}
 	*bufp = buf;
-	return vp;
+	return found_boundary(scan, vp, *slotp, reuse);
 }
 
 /* ---------- building batches ---------- */
@@ -1909,7 +2155,6 @@ position_interval(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
 	Bound		bound;
-	Bound		end;
 	bool		have;
 	uint32		vp;
 	int			slot = 0;
@@ -1932,7 +2177,7 @@ position_interval(IndexScanDesc scan)
 	so->slice_point = so->driver != NULL;
 	/* a bound on the far side too: a range (the backward bound is the end) */
 	so->slice_has_end = LearnedCompressKeyKind(&so->ki) != LEARNED_CKEY_NONE &&
-		make_bound(so, so->pos.interval, !so->forward, &end);
+		has_bound(so, !so->forward);
 	for (c = 0; c < so->nconds && !so->slice_point; c++)
 		so->slice_point = so->conds[c].attno == 0 &&
 			so->conds[c].istrategy == BTEqualStrategyNumber &&
@@ -2384,12 +2629,12 @@ run_header(LearnedScanOpaque so, int j)
 {
 	ScanRun    *r = &so->runs[j];
 
-	if (r->hdr == NULL)
+	if (!r->hdr_valid)
 	{
-		char	   *hdr = MemoryContextAlloc(so->rescanCxt, BLCKSZ);
-
-		LearnedRunReadHeader(so->index, &r->info, hdr);
-		r->hdr = hdr;
+		if (r->hdr == NULL)
+			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+		LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		r->hdr_valid = true;
 	}
 	return LearnedPageGetRunHeader((Page) r->hdr);
 }
@@ -2414,12 +2659,12 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 		{
 			int			cap = LearnedPendingCapacity(so->ki.keylen);
 
-			r->copy = MemoryContextAlloc(so->rescanCxt, BLCKSZ);
-			r->have = MemoryContextAlloc(so->rescanCxt, sizeof(bool) * cap);
-			r->ents = MemoryContextAlloc(so->rescanCxt, sizeof(LearnedPendingEntry) * cap);
-			r->mkeys = MemoryContextAlloc(so->rescanCxt, sizeof(uint64) * cap);
-			r->flags = MemoryContextAlloc(so->rescanCxt, sizeof(uint16) * cap);
-			r->cxt = AllocSetContextCreate(so->rescanCxt, "learned run page",
+			r->copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+			r->have = MemoryContextAlloc(so->scanCxt, sizeof(bool) * cap);
+			r->ents = MemoryContextAlloc(so->scanCxt, sizeof(LearnedPendingEntry) * cap);
+			r->mkeys = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
+			r->flags = MemoryContextAlloc(so->scanCxt, sizeof(uint16) * cap);
+			r->cxt = AllocSetContextCreate(so->scanCxt, "learned run page",
 										   ALLOCSET_SMALL_SIZES);
 		}
 		else
@@ -2659,16 +2904,25 @@ load_pending(IndexScanDesc scan)
 		return;
 
 	/* the view's sorted runs: read in place, headers and pages on demand */
+	/*
+	 * A rescan (each probe of a nested loop) keeps the headers it read
+	 * while the view's run is the same one (headers never change): the
+	 * run table entry names it.  Data pages are read again (VACUUM may
+	 * have flagged entries dead since).
+	 */
 	so->nruns = (int) so->meta.nruns;
-	so->runs = NULL;
-	if (so->nruns > 0)
+	if (so->nruns > 0 && so->runs == NULL)
+		so->runs = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRun) * LEARNED_MAX_RUNS);
+	for (j = 0; j < so->nruns; j++)
 	{
-		so->runs = MemoryContextAllocZero(so->rescanCxt, sizeof(ScanRun) * so->nruns);
-		for (j = 0; j < so->nruns; j++)
+		ScanRun    *r = &so->runs[j];
+
+		if (memcmp(&r->info, &so->meta.runs[j], sizeof(LearnedRunInfo)) != 0)
 		{
-			so->runs[j].info = so->meta.runs[j];
-			so->runs[j].page = -1;
+			r->info = so->meta.runs[j];
+			r->hdr_valid = false;
 		}
+		r->page = -1;
 	}
 
 	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
@@ -2748,8 +3002,8 @@ static void
 start_scan(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	if (so->dir)
-		LearnedReleaseDirectory(so->dir);
+	LearnedDirectory *last = so->dir;	/* the last view's, still referenced */
+
 	so->dir = NULL;
 
 	/*
@@ -2762,19 +3016,35 @@ start_scan(IndexScanDesc scan)
 		LearnedDirectory *dir;
 
 		LearnedReadMetaRecent(scan->indexRelation, &so->meta, &so->meta_recent);
+
+		/*
+		 * A rescan in the generation of the last view (a nested loop's
+		 * next probe, usually) keeps its directory, which our reference
+		 * kept alive, without the cache's lookup.  The relation cannot
+		 * get a new relfilenode while the scan holds its lock.
+		 */
+		if (last != NULL && last->generation == so->meta.generation)
+		{
+			so->dir = last;
+			last = NULL;
+			break;
+		}
 		dir = LearnedGetDirectory(scan->indexRelation, so->meta.generation);
 		if (dir->generation == so->meta.generation)
 		{
+			/*
+			 * The directory's key type is the metapage's, which
+			 * LearnedCheckMeta matched against the index's column when the
+			 * directory was loaded.
+			 */
 			so->dir = dir;
+			so->dir->refcount++;
 			break;
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	/*
-	 * The directory's key type is the metapage's, which LearnedCheckMeta
-	 * matched against the index's column when the directory was loaded.
-	 */
-	so->dir->refcount++;
+	if (last != NULL)
+		LearnedReleaseDirectory(last);
 
 	load_pending(scan);
 	so->started = true;

@@ -1,0 +1,273 @@
+-- 63_monotone
+--
+-- Monotone probes: a nested loop rescans the inner learned index once per
+-- outer row, and a positioning starts from the page where the previous one
+-- of the same scan found its boundary (that page and the next) before it
+-- asks the model.  Every join below runs as Nested Loop -> Index Scan on
+-- the learned index (checked) with outer keys ascending, descending,
+-- shuffled, half absent, repeated, NULL, before the first key and past
+-- the last, over keys duplicated across pages, on int8 (compressed and
+-- plain pages), float8, text, a composite key and an int4 outer on an int8
+-- column, and across a merge and inserts between two probes; each answer
+-- must equal a hash join's over sequential scans, as a multiset of
+-- (outer row, inner row).  A reused position that were trusted instead of
+-- verified would miss the rows before it (descending and repeated keys)
+-- or past it.
+
+-- nl_check(outer, inner, idx, cond): the join of outer o and inner t on
+-- cond, once as a nested loop into idx (the LATERAL subquery with OFFSET 0
+-- keeps o outside), once as a hash join over sequential scans.  Prints
+-- rows=N and ok, or WRONG with the rows each side lacks; "plan!" when the
+-- nested loop did not scan idx.  A range condition has no hash join: the
+-- reference joins on ref_cond instead, with the offsets d of ref_from
+-- (t.k = o.k + d).
+CREATE FUNCTION nl_check(outer_tab text, inner_tab text, idx text, cond text,
+                         ref_from text DEFAULT NULL, ref_cond text DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    nl text := format('SELECT o.n, x.id FROM %I o CROSS JOIN LATERAL '
+                      '(SELECT t.id FROM %I t WHERE %s OFFSET 0) x', outer_tab, inner_tab, cond);
+    hj text := format('SELECT o.n, t.id FROM %I o %s JOIN %I t ON %s', outer_tab,
+                      coalesce('CROSS JOIN ' || ref_from, ''), inner_tab, coalesce(ref_cond, cond));
+    plan text := '';
+    ln text;
+    got text[];
+    ref text[];
+    missing int;
+    extra int;
+BEGIN
+    PERFORM set_config('enable_seqscan', 'off', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    PERFORM set_config('enable_indexonlyscan', 'off', true);
+    PERFORM set_config('enable_memoize', 'off', true);
+    PERFORM set_config('enable_material', 'off', true);
+    PERFORM set_config('enable_hashjoin', 'off', true);
+    PERFORM set_config('enable_mergejoin', 'off', true);
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || nl LOOP
+        plan := plan || ln || ' ';
+    END LOOP;
+    EXECUTE format('SELECT array_agg(r::text) FROM (%s) r', nl) INTO got;
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_indexscan', 'off', true);
+    PERFORM set_config('enable_nestloop', 'off', true);
+    PERFORM set_config('enable_hashjoin', 'on', true);
+    EXECUTE format('SELECT array_agg(r::text) FROM (%s) r', hj) INTO ref;
+    PERFORM set_config('enable_indexscan', 'on', true);
+    PERFORM set_config('enable_nestloop', 'on', true);
+    SELECT count(*) INTO missing FROM (SELECT unnest(ref) EXCEPT ALL SELECT unnest(got)) s;
+    SELECT count(*) INTO extra FROM (SELECT unnest(got) EXCEPT ALL SELECT unnest(ref)) s;
+    RETURN 'rows=' || coalesce(cardinality(ref), 0) ||
+        CASE WHEN missing = 0 AND extra = 0 THEN ' ok'
+             ELSE format(' WRONG: %s missing, %s extra', missing, extra) END ||
+        CASE WHEN plan ~ ('Nested Loop.*Index Scan using ' || idx || ' ') THEN '' ELSE ' plan!' END;
+END $$;
+
+-- The outer tables: n orders them (they are written in n order and read by
+-- a sequential scan in that order).
+-- mk_outers(prefix, keys): prefix_asc, _desc, _rand from an array of keys.
+CREATE FUNCTION mk_outers(prefix text, typ text, keys text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    s text;
+BEGIN
+    FOREACH s IN ARRAY ARRAY['asc', 'desc', 'rand'] LOOP
+        EXECUTE format('CREATE TABLE %I (n int, k %s)', prefix || '_' || s, typ);
+        EXECUTE format('INSERT INTO %I SELECT row_number() OVER (ORDER BY %s), k FROM (%s) q(k, i) ORDER BY %s',
+                       prefix || '_' || s,
+                       CASE s WHEN 'asc' THEN 'k NULLS FIRST, i' WHEN 'desc' THEN 'k DESC NULLS LAST, i'
+                              ELSE 'hashint4(i)' END,
+                       keys,
+                       CASE s WHEN 'asc' THEN 'k NULLS FIRST, i' WHEN 'desc' THEN 'k DESC NULLS LAST, i'
+                              ELSE 'hashint4(i)' END);
+    END LOOP;
+END $$;
+
+-- int8: keys 0, 3, ..., 119997 (40000), 3000 more copies of 30000 (a run
+-- over several pages of either format), 50 NULLs.  Compressed pages
+-- (mi_c, the default, about 2000 entries a page) and plain ones (mi_p,
+-- about 570), a small error_bound for several pieces.
+CREATE TABLE mi (id serial, k int8);
+INSERT INTO mi (k) SELECT i * 3 FROM generate_series(0, 39999) i;
+INSERT INTO mi (k) SELECT 30000 FROM generate_series(1, 3000);
+INSERT INTO mi (k) SELECT NULL FROM generate_series(1, 50);
+CREATE TABLE mp AS SELECT * FROM mi;
+CREATE INDEX mi_c ON mi USING learned (k) WITH (error_bound = 8);
+CREATE INDEX mp_p ON mp USING learned (k) WITH (error_bound = 8, compression = off);
+ANALYZE mi, mp;
+SELECT leaf_pages > 10 AS several_pages, compressed_pages = leaf_pages AS compressed
+FROM learned_index_info('mi_c');
+SELECT leaf_pages > 50 AS several_pages, compressed_pages = 0 AS plain
+FROM learned_index_info('mp_p');
+
+-- every 7th key, each present key twice in a row, the long run's key
+-- three times, absent keys between (k + 1), before the first and past the
+-- last, the int8 extremes, NULLs
+SELECT mk_outers('oi', 'int8', $q$
+    SELECT k, i FROM (
+        SELECT i * 21 AS k, i FROM generate_series(0, 5713) i
+        UNION ALL SELECT i * 21, i + 10000 FROM generate_series(0, 5713, 3) i
+        UNION ALL SELECT i * 21 + 1, i + 20000 FROM generate_series(0, 5713, 5) i
+        UNION ALL SELECT 30000, 30000 + i FROM generate_series(1, 3) i
+        UNION ALL VALUES (-7::int8, 40001), (-1, 40002), (119997, 40003), (119998, 40004),
+                         (500000, 40005), (9223372036854775807, 40006),
+                         (-9223372036854775808, 40007), (NULL, 40008), (NULL, 40009)) q
+$q$);
+-- half absent: every key or key + 1, alternating
+SELECT mk_outers('oh', 'int8', $q$
+    SELECT i * 6 + (i % 2), i FROM generate_series(0, 19999) i
+$q$);
+-- few probes far apart (each one past the reused pages)
+SELECT mk_outers('of', 'int8', $q$
+    SELECT i * 9999, i FROM generate_series(0, 12) i
+$q$);
+
+SELECT s, nl_check('oi_' || s, 'mi', 'mi_c', 't.k = o.k') AS compressed,
+          nl_check('oi_' || s, 'mp', 'mp_p', 't.k = o.k') AS plain
+FROM unnest(ARRAY['asc', 'desc', 'rand']) s;
+SELECT s, nl_check('oh_' || s, 'mi', 'mi_c', 't.k = o.k') AS compressed,
+          nl_check('oh_' || s, 'mp', 'mp_p', 't.k = o.k') AS plain
+FROM unnest(ARRAY['asc', 'desc', 'rand']) s;
+SELECT s, nl_check('of_' || s, 'mi', 'mi_c', 't.k = o.k') AS compressed,
+          nl_check('of_' || s, 'mp', 'mp_p', 't.k = o.k') AS plain
+FROM unnest(ARRAY['asc', 'desc', 'rand']) s;
+-- ranges start where the previous one did: k >= o.k AND k < o.k + 10
+SELECT s, nl_check('oh_' || s, 'mi', 'mi_c', 't.k >= o.k AND t.k < o.k + 10',
+                   'generate_series(0, 9) d', 't.k = o.k + d') AS compressed,
+          nl_check('oh_' || s, 'mp', 'mp_p', 't.k > o.k AND t.k <= o.k + 10',
+                   'generate_series(1, 10) d', 't.k = o.k + d') AS plain
+FROM unnest(ARRAY['asc', 'desc']) s;
+-- an int4 outer on the int8 column (a cross-type bound)
+CREATE TABLE oi4 AS SELECT n, k::int4 AS k FROM oi_asc WHERE k BETWEEN -100 AND 200000;
+SELECT nl_check('oi4', 'mi', 'mi_c', 't.k = o.k') AS compressed,
+       nl_check('oi4', 'mp', 'mp_p', 't.k = o.k') AS plain;
+
+-- float8: keys -1000.0, -999.5, ..., with -0, +0, +-Infinity, NaN, and a
+-- run of 2000 equal keys
+CREATE TABLE mf (id serial, k float8);
+INSERT INTO mf (k) SELECT i * 0.5 FROM generate_series(-2000, 18000) i;
+INSERT INTO mf (k) SELECT 1234.5 FROM generate_series(1, 2000);
+INSERT INTO mf (k) VALUES ('-Infinity'), ('Infinity'), ('NaN'), ('NaN'), ('-0'), (NULL);
+CREATE INDEX mf_k ON mf USING learned (k) WITH (error_bound = 8);
+ANALYZE mf;
+SELECT mk_outers('ofl', 'float8', $q$
+    SELECT k, i FROM (
+        SELECT i * 1.75, i FROM generate_series(-600, 5200) i
+        UNION ALL SELECT i * 3.5 + 0.25, i + 10000 FROM generate_series(-300, 2500, 2) i
+        UNION ALL SELECT 1234.5, 20000 + i FROM generate_series(1, 3) i
+        UNION ALL VALUES ('-Infinity'::float8, 30001), ('Infinity', 30002), ('NaN', 30003),
+                         ('0', 30004), ('-0', 30005), (-5000, 30006), (1e300, 30007),
+                         (NULL, 30008)) q(k, i)
+$q$);
+SELECT s, nl_check('ofl_' || s, 'mf', 'mf_k', 't.k = o.k') AS float8
+FROM unnest(ARRAY['asc', 'desc', 'rand']) s;
+
+-- text: 'key' || a 6-digit number (a shared prefix), each 4th one absent,
+-- a run of 1500 equal keys; outer keys present, absent (a suffix 'z'),
+-- before and after every key, repeated
+CREATE TABLE mt (id serial, k text);
+INSERT INTO mt (k) SELECT 'key' || lpad(i::text, 6, '0') FROM generate_series(0, 29999) i
+    WHERE i % 4 <> 3;
+INSERT INTO mt (k) SELECT 'key012000' FROM generate_series(1, 1500);
+INSERT INTO mt (k) VALUES (''), (NULL);
+CREATE INDEX mt_k ON mt USING learned (k) WITH (error_bound = 8);
+ANALYZE mt;
+SELECT mk_outers('ot', 'text', $q$
+    SELECT k, i FROM (
+        SELECT 'key' || lpad((i * 5)::text, 6, '0'), i FROM generate_series(0, 5999) i
+        UNION ALL SELECT 'key' || lpad((i * 5)::text, 6, '0') || 'z', i + 10000
+            FROM generate_series(0, 5999, 7) i
+        UNION ALL SELECT 'key012000', 20000 + i FROM generate_series(1, 3) i
+        UNION ALL VALUES ('', 30001), ('a', 30002), ('kez', 30003), ('key', 30004),
+                         (NULL, 30005)) q(k, i)
+$q$);
+SELECT s, nl_check('ot_' || s, 'mt', 'mt_k', 't.k = o.k') AS text
+FROM unnest(ARRAY['asc', 'desc', 'rand']) s;
+
+-- composite (a int4, b text): the whole key, and its leading column alone
+-- (a prefix bound: every b of that a)
+CREATE TABLE mc (id serial, a int4, b text);
+INSERT INTO mc (a, b) SELECT i / 20, 'b' || (i % 20) FROM generate_series(0, 29999) i;
+INSERT INTO mc (a, b) SELECT 700, 'b3' FROM generate_series(1, 1500);
+INSERT INTO mc (a, b) VALUES (NULL, 'b1'), (5, NULL);
+CREATE INDEX mc_ab ON mc USING learned (a, b) WITH (error_bound = 8);
+ANALYZE mc;
+CREATE TABLE oc_asc (n int, a int4, b text);
+INSERT INTO oc_asc SELECT row_number() OVER (ORDER BY a, b), a, b FROM (
+    SELECT i / 3 AS a, 'b' || (i % 23) AS b FROM generate_series(0, 4599) i
+    UNION ALL SELECT 700, 'b3' FROM generate_series(1, 3)
+    UNION ALL VALUES (-1, 'b1'), (5000, 'b1'), (5, NULL)) q ORDER BY a, b;
+CREATE TABLE oc_desc AS SELECT * FROM oc_asc ORDER BY n DESC;
+CREATE TABLE oc_rand AS SELECT * FROM oc_asc ORDER BY hashint4(n);
+SELECT s, nl_check('oc_' || s, 'mc', 'mc_ab', 't.a = o.a AND t.b = o.b') AS whole_key,
+          nl_check('oc_' || s, 'mc', 'mc_ab', 't.a = o.a') AS leading_column
+FROM unnest(ARRAY['asc', 'desc', 'rand']) s;
+
+-- A merge and inserts between two probes of one scan: the outer side's
+-- volatile function, at outer row 8600 of 8769, inserts rows (invisible
+-- to the statement, which keeps its snapshot) and merges the pending list.
+-- The index has plain pages, one segment, a sixth of its entries dead
+-- (deleted and vacuumed, too few for VACUUM to rewrite the segment): the
+-- merge rewrites the segment without them, in a new directory generation
+-- with fewer pages than the page the last probe before it ended on, so a
+-- position kept across the merge would name a page past the end.  The
+-- answer must equal the hash join's taken before.
+CREATE TABLE mm (id serial, k int8);
+INSERT INTO mm (k) SELECT i * 3 FROM generate_series(0, 39999) i;
+CREATE INDEX mm_k ON mm USING learned (k) WITH (error_bound = 8, compression = off);
+DELETE FROM mm WHERE id % 6 = 0;
+VACUUM mm;
+SET learned_idx.auto_merge = off;
+INSERT INTO mm (k) SELECT i * 3 + 1 FROM generate_series(0, 39999, 500) i;
+ANALYZE mm;
+SELECT segments, leaf_pages, dead_entries, pending_entries FROM learned_index_info('mm_k');
+CREATE FUNCTION mm_probe(n int, k int8) RETURNS int8 LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    IF n = 8600 AND current_setting('mono.merge', true) = 'on' THEN
+        INSERT INTO mm (k) SELECT i * 3 + 2 FROM generate_series(0, 39999, 100) i;
+        PERFORM learned_index_merge('mm_k');
+    END IF;
+    RETURN k;
+END $$;
+CREATE TABLE mm_out AS SELECT n, k FROM oi_asc WHERE k BETWEEN -100 AND 200000;
+CREATE TABLE mm_ref AS SELECT o.n, t.id FROM mm_out o JOIN mm t ON t.k = o.k;
+SELECT generation AS gen_before FROM learned_index_info('mm_k') \gset
+SET mono.merge = 'on';
+SET enable_seqscan = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_memoize = off;
+SET enable_material = off;
+SET enable_bitmapscan = off;
+CREATE FUNCTION plan_text(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    ln text;
+    p text := '';
+BEGIN
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        p := p || ln || ' ';
+    END LOOP;
+    RETURN p;
+END $$;
+SELECT plan_text($q$
+SELECT o.n, x.id FROM (SELECT n, mm_probe(n, k) AS k FROM mm_out OFFSET 0) o
+    CROSS JOIN LATERAL (SELECT t.id FROM mm t WHERE t.k = o.k OFFSET 0) x
+$q$) ~ 'Nested Loop .*Seq Scan on mm_out .*Index Scan using mm_k on mm t ' AS nested_loop_into_mm_k;
+CREATE TABLE mm_nl AS
+SELECT o.n, x.id FROM (SELECT n, mm_probe(n, k) AS k FROM mm_out OFFSET 0) o
+    CROSS JOIN LATERAL (SELECT t.id FROM mm t WHERE t.k = o.k OFFSET 0) x;
+RESET mono.merge;
+RESET enable_seqscan;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_memoize;
+RESET enable_material;
+RESET enable_bitmapscan;
+SELECT generation > :gen_before AS merged_during_the_join, segments, leaf_pages,
+       dead_entries, pending_entries
+FROM learned_index_info('mm_k');
+SELECT (SELECT count(*) FROM mm_ref) AS rows,
+       (SELECT count(*) FROM (TABLE mm_ref EXCEPT ALL TABLE mm_nl) s) AS missing,
+       (SELECT count(*) FROM (TABLE mm_nl EXCEPT ALL TABLE mm_ref) s) AS extra;
+-- and after it, the same scan over the new generation
+SELECT nl_check('oi_asc', 'mm', 'mm_k', 't.k = o.k') AS after_merge;
+RESET learned_idx.auto_merge;
