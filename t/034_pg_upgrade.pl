@@ -141,6 +141,7 @@ BEGIN
   FOR i IN 1 .. 300 LOOP
     EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge');
     PERFORM pg_sleep(0.1);
+    PERFORM pg_stat_clear_snapshot();
   END LOOP;
 END $$;
 INSERT INTO tmerged SELECT 300000 + i, i * 3 + 2 FROM generate_series(1001, 1500) i;
