@@ -1897,6 +1897,42 @@ launch_throttled(Relation index, const LearnedMetaPageData *meta,
 }
 
 /*
+ * An inserter found the list past twice pending_limit.  A merge, flush or
+ * VACUUM that holds the merge lock may be about to shorten it, or may be a
+ * worker's step that leaves it as long: so wait for the lock, polling, for
+ * up to LEARNED_FAR_OVER_WAIT_MS, then merge whole if the list is still
+ * that long.  The wait is what bounds the list while another backend
+ * merges (without it, every insert of a load skipped its merge while a
+ * worker held the lock, and the list grew past the bound).  It polls with
+ * ConditionalLockPage rather than waiting in LockPage because the holder
+ * may wait for a cleanup lock on a page this backend's own scan pins (an
+ * INSERT ... SELECT reading the same index): a pin wait the deadlock
+ * detector cannot see.  After the timeout the insert goes on, as before.
+ */
+#define LEARNED_FAR_OVER_WAIT_MS	1000
+
+static void
+far_over_merge(Relation index)
+{
+	int			waited;
+	LearnedMetaPageData m;
+	MergeTrigger t;
+
+	for (waited = 0; !ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock); waited++)
+	{
+		if (waited >= LEARNED_FAR_OVER_WAIT_MS)
+			return;
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(1000L);
+	}
+	LearnedReadMeta(index, &m);
+	if (merge_trigger(index, &m, LearnedPendingAppended(index, &m) - m.pending_merged, &t) &&
+		t.far_over)
+		merge_locked(index, NULL, 0, LEARNED_MERGE_BY_INSERT);
+	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+}
+
+/*
  * Called after an insert with the metapage as the insert left it.  When the
  * pending list passes the trigger (merge_trigger) ask a background worker
  * to merge; if none can start, or the list passed twice the limit, merge
@@ -1977,14 +2013,16 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 	 * step of a sweep (the next trigger or a worker does the next), except
 	 * far over the limit: then all of it, which bounds the list.
 	 */
-	if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+	if (!t.far_over)
 	{
-		if (t.far_over)
-			merge_locked(index, NULL, 0, LEARNED_MERGE_BY_INSERT);
-		else
+		if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+		{
 			merge_or_step(index, LEARNED_MERGE_BY_INSERT);
-		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+			UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+		}
+		return;
 	}
+	far_over_merge(index);
 }
 
 /*
