@@ -31,9 +31,11 @@ BEGIN
         'SELECT first_key || '' .. '' || last_key FROM learned_index_segments(''priv_s'')',
         'SELECT entries || '' + '' || pending_entries FROM learned_index_info(''priv_s'')',
         'SELECT string_agg(entries::text, '','') FROM learned_index_runs(''priv_s'')',
+        'SELECT count(*)::text FROM learned_index_sweep(''priv_s'')',
         'SELECT learned_index_check(''priv_s'')::text',
         'SELECT learned_index_check(''priv_s'', true)::text',
-        'SELECT learned_index_merge(''priv_s'')::text'] LOOP
+        'SELECT learned_index_merge(''priv_s'')::text',
+        'SELECT learned_index_merge_step(''priv_s'')::text'] LOOP
         call := substring(q from 'learned_index_\w+\([^)]*\)');
         BEGIN
             EXECUTE q INTO result;
@@ -53,7 +55,8 @@ RESET ROLE;
 -- no key, count or check result comes back.
 GRANT EXECUTE ON FUNCTION learned_index_info(regclass), learned_index_segments(regclass),
     learned_index_check(regclass, boolean), learned_index_merge(regclass),
-    learned_index_runs(regclass) TO regress_learned_reader;
+    learned_index_runs(regclass), learned_index_sweep(regclass),
+    learned_index_merge_step(regclass) TO regress_learned_reader;
 SET ROLE regress_learned_reader;
 SELECT * FROM priv_calls();
 -- the messages in full
@@ -90,7 +93,8 @@ ALTER TABLE priv_t OWNER TO CURRENT_USER;
 REVOKE ALL ON priv_t FROM regress_learned_reader;
 REVOKE ALL ON FUNCTION learned_index_info(regclass), learned_index_segments(regclass),
     learned_index_check(regclass, boolean), learned_index_merge(regclass),
-    learned_index_runs(regclass) FROM regress_learned_reader;
+    learned_index_runs(regclass), learned_index_sweep(regclass),
+    learned_index_merge_step(regclass) FROM regress_learned_reader;
 
 -- What README tells a DBA: EXECUTE to pg_monitor; a monitoring role that is
 -- a member of pg_monitor and may read the tables (pg_read_all_data here)

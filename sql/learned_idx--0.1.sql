@@ -145,6 +145,19 @@ AS 'MODULE_PATHNAME', 'learned_index_merge'
 LANGUAGE C STRICT;
 COMMENT ON FUNCTION learned_index_merge(regclass) IS 'merge the pending list of a learned index into its static stage now';
 
+CREATE FUNCTION learned_index_merge_step(index regclass)
+RETURNS int8
+AS 'MODULE_PATHNAME', 'learned_index_merge_step'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION learned_index_merge_step(regclass) IS 'one step of a learned index''s swept main merge (or the whole merge where none may be swept)';
+
+CREATE FUNCTION learned_index_sweep(index regclass,
+    OUT runs int4, OUT next_segment int4, OUT merged_entries int8, OUT left_entries int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'learned_index_sweep'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION learned_index_sweep(regclass) IS 'the swept main merge in progress on a learned index, if any: its runs, next segment, entries merged and left';
+
 CREATE FUNCTION learned_index_check(index regclass, heapallindexed boolean DEFAULT false)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'learned_index_check'
@@ -164,6 +177,8 @@ REVOKE ALL ON FUNCTION learned_index_info(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION learned_index_segments(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION learned_index_runs(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION learned_index_merge(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION learned_index_merge_step(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION learned_index_sweep(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION learned_index_check(regclass, boolean) FROM PUBLIC;
 
 -- Other fixed-width types (one type per family, as in btree).  uuid and

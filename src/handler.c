@@ -56,6 +56,7 @@ int			learned_pending_limit_guc = LEARNED_DEFAULT_PENDING_LIMIT;
 int			learned_log_merge_min_duration = -1;
 bool		learned_auto_merge = true;
 int			learned_tail_limit = LEARNED_DEFAULT_TAIL_LIMIT;
+int			learned_merge_step_segments = 0;
 char	   *learned_fail_point = NULL;
 int			learned_map_columns_guc = 0;
 
@@ -111,6 +112,11 @@ _PG_init(void)
 							"Unsorted pending entries after which an insert flushes them into a sorted run.",
 							"Each backend keeps a sorted copy of the unsorted tail only.  Zero: never flush.",
 							&learned_tail_limit, LEARNED_DEFAULT_TAIL_LIMIT, 0, INT_MAX / 2,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("learned_idx.merge_step_segments",
+							"Segments one step of a swept main merge rewrites.",
+							"Zero: an eighth of the static stage's segments.  -1: no sweep, a main merge rewrites every segment it reaches in one step.",
+							&learned_merge_step_segments, 0, -1, INT_MAX / 2,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("learned_idx.auto_merge",
 							 "Lets this session's inserts start merges of learned indexes.",

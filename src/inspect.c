@@ -121,7 +121,9 @@ learned_index_info(PG_FUNCTION_ARGS)
 				char	   *p = LearnedPendingItemPtr(page, meta.keylen, i);
 				uint16		flags = LearnedPendingFlags(page, p);
 
-				if (!(flags & LEARNED_PENDING_DEAD) && first_seq + i >= meta.pending_merged)
+				/* an entry a sweep merged is counted in the static stage */
+				if (!(flags & LEARNED_PENDING_DEAD) && first_seq + i >= meta.pending_merged &&
+					!LearnedSeqSwept(&meta, first_seq + i))
 					pending++;
 			}
 		}
@@ -398,6 +400,49 @@ learned_index_runs(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/*
+ * learned_index_sweep(index): the swept main merge in progress, if any (no
+ * row otherwise): the runs it merges, the first segment of its next step,
+ * and the entries of those runs it merged so far (in the static stage).
+ */
+PG_FUNCTION_INFO_V1(learned_index_sweep);
+
+Datum
+learned_index_sweep(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	index;
+	LearnedMetaPageData meta;
+
+	index = LearnedOpenIndexChecked(relid, AccessShareLock, "inspect", false, NULL);
+	InitMaterializedSRF(fcinfo, 0);
+	LearnedReadMeta(index, &meta);
+	if (meta.sweep_end_seq != 0)
+	{
+		Datum		values[4];
+		bool		nulls[4];
+		uint32		nswept = LearnedSweptRuns(&meta);
+		int64		merged = 0;
+		int64		left = 0;
+		uint32		j;
+
+		for (j = 0; j < nswept; j++)
+		{
+			merged += meta.run_swept[j];
+			left += meta.runs[j].nentries - meta.run_swept[j];
+		}
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = Int32GetDatum((int32) nswept);
+		values[1] = Int32GetDatum((int32) meta.sweep_seg);
+		values[2] = Int64GetDatum(merged);
+		values[3] = Int64GetDatum(left);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	relation_close(index, AccessShareLock);
+	return (Datum) 0;
+}
+
 PG_FUNCTION_INFO_V1(learned_index_check);
 
 static void
@@ -447,7 +492,7 @@ own_block(Relation index, uint8 *seen, BlockNumber nblocks, BlockNumber blk,
  */
 static void
 check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
-		   uint8 *seen, BlockNumber nblocks)
+		   const LearnedDirectory *dir, uint8 *seen, BlockNumber nblocks)
 {
 	LearnedKeyOrder order = LearnedKeyOrderOf(ki);
 	LearnedPendingEntry *ents = palloc(sizeof(LearnedPendingEntry) * LearnedPendingCapacity(ki->keylen));
@@ -458,6 +503,33 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 											  ALLOCSET_DEFAULT_SIZES);
 	uint64		seq = meta->pending_merged;
 	uint32		j;
+	uint32		nswept = LearnedSweptRuns(meta);
+	uint64		sweep_first = 0;
+
+	/*
+	 * A sweep in progress: it merges the oldest runs (at least one), its
+	 * next group starts at a segment of the directory, and each swept run's
+	 * merged ranks are its keys below that segment's first key (by mapped
+	 * key, which is monotone: an entry is in the static stage or in its
+	 * run, never both, never neither).
+	 */
+	if (meta->sweep_end_seq != 0)
+	{
+		if (nswept == 0 || meta->sweep_end_seq > meta->runs[nswept - 1].first_seq +
+			meta->runs[nswept - 1].nentries)
+			check_fail(index, "a merge step's runs do not match the run table",
+					   psprintf("sweep ends at " UINT64_FORMAT ", %u runs swept",
+								meta->sweep_end_seq, nswept));
+		if (meta->sweep_seg >= dir->nsegments)
+			check_fail(index, "a merge step's next segment is past the last",
+					   psprintf("segment %u of %u", meta->sweep_seg, dir->nsegments));
+		sweep_first = dir->segments[meta->sweep_seg].first_key;
+	}
+	for (j = 0; j < LEARNED_MAX_RUNS; j++)
+		if ((j >= nswept && meta->run_swept[j] != 0) ||
+			(j < nswept && meta->run_swept[j] > meta->runs[j].nkeys))
+			check_fail(index, "a run's merged ranks are out of range",
+					   psprintf("run %u: %u", j, meta->run_swept[j]));
 
 	for (j = 0; j < meta->nruns; j++)
 	{
@@ -467,6 +539,7 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 		uint64		prevm = 0;
 		uint32		rank = 0;
 		uint32		pg;
+		uint32		swept = LearnedRunSwept(meta, j);
 
 		if (ri->first_seq != seq)
 			check_fail(index, "a sorted run does not start where the one before ends",
@@ -520,6 +593,12 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 				if (rank > 0 && rank < ri->nkeys &&
 					LearnedPendingOrder(ki, order, &prev, prevm, &ents[i], mkeys[i]) >= 0)
 					check_fail(index, "a sorted run is out of order",
+							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
+				if (rank < swept && mkeys[i] > sweep_first)
+					check_fail(index, "an entry a merge step merged sorts after its next group",
+							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
+				if (swept > 0 && rank >= swept && rank < ri->nkeys && mkeys[i] < sweep_first)
+					check_fail(index, "an entry a merge step left in its run sorts before its next group",
 							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
 				if (rank < ri->nkeys && !LearnedRunMayContain((Page) hdr, mkeys[i]))
 					check_fail(index, "a sorted run's filter misses one of its keys",
@@ -966,7 +1045,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 	if (chain != meta.pending_pages)
 		check_fail(index, "the pending page count is wrong",
 				   psprintf("chain has %u pages, metapage says %u", chain, meta.pending_pages));
-	check_runs(index, &meta, &ki, seen, nblocks);
+	check_runs(index, &meta, &ki, dir, seen, nblocks);
 
 	if (heapallindexed)
 	{

@@ -282,7 +282,49 @@ typedef struct LearnedMetaPageData
 	uint64		runs_end_seq;
 	uint64		nflushes;		/* flushes and compactions since the build */
 	LearnedRunInfo runs[LEARNED_MAX_RUNS];
+
+	/*
+	 * A swept main merge in progress (merge.c, sweep_step): the runs with
+	 * first_seq below sweep_end_seq (0: no sweep) are being merged into the
+	 * static stage segment group by segment group, in key order.  Segments
+	 * before sweep_seg hold every entry of those runs that sorts before
+	 * segment sweep_seg's first key: ranks [0, run_swept[j]) of run j.  Those
+	 * ranks are in the static stage, not in the run, for every reader.
+	 */
+	uint64		sweep_end_seq;
+	uint32		sweep_seg;
+	uint32		run_swept[LEARNED_MAX_RUNS];
 } LearnedMetaPageData;
+
+/* key ranks of run j that a sweep already merged (readers start past them) */
+static inline uint32
+LearnedRunSwept(const LearnedMetaPageData *meta, uint32 j)
+{
+	return meta->runs[j].first_seq < meta->sweep_end_seq ? meta->run_swept[j] : 0;
+}
+
+/* is the pending entry of sequence number seq one a sweep already merged? */
+static inline bool
+LearnedSeqSwept(const LearnedMetaPageData *meta, uint64 seq)
+{
+	uint32		j;
+
+	for (j = 0; j < meta->nruns && meta->runs[j].first_seq < meta->sweep_end_seq; j++)
+		if (seq >= meta->runs[j].first_seq && seq < meta->runs[j].first_seq + meta->run_swept[j])
+			return true;
+	return false;
+}
+
+/* how many of the oldest runs a sweep in progress merges (0: none) */
+static inline uint32
+LearnedSweptRuns(const LearnedMetaPageData *meta)
+{
+	uint32		k = 0;
+
+	while (k < meta->nruns && meta->runs[k].first_seq < meta->sweep_end_seq)
+		k++;
+	return k;
+}
 
 /* where the unsorted tail's entries start (sequence number, chain block) */
 static inline uint64
@@ -1158,6 +1200,7 @@ extern uint64 LearnedFilterHash(uint64 x);
 
 /* run.c */
 extern int	learned_tail_limit;
+extern int	learned_merge_step_segments;
 extern bool LearnedRunFlush(Relation index, uint64 min);
 extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
 extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);

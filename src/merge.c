@@ -66,9 +66,11 @@
 #define LEARNED_REPLAN_MIN	1024
 
 PG_FUNCTION_INFO_V1(learned_index_merge);
+PG_FUNCTION_INFO_V1(learned_index_merge_step);
 
 static BlockNumber collect_garbage_locked(Relation index, BlockNumber *nfreed);
 static BlockNumber collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta);
+static int64 sweep_step(Relation index, LearnedMergeBy by);
 
 /* ---------- page allocation ---------- */
 
@@ -655,6 +657,268 @@ log_merge(Relation index, LearnedMergeBy by, int64 merged, uint32 generation,
 }
 
 /*
+ * The lower bound of a segment, for routing entries to segments: does an
+ * entry (its mapped key and key) sort at or past the segment's first key?
+ * By mapped key where that decides (exact for every supported type); on a
+ * tie of an inexact image (composite keys, uuid...), and always for a
+ * collated string's image (from a library that may have changed since the
+ * directory was written, new sort keys, same order) or a re-planned map,
+ * the segment's first key decides: one leaf read per boundary.
+ */
+typedef struct SegStart
+{
+	const LearnedSegment *seg;
+	bool		by_cmp;
+	bool		have_key;
+	Datum		key;
+} SegStart;
+
+static void
+seg_start_init(SegStart *b, const LearnedSegment *seg, bool by_cmp)
+{
+	b->seg = seg;
+	b->by_cmp = by_cmp;
+	b->have_key = false;
+	b->key = (Datum) 0;
+}
+
+static bool
+past_seg_start(Relation index, LearnedKeyInfo *ki, SegStart *b, uint64 mkey, Datum key)
+{
+	if (!b->by_cmp)
+	{
+		if (mkey > b->seg->first_key ||
+			(mkey == b->seg->first_key && LearnedKeyMapExact(ki)))
+			return true;
+		if (mkey < b->seg->first_key)
+			return false;
+	}
+	if (!b->have_key)
+	{
+		b->key = segment_first_key(index, ki, b->seg);
+		b->have_key = true;
+	}
+	return LearnedKeyCmp(ki, key, b->key) >= 0;
+}
+
+/* an untouched segment: keep its pages, copy its descriptor and pieces */
+static void
+keep_segment(const LearnedDirectory *dir, const LearnedSegment *seg,
+			 LearnedSegmentSet *set, uint64 *nstatic)
+{
+	LearnedSegment *ns;
+	uint32		i;
+
+	if (set->nsegs >= set->maxsegs)
+	{
+		set->maxsegs *= 2;
+		set->segs = repalloc_huge(set->segs, set->maxsegs * sizeof(LearnedSegment));
+	}
+	if (set->npieces + seg->npieces > set->maxpieces)
+	{
+		set->maxpieces = (set->npieces + seg->npieces) * 2;
+		set->pieces = repalloc_huge(set->pieces, set->maxpieces * sizeof(LearnedPiece));
+	}
+	ns = &set->segs[set->nsegs++];
+	*ns = *seg;
+	ns->first_piece = (uint32) set->npieces;
+	for (i = 0; i < seg->npieces; i++)
+		LearnedDirGetPiece(dir, seg, seg->first_piece + i,
+						   &set->pieces[set->npieces++]);
+	/* a zone map's separators are still valid: keep them as points */
+	for (i = 0; i < seg->nzones; i++)
+	{
+		uint64		z = LearnedDirGetZone(dir, seg->first_zone + i);
+
+		LearnedSegmentSetAddZone(set, z, z);
+	}
+	*nstatic += seg->nitems;
+}
+
+static void
+segment_set_init(Relation index, const LearnedDirectory *dir, LearnedSegmentSet *set)
+{
+	memset(set, 0, sizeof(*set));
+	set->mode = learned_get_mode(index);
+	set->compression = learned_get_compression(index) == LEARNED_COMPRESSION_ON;
+	set->maxsegs = dir->nsegments + 16;
+	set->segs = palloc_extended(set->maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
+	set->maxpieces = dir->npieces + 64;
+	set->pieces = palloc_extended(set->maxpieces * sizeof(LearnedPiece), MCXT_ALLOC_HUGE);
+}
+
+/*
+ * Merge keys[0..nkeys) (sorted) into segments [s_from, s_to) of dir, in key
+ * order, appending the result to *set: segment s takes the keys from its
+ * first key up to the next segment's first key (the last of the range takes
+ * the rest, so the caller passes only keys that belong to the range).
+ * Segments that no key reaches are kept as they are, unless rewrite[]
+ * (VACUUM: mostly dead) or rewrite_all says otherwise.  With an empty
+ * static stage every key goes into new segments.
+ */
+static void
+merge_segments(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *meta,
+			   const LearnedDirectory *dir, uint32 s_from, uint32 s_to,
+			   LearnedEntry *keys, Size nkeys, const bool *rewrite, uint32 nrewrite,
+			   bool rewrite_all, bool by_cmp, uint32 gen, LearnedSegmentSet *set,
+			   uint64 *nstatic)
+{
+	Size		p = 0;
+	uint32		s;
+
+	for (s = s_from; s < s_to || (dir->nsegments == 0 && s == 0 && nkeys > 0); s++)
+	{
+		Size		q = p;
+		bool		append;
+		bool		force = rewrite_all ||
+			(rewrite && s < nrewrite && rewrite[s]);
+
+		if (dir->nsegments == 0)
+			q = nkeys;			/* an empty static stage: everything */
+		else if (s + 1 < s_to)
+		{
+			SegStart	next;
+
+			seg_start_init(&next, &dir->segments[s + 1], by_cmp);
+			while (q < nkeys && !past_seg_start(index, ki, &next, keys[q].mkey, keys[q].key))
+				q++;
+		}
+		else
+			q = nkeys;
+
+		/*
+		 * The append path: entries past the last segment's last key become
+		 * new segment(s) after it, and it keeps its pages (an append-only
+		 * workload then writes only the new keys' pages).
+		 */
+		append = dir->nsegments > 0 && q > p && s + 1 == dir->nsegments && !force &&
+			append_keeps_segment(index, ki, &dir->segments[s], &keys[p]);
+		if (dir->nsegments > 0 && (q == p || append) && !force)
+		{
+			keep_segment(dir, &dir->segments[s], set, nstatic);
+			if (append)
+			{
+				LearnedWriteSegments(index, ki, meta->error_bound, keys + p, q - p,
+									 gen, false, set);
+				*nstatic += q - p;
+				learned_fault("merge-after-append-segment");
+			}
+		}
+		else
+		{
+			Size		maxold = 1024;
+			Size		nold = 0;
+			LearnedEntry *olds = palloc_extended(maxold * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
+			LearnedEntry *all;
+
+			if (dir->nsegments > 0)
+				read_segment(index, ki, &dir->segments[s], &olds, &nold, &maxold);
+			all = palloc_extended((nold + (q - p)) * sizeof(LearnedEntry) + 1, MCXT_ALLOC_HUGE);
+			merge_entries(ki, olds, nold, keys + p, q - p, all);
+			/* a segment whose entries all died disappears */
+			if (nold + (q - p) > 0)
+				LearnedWriteSegments(index, ki, meta->error_bound, all, nold + (q - p),
+									 gen, false, set);
+			*nstatic += nold + (q - p);
+			pfree(all);
+			pfree(olds);
+		}
+		p = q;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * The NULL run with nulls[0..n) added: written anew if any arrived, else
+ * the metapage's kept.
+ */
+static void
+merge_nulls(Relation index, const LearnedMetaPageData *meta,
+			const ItemPointerData *nulls, Size nnew, uint32 gen,
+			BlockNumber *start, uint32 *npages, uint64 *nnulls)
+{
+	Size		maxn = Max(nnew, 64);
+	Size		n = 0;
+	ItemPointerData *all;
+	LearnedLeafLayout nl;
+
+	*start = meta->nulls_start;
+	*npages = meta->nulls_npages;
+	*nnulls = meta->nnulls;
+	if (nnew == 0)
+		return;
+	all = palloc_extended(maxn * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
+	if (meta->nulls_npages > 0)
+		read_nulls(index, meta->nulls_start, meta->nulls_npages, &all, &n, &maxn);
+	if (n + nnew > maxn)
+		all = repalloc_huge(all, (n + nnew) * sizeof(ItemPointerData));
+	memcpy(all + n, nulls, nnew * sizeof(ItemPointerData));
+	n += nnew;
+	LearnedLeafLayoutInit(&nl, 0);
+	*start = LearnedWriteLeafRun(index, NULL, &nl, LEARNED_PAGE_NULLS, NULL, all, n,
+								 gen, false);
+	*npages = (uint32) ((n + nl.capacity - 1) / nl.capacity);
+	*nnulls = n;
+	pfree(all);
+}
+
+/* the new static stage's fields of the metapage, set in the flip's record */
+static void
+flip_static(LearnedMetaPage m, const LearnedSegmentSet *set, uint32 gen,
+			BlockNumber dir_start, uint32 dir_npages, uint64 nstatic,
+			BlockNumber nulls_start, uint32 nulls_npages, uint64 nnulls)
+{
+	m->generation = gen;
+	m->nsegments = (uint32) set->nsegs;
+	m->npieces = (uint32) set->npieces;
+	m->dir_start = dir_start;
+	m->dir_npages = dir_npages;
+	m->nstatic = nstatic;
+	m->nulls_start = nulls_start;
+	m->nulls_npages = nulls_npages;
+	m->nnulls = nnulls;
+	if (set->npieces > 0)
+	{
+		double		sum = 0;
+		int32		mx = 0;
+		Size		i;
+
+		for (i = 0; i < set->npieces; i++)
+		{
+			sum += (set->pieces[i].err_below + set->pieces[i].err_above) / 2.0;
+			mx = Max(mx, Max(set->pieces[i].err_below, set->pieces[i].err_above));
+		}
+		m->mean_error = sum / set->npieces;
+		m->max_error = mx;
+	}
+}
+
+/*
+ * Pages a flip writes and replaces (for the merge log): written are the new
+ * directory, a new NULL run and the segments of generation gen; replaced the
+ * old directory, a replaced NULL run and the old segments not kept.
+ */
+static void
+count_pages(const LearnedMetaPageData *meta, const LearnedDirectory *dir,
+			const LearnedSegmentSet *set, uint32 gen, uint32 dir_npages,
+			bool new_nulls, uint32 nulls_npages, uint64 *written, uint64 *replaced)
+{
+	uint32		s;
+
+	*written = dir_npages + (new_nulls ? nulls_npages : 0);
+	*replaced = meta->dir_npages + (new_nulls ? meta->nulls_npages : 0);
+	for (s = 0; s < dir->nsegments; s++)
+		*replaced += dir->segments[s].npages;
+	for (s = 0; s < set->nsegs; s++)
+	{
+		if (set->segs[s].generation == gen)
+			*written += set->segs[s].npages;
+		else
+			*replaced -= set->segs[s].npages;
+	}
+}
+
+/*
  * Merge the pending list into the static stage.  The caller holds the merge
  * lock.  Segments flagged in rewrite[] (by VACUUM: mostly dead entries) are
  * rewritten even if no entry arrived, so their dead entries go away.
@@ -670,8 +934,6 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	uint64		upto;
 	uint32		gen;
 	LearnedSegmentSet set;
-	Size		p = 0;
-	uint32		s;
 	BlockNumber nulls_start;
 	uint32		nulls_npages;
 	uint64		nnulls;
@@ -696,6 +958,24 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	uint64		written;
 	uint64		replaced;
 	LearnedMergeStatsData *stats;
+
+	/*
+	 * A sweep in progress is finished first: this merge then reads the rest
+	 * of the pending list (runs created since, the tail) whole.  Its steps
+	 * rewrite segments, so VACUUM's rewrite[] (by segment number) no longer
+	 * applies; VACUUM merges before it plans one, so this does not happen.
+	 */
+	LearnedReadMeta(index, &meta);
+	if (meta.sweep_end_seq != 0)
+	{
+		while (meta.sweep_end_seq != 0)
+		{
+			(void) sweep_step(index, by);
+			LearnedReadMeta(index, &meta);
+		}
+		rewrite = NULL;
+		nrewrite = 0;
+	}
 
 	/* read the FSM afresh for this merge's page runs (LearnedAllocRun) */
 	alloc_map_reset();
@@ -776,184 +1056,25 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	/*
 	 * Walk the segments in key order.  Segment s holds the keys from its
 	 * first key up to the next segment's first key; the pending entries in
-	 * that range (by mapped key, which is exact for every supported type)
-	 * go into it.  Untouched segments are kept as they are.
+	 * that range go into it.  Untouched segments are kept as they are.
 	 */
 	by_cmp = LearnedKeyImagesCollated(&ki) || rewrite_all;
-	memset(&set, 0, sizeof(set));
-	set.mode = learned_get_mode(index);
-	set.compression = learned_get_compression(index) == LEARNED_COMPRESSION_ON;
-	set.maxsegs = dir->nsegments + 16;
-	set.segs = palloc_extended(set.maxsegs * sizeof(LearnedSegment), MCXT_ALLOC_HUGE);
-	set.maxpieces = dir->npieces + 64;
-	set.pieces = palloc_extended(set.maxpieces * sizeof(LearnedPiece), MCXT_ALLOC_HUGE);
-	for (s = 0; s < dir->nsegments || (s == 0 && pr.nkeys > 0); s++)
-	{
-		Size		q = p;
-		bool		append;
-		bool		force = rewrite_all ||
-			(rewrite && s < nrewrite && rewrite[s]);
-
-		if (dir->nsegments == 0)
-			q = pr.nkeys;		/* an empty static stage: everything */
-		else if (s + 1 < dir->nsegments)
-		{
-			uint64		next_first = dir->segments[s + 1].first_key;
-			Datum		next_key = (Datum) 0;
-			bool		have_next_key = false;
-
-			/*
-			 * An inexact image (composite keys, uuid...): on a tie with the next
-			 * segment's first image, its first key decides.  A collated
-			 * string's image comes from a library that may have changed
-			 * since the directory was written (new sort keys, same order),
-			 * and a re-planned map is not the directory's, so there the
-			 * next segment's first key always decides: one leaf read per
-			 * segment boundary the pending keys reach.
-			 */
-			while (q < pr.nkeys)
-			{
-				if (!by_cmp)
-				{
-					if (pr.keys[q].mkey > next_first ||
-						(pr.keys[q].mkey == next_first && LearnedKeyMapExact(&ki)))
-						break;
-					if (pr.keys[q].mkey < next_first)
-					{
-						q++;
-						continue;
-					}
-				}
-				/* the next segment's first key decides */
-				if (!have_next_key)
-				{
-					next_key = segment_first_key(index, &ki, &dir->segments[s + 1]);
-					have_next_key = true;
-				}
-				if (LearnedKeyCmp(&ki, pr.keys[q].key, next_key) >= 0)
-					break;
-				q++;
-			}
-		}
-		else
-			q = pr.nkeys;
-
-		/*
-		 * The append path: entries past the last segment's last key become
-		 * new segment(s) after it, and it keeps its pages (an append-only
-		 * workload then writes only the new keys' pages).
-		 */
-		append = dir->nsegments > 0 && q > p && s + 1 == dir->nsegments && !force &&
-			append_keeps_segment(index, &ki, &dir->segments[s], &pr.keys[p]);
-		if (dir->nsegments > 0 && (q == p || append) && !force)
-		{
-			/* untouched: keep its pages, copy its descriptor and pieces */
-			LearnedSegment *seg = &dir->segments[s];
-			LearnedSegment *ns;
-			uint32		i;
-
-			if (set.nsegs >= set.maxsegs)
-			{
-				set.maxsegs *= 2;
-				set.segs = repalloc_huge(set.segs, set.maxsegs * sizeof(LearnedSegment));
-			}
-			if (set.npieces + seg->npieces > set.maxpieces)
-			{
-				set.maxpieces = (set.npieces + seg->npieces) * 2;
-				set.pieces = repalloc_huge(set.pieces, set.maxpieces * sizeof(LearnedPiece));
-			}
-			ns = &set.segs[set.nsegs++];
-			*ns = *seg;
-			ns->first_piece = (uint32) set.npieces;
-			for (i = 0; i < seg->npieces; i++)
-				LearnedDirGetPiece(dir, seg, seg->first_piece + i,
-								   &set.pieces[set.npieces++]);
-			/* a zone map's separators are still valid: keep them as points */
-			for (i = 0; i < seg->nzones; i++)
-			{
-				uint64		z = LearnedDirGetZone(dir, seg->first_zone + i);
-
-				LearnedSegmentSetAddZone(&set, z, z);
-			}
-			nstatic += seg->nitems;
-			if (append)
-			{
-				LearnedWriteSegments(index, &ki, meta.error_bound, pr.keys + p, q - p,
-									 gen, false, &set);
-				nstatic += q - p;
-				learned_fault("merge-after-append-segment");
-			}
-		}
-		else
-		{
-			Size		maxold = 1024;
-			Size		nold = 0;
-			LearnedEntry *olds = palloc_extended(maxold * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
-			LearnedEntry *all;
-
-			if (dir->nsegments > 0)
-				read_segment(index, &ki, &dir->segments[s], &olds, &nold, &maxold);
-			all = palloc_extended((nold + (q - p)) * sizeof(LearnedEntry) + 1, MCXT_ALLOC_HUGE);
-			merge_entries(&ki, olds, nold, pr.keys + p, q - p, all);
-			/* a segment whose entries all died disappears */
-			if (nold + (q - p) > 0)
-				LearnedWriteSegments(index, &ki, meta.error_bound, all, nold + (q - p),
-									 gen, false, &set);
-			nstatic += nold + (q - p);
-			pfree(all);
-			pfree(olds);
-		}
-		p = q;
-		CHECK_FOR_INTERRUPTS();
-	}
+	segment_set_init(index, dir, &set);
+	merge_segments(index, &ki, &meta, dir, 0, dir->nsegments, pr.keys, pr.nkeys,
+				   rewrite, nrewrite, rewrite_all, by_cmp, gen, &set, &nstatic);
 	learned_fault("merge-after-segments");
 
 	/* NULLs: rewrite the NULL run if any NULL arrived */
-	nulls_start = meta.nulls_start;
-	nulls_npages = meta.nulls_npages;
-	nnulls = meta.nnulls;
-	if (pr.nnulls > 0)
-	{
-		Size		maxn = Max(pr.nnulls, 64);
-		Size		n = 0;
-		ItemPointerData *all = palloc_extended(maxn * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
-		LearnedLeafLayout nl;
-
-		if (meta.nulls_npages > 0)
-			read_nulls(index, meta.nulls_start, meta.nulls_npages, &all, &n, &maxn);
-		if (n + pr.nnulls > maxn)
-			all = repalloc_huge(all, (n + pr.nnulls) * sizeof(ItemPointerData));
-		memcpy(all + n, pr.nulls, pr.nnulls * sizeof(ItemPointerData));
-		n += pr.nnulls;
-		LearnedLeafLayoutInit(&nl, 0);
-		nulls_start = LearnedWriteLeafRun(index, NULL, &nl, LEARNED_PAGE_NULLS, NULL, all, n,
-										  gen, false);
-		nulls_npages = (uint32) ((n + nl.capacity - 1) / nl.capacity);
-		nnulls = n;
-	}
+	merge_nulls(index, &meta, pr.nulls, pr.nnulls, gen, &nulls_start, &nulls_npages, &nnulls);
 
 	dir_start = LearnedWriteDirectory(index, &set, gen, &dir_npages, false);
 	learned_fault("merge-before-flip");
 
-	/*
-	 * Pages written: the new directory, a new NULL run, and the segments of
-	 * this generation.  Replaced: the old directory, NULL run and rewritten
-	 * segments (the old static pages less the kept segments' pages), and
-	 * the pending pages that leave the chain.
-	 */
-	written = dir_npages + (pr.nnulls > 0 ? nulls_npages : 0);
-	replaced = meta.dir_npages + (pr.nnulls > 0 ? meta.nulls_npages : 0);
+	/* and the pending pages that leave the chain are replaced too */
+	count_pages(&meta, dir, &set, gen, dir_npages, pr.nnulls > 0, nulls_npages,
+				&written, &replaced);
 	if (pr.new_head != InvalidBlockNumber)
 		replaced += pr.dropped_pages;
-	for (s = 0; s < dir->nsegments; s++)
-		replaced += dir->segments[s].npages;
-	for (s = 0; s < set.nsegs; s++)
-	{
-		if (set.segs[s].generation == gen)
-			written += set.segs[s].npages;
-		else
-			replaced -= set.segs[s].npages;
-	}
 
 	/* the flip: one record makes the new generation the index */
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
@@ -974,15 +1095,8 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	m = LearnedPageGetMeta(metapage);
 	if (remap)
 		memcpy(LearnedPageGetKeyMap(metapage), &ki.map, sizeof(LearnedKeyMapData));
-	m->generation = gen;
-	m->nsegments = (uint32) set.nsegs;
-	m->npieces = (uint32) set.npieces;
-	m->dir_start = dir_start;
-	m->dir_npages = dir_npages;
-	m->nstatic = nstatic;
-	m->nulls_start = nulls_start;
-	m->nulls_npages = nulls_npages;
-	m->nnulls = nnulls;
+	flip_static(m, &set, gen, dir_start, dir_npages, nstatic,
+				nulls_start, nulls_npages, nnulls);
 	m->pending_merged = upto;
 	/* every run is merged: the chain left is tail */
 	m->nruns = 0;
@@ -1011,20 +1125,6 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	 * backends' snapshots, so it proves nothing about them.)
 	 */
 	m->last_flip_xid = U64FromFullTransactionId(flip_xid);
-	if (set.npieces > 0)
-	{
-		double		sum = 0;
-		int32		mx = 0;
-		Size		i;
-
-		for (i = 0; i < set.npieces; i++)
-		{
-			sum += (set.pieces[i].err_below + set.pieces[i].err_above) / 2.0;
-			mx = Max(mx, Max(set.pieces[i].err_below, set.pieces[i].err_above));
-		}
-		m->mean_error = sum / set.npieces;
-		m->max_error = mx;
-	}
 	LearnedXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);
 	learned_fault("merge-after-flip");
@@ -1044,6 +1144,301 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 
 	log_merge(index, by, merged, gen, written, replaced, freed, start, end);
 
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return merged;
+}
+
+/* ---------- the swept main merge ---------- */
+
+/*
+ * May the main merge be swept (sweep_step) rather than done in one flip?
+ * When there are runs to sweep and a static stage of at least two segments
+ * under a key map that stays (a composite index's map is re-planned only by
+ * a whole merge: learned_index_merge, VACUUM).
+ */
+static bool
+sweep_eligible(const LearnedMetaPageData *meta)
+{
+	return learned_merge_step_segments >= 0 && meta->nruns > 0 &&
+		meta->nsegments >= 2 && meta->sweep_end_seq == 0;
+}
+
+/*
+ * The segments of one step: learned_idx.merge_step_segments, or with 0 an
+ * eighth of the static stage's (at least one).
+ */
+static uint32
+sweep_step_segments(const LearnedDirectory *dir)
+{
+	if (learned_merge_step_segments > 0)
+		return (uint32) learned_merge_step_segments;
+	return Max(1, dir->nsegments / 8);
+}
+
+/*
+ * Read run ri's entries from rank "from" up to the first key at or past
+ * bound (NULL: every key), live keys into pr->keys; *to gets that rank.
+ * With nulls, also its live NULL entries into pr->nulls.
+ */
+static void
+read_run_range(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *ri,
+			   uint32 from, SegStart *bound, bool nulls, PendingRead *pr,
+			   Size *maxkeys, Size *maxnulls, uint32 *to)
+{
+	char	   *hdrbuf = palloc(BLCKSZ);
+	const LearnedRunHeader *h;
+	int			cap = LearnedPendingCapacity(ki->keylen);
+	LearnedPendingEntry *ents = palloc(sizeof(LearnedPendingEntry) * cap);
+	uint64	   *mkeys = palloc(sizeof(uint64) * cap);
+	uint16	   *flags = palloc(sizeof(uint16) * cap);
+	MemoryContext pcxt = AllocSetContextCreate(CurrentMemoryContext, "learned sweep page",
+											   ALLOCSET_SMALL_SIZES);
+	uint32		rank = from;
+	uint32		end = nulls ? ri->nentries : ri->nkeys;
+	bool		stop = false;
+
+	*to = from;
+	LearnedRunReadHeader(index, ri, hdrbuf);
+	h = LearnedPageGetRunHeader((Page) hdrbuf);
+	while (rank < end && !stop)
+	{
+		int			pg = LearnedRunPageOf(h, rank);
+		int			n;
+		int			i;
+
+		MemoryContextReset(pcxt);
+		n = LearnedRunReadPage(index, ki, ri, h, pg, ents, mkeys, flags, pcxt);
+		for (i = (int) (rank - h->pages[pg].first_rank); i < n && rank < end; i++, rank++)
+		{
+			if (rank < ri->nkeys)
+			{
+				LearnedEntry *e;
+
+				if (bound && past_seg_start(index, ki, bound, mkeys[i], ents[i].key))
+				{
+					stop = true;
+					break;
+				}
+				*to = rank + 1;
+				if (flags[i] & LEARNED_PENDING_DEAD)
+					continue;
+				if (pr->nkeys >= *maxkeys)
+				{
+					*maxkeys *= 2;
+					pr->keys = repalloc_huge(pr->keys, *maxkeys * sizeof(LearnedEntry));
+				}
+				e = &pr->keys[pr->nkeys++];
+				e->tid = ents[i].tid;
+				e->key = LearnedKeyCopyAlloc(ki, ents[i].key, CurrentMemoryContext);
+				e->mkey = LearnedKeyMap(ki, e->key);
+			}
+			else if (!(flags[i] & LEARNED_PENDING_DEAD))
+			{
+				if (pr->nnulls >= *maxnulls)
+				{
+					*maxnulls *= 2;
+					pr->nulls = repalloc_huge(pr->nulls, *maxnulls * sizeof(ItemPointerData));
+				}
+				pr->nulls[pr->nnulls++] = ents[i].tid;
+			}
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	MemoryContextDelete(pcxt);
+	pfree(hdrbuf);
+	pfree(ents);
+	pfree(mkeys);
+	pfree(flags);
+}
+
+/*
+ * One step of a swept main merge (docs/architecture.md, section 6).  A
+ * sweep merges the runs that exist when it starts (sweep_end_seq) into the
+ * static stage one group of segments at a time, in key order, each step
+ * with its own flip: the group's segments (from sweep_seg on) and the
+ * swept runs' entries that sort before the next group's first key, merged
+ * as merge_locked merges, in one record with the directory, the runs'
+ * swept ranks (run_swept) and the next group's first segment.  So only one
+ * group's old and new pages coexist, and the pages a step replaces return
+ * to the free map (garbage collection, run here before each step's writes)
+ * before later steps allocate.  The last step also merges the swept runs'
+ * NULL entries and drops the runs from the chain (pending_merged moves to
+ * sweep_end_seq).  Runs flushed meanwhile are not swept: the next main
+ * merge takes them.  The caller holds the merge lock.  Returns the entries
+ * merged, or -1 if there is no sweep and none may start.
+ */
+static int64
+sweep_step(Relation index, LearnedMergeBy by)
+{
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	LearnedKeyInfo ki;
+	PendingRead pr;
+	Size		maxkeys = 1024;
+	Size		maxnulls = 64;
+	uint64		end_seq;
+	uint32		nswept;
+	uint32		newswept[LEARNED_MAX_RUNS];
+	uint32		s0,
+				s1,
+				s;
+	uint32		j;
+	bool		last;
+	bool		by_cmp;
+	SegStart	bound;
+	uint32		gen;
+	uint32		next_seg;
+	LearnedSegmentSet set;
+	uint64		nstatic = 0;
+	BlockNumber nulls_start;
+	uint32		nulls_npages;
+	uint64		nnulls;
+	BlockNumber dir_start;
+	uint32		dir_npages = 0;
+	uint32		dropped = 0;
+	MemoryContext cxt;
+	MemoryContext old;
+	Buffer		metabuf;
+	GenericXLogState *state;
+	Page		metapage;
+	LearnedMetaPage m;
+	LearnedMergeStatsData *stats;
+	TimestampTz start = GetCurrentTimestamp();
+	TimestampTz end;
+	BlockNumber freed;
+	uint64		written;
+	uint64		replaced;
+	int64		merged;
+
+	LearnedReadMeta(index, &meta);
+	if (meta.sweep_end_seq == 0 && !sweep_eligible(&meta))
+		return -1;
+
+	alloc_map_reset();
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned sweep",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+
+	/* the pages earlier steps replaced, for this step's writes to reuse */
+	freed = collect_garbage_if_due(index, &meta);
+	if (meta.sweep_end_seq == 0)
+	{
+		end_seq = LearnedTailStartSeq(&meta);
+		s0 = 0;
+	}
+	else
+	{
+		end_seq = meta.sweep_end_seq;
+		s0 = meta.sweep_seg;
+	}
+	dir = LearnedGetDirectory(index, meta.generation);
+	LearnedKeyInfoInit(index, &ki);
+	LearnedKeyInfoLoadMap(index, &ki);
+	gen = meta.generation + 1;
+	nswept = 0;
+	while (nswept < meta.nruns && meta.runs[nswept].first_seq < end_seq)
+		nswept++;
+	if (s0 >= dir->nsegments)
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
+							 "a merge step starts past the last segment");
+	s1 = Min(dir->nsegments, s0 + sweep_step_segments(dir));
+	last = s1 >= dir->nsegments;
+	by_cmp = LearnedKeyImagesCollated(&ki);
+
+	learned_fault("sweep-start");
+
+	/* the swept runs' entries below the next group's first key */
+	memset(&pr, 0, sizeof(pr));
+	pr.keys = palloc_extended(maxkeys * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
+	pr.nulls = palloc(maxnulls * sizeof(ItemPointerData));
+	if (!last)
+		seg_start_init(&bound, &dir->segments[s1], by_cmp);
+	for (j = 0; j < nswept; j++)
+		read_run_range(index, &ki, &meta.runs[j], LearnedRunSwept(&meta, j),
+					   last ? NULL : &bound, last, &pr, &maxkeys, &maxnulls,
+					   &newswept[j]);
+	LearnedSortEntries(&ki, pr.keys, pr.nkeys);
+	merged = (int64) (pr.nkeys + pr.nnulls);
+
+	/* segments before the group and after it are kept; the group merges */
+	segment_set_init(index, dir, &set);
+	for (s = 0; s < s0; s++)
+		keep_segment(dir, &dir->segments[s], &set, &nstatic);
+	merge_segments(index, &ki, &meta, dir, s0, s1, pr.keys, pr.nkeys,
+				   NULL, 0, false, by_cmp, gen, &set, &nstatic);
+	next_seg = (uint32) set.nsegs;
+	for (s = s1; s < dir->nsegments; s++)
+		keep_segment(dir, &dir->segments[s], &set, &nstatic);
+	merge_nulls(index, &meta, pr.nulls, pr.nnulls, gen, &nulls_start, &nulls_npages, &nnulls);
+	dir_start = LearnedWriteDirectory(index, &set, gen, &dir_npages, false);
+	learned_fault("sweep-before-flip");
+
+	count_pages(&meta, dir, &set, gen, dir_npages, pr.nnulls > 0, nulls_npages,
+				&written, &replaced);
+	if (last)
+		for (j = 0; j < nswept; j++)
+			dropped += meta.runs[j].npages;
+	replaced += dropped;
+
+	/* the flip */
+	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	state = LearnedXLogStart(index);
+	metapage = LearnedXLogRegister(state, metabuf, false);
+	m = LearnedPageGetMeta(metapage);
+	/* only inserts ran meanwhile (we hold the merge lock): they move the tail */
+	if (m->nruns != meta.nruns || m->generation != meta.generation)
+		elog(ERROR, "learned index \"%s\" changed during a merge step",
+			 RelationGetRelationName(index));
+	flip_static(m, &set, gen, dir_start, dir_npages, nstatic,
+				nulls_start, nulls_npages, nnulls);
+	if (!last)
+	{
+		m->sweep_end_seq = end_seq;
+		m->sweep_seg = next_seg;
+		for (j = 0; j < nswept; j++)
+			m->run_swept[j] = newswept[j];
+	}
+	else
+	{
+		/* the swept runs leave the chain: the next run or the tail heads it */
+		m->pending_merged = end_seq;
+		m->pending_head = nswept < m->nruns ? m->runs[nswept].first_blk : m->tail_first_blk;
+		m->pending_pages -= Min(m->pending_pages, dropped);
+		for (j = nswept; j < m->nruns; j++)
+		{
+			m->runs[j - nswept] = m->runs[j];
+			m->run_swept[j - nswept] = 0;
+		}
+		m->nruns -= nswept;
+		for (j = m->nruns; j < LEARNED_MAX_RUNS; j++)
+		{
+			memset(&m->runs[j], 0, sizeof(LearnedRunInfo));
+			m->run_swept[j] = 0;
+		}
+		if (m->nruns == 0)
+		{
+			m->runs_end_seq = 0;
+			m->tail_first_blk = InvalidBlockNumber;
+		}
+		m->sweep_end_seq = 0;
+		m->sweep_seg = 0;
+		m->nmerges++;
+	}
+	m->pending_epoch++;
+	end = GetCurrentTimestamp();
+	m->last_merge_time = end;
+	stats = LearnedPageGetMergeStats(metapage);
+	stats->merged_entries += (uint64) merged;
+	stats->last_merge_us = end - start;
+	/* under the exclusive lock, as merge_locked's flip_xid */
+	m->last_flip_xid = U64FromFullTransactionId(ReadNextFullTransactionId());
+	LearnedXLogFinish(state);
+	UnlockReleaseBuffer(metabuf);
+	learned_fault("sweep-after-flip");
+
+	log_merge(index, by, merged, gen, written, replaced, freed, start, end);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	return merged;
@@ -1399,6 +1794,30 @@ merge_trigger(Relation index, const LearnedMetaPageData *meta, uint64 pending,
 }
 
 /*
+ * A main merge as the triggers do it: a step of the sweep in progress, or
+ * of a new one where one may start, else the whole merge.  A list past
+ * twice pending_limit is merged whole (the sweep in progress finished
+ * first): a step leaves the list as long as it was until the sweep's last
+ * one, and the bound on the list must hold whoever merges (a worker that
+ * loops over steps holds the merge lock most of the time, and inserters
+ * then skip their inline merges).
+ */
+static int64
+merge_or_step(Relation index, LearnedMergeBy by)
+{
+	LearnedMetaPageData meta;
+	MergeTrigger t;
+	int64		n;
+
+	LearnedReadMeta(index, &meta);
+	if (merge_trigger(index, &meta, LearnedPendingAppended(index, &meta) - meta.pending_merged, &t) &&
+		t.far_over)
+		return merge_locked(index, NULL, 0, by);
+	n = sweep_step(index, by);
+	return n >= 0 ? n : merge_locked(index, NULL, 0, by);
+}
+
+/*
  * Per backend: the index we last asked for a worker for, when, and the
  * worker that request started (NULL if none) with the index's generation
  * then.
@@ -1478,6 +1897,42 @@ launch_throttled(Relation index, const LearnedMetaPageData *meta,
 }
 
 /*
+ * An inserter found the list past twice pending_limit.  A merge, flush or
+ * VACUUM that holds the merge lock may be about to shorten it, or may be a
+ * worker's step that leaves it as long: so wait for the lock, polling, for
+ * up to LEARNED_FAR_OVER_WAIT_MS, then merge whole if the list is still
+ * that long.  The wait is what bounds the list while another backend
+ * merges (without it, every insert of a load skipped its merge while a
+ * worker held the lock, and the list grew past the bound).  It polls with
+ * ConditionalLockPage rather than waiting in LockPage because the holder
+ * may wait for a cleanup lock on a page this backend's own scan pins (an
+ * INSERT ... SELECT reading the same index): a pin wait the deadlock
+ * detector cannot see.  After the timeout the insert goes on, as before.
+ */
+#define LEARNED_FAR_OVER_WAIT_MS	1000
+
+static void
+far_over_merge(Relation index)
+{
+	int			waited;
+	LearnedMetaPageData m;
+	MergeTrigger t;
+
+	for (waited = 0; !ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock); waited++)
+	{
+		if (waited >= LEARNED_FAR_OVER_WAIT_MS)
+			return;
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(1000L);
+	}
+	LearnedReadMeta(index, &m);
+	if (merge_trigger(index, &m, LearnedPendingAppended(index, &m) - m.pending_merged, &t) &&
+		t.far_over)
+		merge_locked(index, NULL, 0, LEARNED_MERGE_BY_INSERT);
+	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+}
+
+/*
  * Called after an insert with the metapage as the insert left it.  When the
  * pending list passes the trigger (merge_trigger) ask a background worker
  * to merge; if none can start, or the list passed twice the limit, merge
@@ -1553,12 +2008,21 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 			return;
 	}
 
-	/* no worker, or far over the limit: merge inline unless one runs */
-	if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+	/*
+	 * No worker, or far over the limit: merge inline unless one runs.  One
+	 * step of a sweep (the next trigger or a worker does the next), except
+	 * far over the limit: then all of it, which bounds the list.
+	 */
+	if (!t.far_over)
 	{
-		merge_locked(index, NULL, 0, LEARNED_MERGE_BY_INSERT);
-		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+		if (ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock))
+		{
+			merge_or_step(index, LEARNED_MERGE_BY_INSERT);
+			UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+		}
+		return;
 	}
+	far_over_merge(index);
 }
 
 /*
@@ -1581,6 +2045,7 @@ learned_merge_worker_main(Datum arg)
 	Oid			indexoid = DatumGetObjectId(arg);
 	Oid			dboid;
 	bool		again = true;
+	bool		sweeping = false;
 
 	memcpy(&dboid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
 	pqsignal(SIGTERM, die);
@@ -1593,6 +2058,7 @@ learned_merge_worker_main(Datum arg)
 		TimestampTz started = GetCurrentTimestamp();
 
 		again = false;
+		sweeping = false;
 		CHECK_FOR_INTERRUPTS();
 		SetCurrentStatementStartTimestamp();
 		StartTransactionCommand();
@@ -1629,13 +2095,28 @@ learned_merge_worker_main(Datum arg)
 					LearnedMetaPageData meta;
 					MergeTrigger t;
 
-					merge_locked(index, NULL, 0, LEARNED_MERGE_BY_WORKER);
+					merge_or_step(index, LEARNED_MERGE_BY_WORKER);
 					UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 					LearnedReadMeta(index, &meta);
-					again = merge_trigger(index, &meta,
-										  LearnedPendingAppended(index, &meta) - meta.pending_merged,
-										  &t) &&
-						t.by_ratio && !t.far_over;
+					/* a sweep's steps follow each other without the pause */
+					sweeping = meta.sweep_end_seq != 0;
+
+					/*
+					 * Take an xid after the flip.  Garbage collection frees
+					 * the pages a step replaced once its flip xid is below
+					 * every snapshot's xmin; with no xid assigned since the
+					 * flip (the inserts stopped), a snapshot taken after the
+					 * flip has that very xmin and cannot be told from one
+					 * taken before it, so the next steps could not reuse
+					 * those pages and the file would grow by each step.
+					 */
+					if (sweeping)
+						(void) GetTopTransactionId();
+					again = sweeping ||
+						(merge_trigger(index, &meta,
+									   LearnedPendingAppended(index, &meta) - meta.pending_merged,
+									   &t) &&
+						 t.by_ratio && !t.far_over);
 				}
 			}
 			relation_close(index, RowExclusiveLock);
@@ -1653,7 +2134,7 @@ learned_merge_worker_main(Datum arg)
 		 * entries.  The pause batches them; the loop still takes the tail
 		 * of a load that no insert will ask about.
 		 */
-		if (again)
+		if (again && !sweeping)
 		{
 			long		secs;
 			int			usecs;
@@ -1691,6 +2172,31 @@ learned_index_merge(PG_FUNCTION_ARGS)
 	/* owner only; the table too is locked as a writer locks it */
 	index = LearnedOpenIndexChecked(relid, RowExclusiveLock, "merge", true, NULL);
 	n = LearnedMerge(index, LEARNED_MERGE_BY_FUNCTION);
+	index_close(index, RowExclusiveLock);
+	PG_RETURN_INT64(n);
+}
+
+/*
+ * SQL: learned_index_merge_step(regclass) does what one merge trigger does:
+ * a step of the swept main merge in progress, or of a new one, or (where no
+ * sweep may start) the whole merge.  Returns the entries merged.
+ */
+Datum
+learned_index_merge_step(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	index;
+	int64		n;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("recovery is in progress"),
+				 errhint("Learned index merges cannot run during recovery.")));
+	index = LearnedOpenIndexChecked(relid, RowExclusiveLock, "merge", true, NULL);
+	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
+	n = merge_or_step(index, LEARNED_MERGE_BY_FUNCTION);
+	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	index_close(index, RowExclusiveLock);
 	PG_RETURN_INT64(n);
 }

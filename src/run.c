@@ -313,7 +313,9 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 	MemoryContext old;
 
 	LearnedReadMeta(index, &meta);
+	/* runs a sweep merges stay as they are until its last step drops them */
 	if (from < 0 || from > (int) meta.nruns || from >= LEARNED_MAX_RUNS ||
+		from < (int) LearnedSweptRuns(&meta) ||
 		meta.pending_tail == InvalidBlockNumber)
 		return false;
 	start_seq = from < (int) meta.nruns ? meta.runs[from].first_seq : LearnedTailStartSeq(&meta);
@@ -429,6 +431,7 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 	ri->nkeys = nkeys;
 	ri->min_mkey = nkeys > 0 ? entries[0].mkey : 0;
 	ri->max_mkey = nkeys > 0 ? entries[nkeys - 1].mkey : 0;
+	m->run_swept[from] = 0;
 	m->nruns = from + 1;
 	m->runs_end_seq = end_seq;
 	m->tail_first_blk = end_blk;

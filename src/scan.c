@@ -2894,6 +2894,8 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 			}
 			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
 			r->run_hi[j] = has_bwd ? run_bound(so, j, &bwd, exact_bwd) : (int) ri->nkeys;
+			/* a sweep in progress merged the ranks below run_swept already */
+			r->run_lo[j] = Max(r->run_lo[j], (int) LearnedRunSwept(&so->meta, j));
 			r->run_hi[j] = Max(r->run_hi[j], r->run_lo[j]);
 			if (r->run_lo[j] < r->run_hi[j])
 				any = true;

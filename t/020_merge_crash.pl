@@ -22,6 +22,8 @@ my $node = PostgreSQL::Test::Cluster->new('merge_crash');
 $node->init;
 # restart_after_crash: a PANIC restarts the server, which then runs crash
 # recovery.  No checkpoints unless asked, so that recovery replays the merges.
+# The merges here are whole (merge_step_segments = -1): a worker's swept
+# merge would move the generation by a step each, and t/046 crashes sweeps.
 $node->append_conf('postgresql.conf', qq{
 restart_after_crash = on
 autovacuum = off
@@ -29,6 +31,7 @@ checkpoint_timeout = 1h
 max_wal_size = 2GB
 shared_buffers = 16MB
 log_statement = none
+learned_idx.merge_step_segments = -1
 });
 $node->start;
 

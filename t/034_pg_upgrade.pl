@@ -134,6 +134,16 @@ INSERT INTO tmerged SELECT 200000 + i, i * 3 + 2 FROM generate_series(1, 1000) i
 SELECT learned_index_merge('tmerged_k');
 DELETE FROM tmerged WHERE k % 7 = 0;
 VACUUM tmerged;
+-- a merge worker that the inserts above started may still be running (or
+-- waiting for the merge lock): it would merge the entries inserted next
+DO $$
+BEGIN
+  FOR i IN 1 .. 300 LOOP
+    EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge');
+    PERFORM pg_sleep(0.1);
+    PERFORM pg_stat_clear_snapshot();
+  END LOOP;
+END $$;
 INSERT INTO tmerged SELECT 300000 + i, i * 3 + 2 FROM generate_series(1001, 1500) i;
 -- no VACUUM from here on: it would merge the pending lists
 ANALYZE;
