@@ -2154,23 +2154,30 @@ learned_merge_worker_main(Datum arg)
 }
 
 /*
+ * The index a merge function works on: not during recovery, owner only, and
+ * the table locked as a writer locks it.
+ */
+static Relation
+open_for_merge(Oid relid)
+{
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("recovery is in progress"),
+				 errhint("Learned index merges cannot run during recovery.")));
+	return LearnedOpenIndexChecked(relid, RowExclusiveLock, "merge", true, NULL);
+}
+
+/*
  * SQL: learned_index_merge(regclass) merges the pending list now and returns
  * the number of entries merged.
  */
 Datum
 learned_index_merge(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	Relation	index;
+	Relation	index = open_for_merge(PG_GETARG_OID(0));
 	int64		n;
 
-	if (RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("recovery is in progress"),
-				 errhint("Learned index merges cannot run during recovery.")));
-	/* owner only; the table too is locked as a writer locks it */
-	index = LearnedOpenIndexChecked(relid, RowExclusiveLock, "merge", true, NULL);
 	n = LearnedMerge(index, LEARNED_MERGE_BY_FUNCTION);
 	index_close(index, RowExclusiveLock);
 	PG_RETURN_INT64(n);
@@ -2184,16 +2191,9 @@ learned_index_merge(PG_FUNCTION_ARGS)
 Datum
 learned_index_merge_step(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	Relation	index;
+	Relation	index = open_for_merge(PG_GETARG_OID(0));
 	int64		n;
 
-	if (RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("recovery is in progress"),
-				 errhint("Learned index merges cannot run during recovery.")));
-	index = LearnedOpenIndexChecked(relid, RowExclusiveLock, "merge", true, NULL);
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	n = merge_or_step(index, LEARNED_MERGE_BY_FUNCTION);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
