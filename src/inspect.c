@@ -549,6 +549,8 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 		own_block(index, seen, nblocks, ri->hdr_blk, "run header");
 		LearnedRunReadHeader(index, ri, hdr);
 		h = LearnedPageGetRunHeader((Page) hdr);
+		for (pg = 0; pg < h->nfilter; pg++)
+			own_block(index, seen, nblocks, LearnedRunFilterPages(h)[pg], "run filter page");
 		if (ri->nkeys > ri->nentries)
 			check_fail(index, "a sorted run has more keys than entries", psprintf("run %u", j));
 		for (pg = 0; pg < ri->npages; pg++)
@@ -600,7 +602,7 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 				if (swept > 0 && rank >= swept && rank < ri->nkeys && mkeys[i] < sweep_first)
 					check_fail(index, "an entry a merge step left in its run sorts before its next group",
 							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
-				if (rank < ri->nkeys && !LearnedRunMayContain((Page) hdr, mkeys[i]))
+				if (rank < ri->nkeys && !LearnedRunMayContain(index, hdr, mkeys[i]))
 					check_fail(index, "a sorted run's filter misses one of its keys",
 							   psprintf("run %u, rank %u", j, rank));
 				if (rank < ri->nkeys)
