@@ -349,8 +349,8 @@ learned_index_runs(PG_FUNCTION_ARGS)
 	for (j = 0; j < meta.nruns; j++)
 	{
 		const LearnedRunInfo *ri = &meta.runs[j];
-		Datum		values[7];
-		bool		nulls[7];
+		Datum		values[8];
+		bool		nulls[8];
 		int64		dead = 0;
 		uint32		pg;
 		char	   *hdr = palloc(BLCKSZ);
@@ -383,16 +383,17 @@ learned_index_runs(PG_FUNCTION_ARGS)
 		values[4] = Int64GetDatum((int64) ri->nentries);
 		values[5] = Int64GetDatum((int64) (ri->nentries - ri->nkeys));
 		values[6] = Int64GetDatum(dead);
+		values[7] = Int32GetDatum((int32) h->nfilter);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	{
-		Datum		values[7];
-		bool		nulls[7];
+		Datum		values[8];
+		bool		nulls[8];
 		uint64		appended = LearnedPendingAppended(index, &meta);
 		uint64		start = LearnedTailStartSeq(&meta);
 
 		memset(nulls, 0, sizeof(nulls));
-		nulls[0] = nulls[1] = nulls[2] = nulls[3] = nulls[5] = nulls[6] = true;
+		nulls[0] = nulls[1] = nulls[2] = nulls[3] = nulls[5] = nulls[6] = nulls[7] = true;
 		values[4] = Int64GetDatum((int64) (appended > start ? appended - start : 0));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -602,9 +603,15 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 				if (swept > 0 && rank >= swept && rank < ri->nkeys && mkeys[i] < sweep_first)
 					check_fail(index, "an entry a merge step left in its run sorts before its next group",
 							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
-				if (rank < ri->nkeys && !LearnedRunMayContain(index, hdr, mkeys[i]))
-					check_fail(index, "a sorted run's filter misses one of its keys",
-							   psprintf("run %u, rank %u", j, rank));
+				if (rank < ri->nkeys)
+				{
+					LearnedRunFilterProbe probe;
+
+					LearnedRunFilterKey(mkeys[i], &probe);
+					if (!LearnedRunMayContain(index, hdr, &probe))
+						check_fail(index, "a sorted run's filter misses one of its keys",
+								   psprintf("run %u, rank %u", j, rank));
+				}
 				if (rank < ri->nkeys)
 				{
 					/* the previous key outlives this page's context */

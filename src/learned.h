@@ -390,6 +390,13 @@ typedef struct LearnedRunFilterPageData
 	uint32		nblocks;		/* filter blocks on this page */
 } LearnedRunFilterPageData;
 
+/* a key's hashes for the filters of every run (LearnedRunFilterKey) */
+typedef struct LearnedRunFilterProbe
+{
+	uint64		x;				/* picks the block */
+	uint64		y;				/* picks the bits in it */
+} LearnedRunFilterProbe;
+
 #define LEARNED_RUN_FILTER_OFF \
 	(MAXALIGN(SizeOfPageHeaderData) + MAXALIGN(sizeof(LearnedRunFilterPageData)))
 #define LEARNED_RUN_FILTER_PER_PAGE \
@@ -1236,10 +1243,12 @@ extern int	learned_merge_step_segments;
 extern bool LearnedRunFlush(Relation index, uint64 min);
 extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
 extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
-extern int	LearnedRunFilterWhere(const LearnedRunHeader *h, uint64 mkey, uint32 *off);
-extern bool LearnedRunFilterBlockHas(const char *block, uint64 mkey);
+extern void LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p);
+extern int	LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilterProbe *p,
+								  uint32 *off);
+extern bool LearnedRunFilterBlockHas(const char *block, const LearnedRunFilterProbe *p);
 extern void LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *copy);
-extern bool LearnedRunMayContain(Relation index, const char *hdr, uint64 mkey);
+extern bool LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunFilterProbe *p);
 extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 							   const LearnedRunHeader *h, int pg, char *copy);
 extern void LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy,

@@ -222,14 +222,18 @@ layout_pages(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
 	return npages;
 }
 
-/* the filter block of a mapped key, and the second hash that picks its bits */
-static inline uint32
-filter_block_of(uint32 nblocks, uint64 mkey, uint64 *bitsrc)
+/* a mapped key's two filter hashes: its block, and the bits it sets there */
+void
+LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p)
 {
-	uint64		x = LearnedFilterHash(mkey);
+	p->x = LearnedFilterHash(mkey);
+	p->y = LearnedFilterHash(p->x + UINT64CONST(0x9e3779b97f4a7c15));
+}
 
-	*bitsrc = LearnedFilterHash(x + UINT64CONST(0x9e3779b97f4a7c15));
-	return (uint32) (((x >> 32) * (uint64) nblocks) >> 32);
+static inline uint32
+filter_block_of(uint32 nblocks, const LearnedRunFilterProbe *p)
+{
+	return (uint32) (((p->x >> 32) * (uint64) nblocks) >> 32);
 }
 
 /*
@@ -271,14 +275,15 @@ build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
 	bits = palloc0((Size) h->filter_blocks * LEARNED_RUN_FILTER_BLOCK);
 	for (i = 0; i < nkeys; i++)
 	{
-		uint64		y;
-		uint8	   *block = bits + (Size) filter_block_of(h->filter_blocks, e[i].mkey, &y) *
-			LEARNED_RUN_FILTER_BLOCK;
+		LearnedRunFilterProbe p;
+		uint8	   *block;
 		int			k;
 
+		LearnedRunFilterKey(e[i].mkey, &p);
+		block = bits + (Size) filter_block_of(h->filter_blocks, &p) * LEARNED_RUN_FILTER_BLOCK;
 		for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
 		{
-			uint32		b = (uint32) (y >> (9 * k)) & 511;
+			uint32		b = (uint32) (p.y >> (9 * k)) & 511;
 
 			block[b >> 3] |= (uint8) (1 << (b & 7));
 		}
@@ -295,19 +300,18 @@ build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
 }
 
 /*
- * Where a run's filter keeps the block of mapped key mkey: -2 if the run
- * has no filter (it may hold any key), -1 if in the header page, else the
- * filter page's index; *off is the block's byte offset in that page.
+ * Where a run's filter keeps the block of a key (its hashes: p): -2 if the
+ * run has no filter (it may hold any key), -1 if in the header page, else
+ * the filter page's index; *off is the block's byte offset in that page.
  */
 int
-LearnedRunFilterWhere(const LearnedRunHeader *h, uint64 mkey, uint32 *off)
+LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilterProbe *p, uint32 *off)
 {
-	uint64		y;
 	uint32		b;
 
 	if (h->filter_blocks == 0)
 		return -2;
-	b = filter_block_of(h->filter_blocks, mkey, &y);
+	b = filter_block_of(h->filter_blocks, p);
 	if (h->nfilter == 0)
 	{
 		*off = h->filter_off + b * LEARNED_RUN_FILTER_BLOCK;
@@ -317,17 +321,15 @@ LearnedRunFilterWhere(const LearnedRunHeader *h, uint64 mkey, uint32 *off)
 	return (int) (b / LEARNED_RUN_FILTER_PER_PAGE);
 }
 
-/* does the filter block (LearnedRunFilterWhere's) admit mapped key mkey? */
+/* does the filter block (LearnedRunFilterWhere's) admit the key? */
 bool
-LearnedRunFilterBlockHas(const char *block, uint64 mkey)
+LearnedRunFilterBlockHas(const char *block, const LearnedRunFilterProbe *p)
 {
-	uint64		y;
 	int			k;
 
-	(void) filter_block_of(1, mkey, &y);
 	for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
 	{
-		uint32		b = (uint32) (y >> (9 * k)) & 511;
+		uint32		b = (uint32) (p->y >> (9 * k)) & 511;
 
 		if (!(((const uint8 *) block)[b >> 3] & (1 << (b & 7))))
 			return false;
@@ -369,26 +371,27 @@ LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *co
 }
 
 /*
- * May the run whose header page (a copy) is hdr hold a key of mapped key
- * mkey?  False only if it holds none.  A filter page is read in place.
+ * May the run whose header page (a copy) is hdr hold a key of hashes p
+ * (LearnedRunFilterKey)?  False only if it holds none.  A filter page is
+ * read in place.
  */
 bool
-LearnedRunMayContain(Relation index, const char *hdr, uint64 mkey)
+LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunFilterProbe *p)
 {
 	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
 	uint32		off;
-	int			fp = LearnedRunFilterWhere(h, mkey, &off);
+	int			fp = LearnedRunFilterWhere(h, p, &off);
 	Buffer		buf;
 	bool		r;
 
 	if (fp == -2)
 		return true;
 	if (fp == -1)
-		return LearnedRunFilterBlockHas(hdr + off, mkey);
+		return LearnedRunFilterBlockHas(hdr + off, p);
 	buf = ReadBuffer(index, LearnedRunFilterPages(h)[fp]);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	check_filter_page(index, h, fp, BufferGetPage(buf));
-	r = LearnedRunFilterBlockHas((char *) BufferGetPage(buf) + off, mkey);
+	r = LearnedRunFilterBlockHas((char *) BufferGetPage(buf) + off, p);
 	UnlockReleaseBuffer(buf);
 	return r;
 }

@@ -2687,24 +2687,24 @@ run_header(LearnedScanOpaque so, int j)
 #define SCAN_FILTER_COPY_MAX	(1024 * 1024)
 
 static bool
-run_may_contain(LearnedScanOpaque so, int j, uint64 mkey)
+run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 {
 	ScanRun    *r = &so->runs[j];
 	const LearnedRunHeader *h = run_header(so, j);
 	uint32		off;
-	int			fp = LearnedRunFilterWhere(h, mkey, &off);
+	int			fp = LearnedRunFilterWhere(h, p, &off);
 
 	if (fp == -2)
 		return true;
 	if (fp == -1)
-		return LearnedRunFilterBlockHas(r->hdr + off, mkey);
+		return LearnedRunFilterBlockHas(r->hdr + off, p);
 	if (r->fcopy == NULL || r->fcopy[fp] == NULL)
 	{
 		char	   *copy;
 
 		if (so->nviews < SCAN_FILTER_COPY_AFTER ||
 			so->filter_bytes + BLCKSZ > SCAN_FILTER_COPY_MAX)
-			return LearnedRunMayContain(so->index, r->hdr, mkey);
+			return LearnedRunMayContain(so->index, r->hdr, p);
 		if (r->fcopy == NULL)
 			r->fcopy = MemoryContextAllocZero(so->scanCxt,
 											  sizeof(char *) * LEARNED_RUN_MAX_FILTER);
@@ -2713,7 +2713,7 @@ run_may_contain(LearnedScanOpaque so, int j, uint64 mkey)
 		r->fcopy[fp] = copy;
 		so->filter_bytes += BLCKSZ;
 	}
-	return LearnedRunFilterBlockHas(r->fcopy[fp] + off, mkey);
+	return LearnedRunFilterBlockHas(r->fcopy[fp] + off, p);
 }
 
 /* forget run j's filter copies (its view names another run) */
@@ -2899,6 +2899,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		bool		approx_fwd = approx;
 		PendRange  *r = &so->pranges[so->npranges];
 		bool		one_image;
+		LearnedRunFilterProbe probe;
 		bool		any = false;
 		int			j;
 
@@ -2919,6 +2920,8 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		 */
 		one_image = has_fwd && has_bwd &&
 			bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd);
+		if (one_image && so->nruns > 0)
+			LearnedRunFilterKey(fwd.hint, &probe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
 		{
@@ -2947,7 +2950,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 				 (bwd.strict ? bwd.hint < ri->min_mkey : bwd.hint <= ri->min_mkey)))
 				continue;
 			/* a lookup of one key: the run's filter may rule it out */
-			if (one_image && !run_may_contain(so, j, fwd.hint))
+			if (one_image && !run_may_contain(so, j, &probe))
 				continue;
 			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
 			r->run_hi[j] = has_bwd ? run_bound(so, j, &bwd, exact_bwd) : (int) ri->nkeys;
