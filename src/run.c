@@ -704,35 +704,48 @@ LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank)
 }
 
 /*
+ * Read data page pg of a run, checked against the header, and return it
+ * share-locked (*page: its contents).
+ */
+Buffer
+LearnedRunLockPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+				   const LearnedRunHeader *h, int pg, Page *page)
+{
+	BlockNumber blkno = h->pages[pg].blkno;
+	Buffer		buf;
+	Page		p;
+
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	p = BufferGetPage(buf);
+	LearnedCheckPage(index, p, blkno, LEARNED_PAGE_PENDING);
+	if (LearnedPendingFirstSeq(p) != run->first_seq + h->pages[pg].first_rank ||
+		LearnedPendingCount(p, ki->keylen) != (int) LearnedRunPageEntries(h, (uint32) pg))
+		LearnedReportCorrupt(index, blkno, "run page does not match its header");
+	*page = p;
+	return buf;
+}
+
+/*
  * Copy data page pg of a run into copy (BLCKSZ bytes), checked against the
  * header.  Returns its entries.  The entries are then decoded from the
- * copy (LearnedRunDecode), as a lookup needs them: a point lookup decodes a
- * dozen of a page's hundreds.
+ * copy (LearnedRunDecode), as a scan needs them.
  */
 int
 LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 				   const LearnedRunHeader *h, int pg, char *copy)
 {
-	BlockNumber blkno = h->pages[pg].blkno;
-	Buffer		buf;
 	Page		page;
-	int			n;
+	Buffer		buf = LearnedRunLockPage(index, ki, run, h, pg, &page);
 
-	buf = ReadBuffer(index, blkno);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
 	memcpy(copy, page, BLCKSZ);
 	UnlockReleaseBuffer(buf);
-	n = LearnedPendingCount((Page) copy, ki->keylen);
-	if (LearnedPendingFirstSeq((Page) copy) != run->first_seq + h->pages[pg].first_rank ||
-		n != (int) LearnedRunPageEntries(h, (uint32) pg))
-		LearnedReportCorrupt(index, blkno, "run page does not match its header");
-	return n;
+	return (int) LearnedRunPageEntries(h, (uint32) pg);
 }
 
 /*
- * Decode the entry in slot i of a run's data page (a copy, of block blkno):
+ * Decode the entry in slot i of a run's data page (locked, or a copy, of
+ * block blkno):
  * the entry (its key copied into cxt), its mapped key and its flags
  * (LEARNED_PENDING_NULL, _DEAD).
  */
