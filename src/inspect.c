@@ -500,12 +500,15 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 	uint64	   *mkeys = palloc(sizeof(uint64) * LearnedPendingCapacity(ki->keylen));
 	uint16	   *flags = palloc(sizeof(uint16) * LearnedPendingCapacity(ki->keylen));
 	char	   *hdr = palloc(BLCKSZ);
+	char	   *fpages[LEARNED_RUN_MAX_FILTER];
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "learned check run",
 											  ALLOCSET_DEFAULT_SIZES);
 	uint64		seq = meta->pending_merged;
 	uint32		j;
 	uint32		nswept = LearnedSweptRuns(meta);
 	uint64		sweep_first = 0;
+
+	memset(fpages, 0, sizeof(fpages));
 
 	/*
 	 * A sweep in progress: it merges the oldest runs (at least one), its
@@ -550,8 +553,14 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 		own_block(index, seen, nblocks, ri->hdr_blk, "run header");
 		LearnedRunReadHeader(index, ri, hdr);
 		h = LearnedPageGetRunHeader((Page) hdr);
+		/* the filter pages, checked against the header and read once */
 		for (pg = 0; pg < h->nfilter; pg++)
+		{
 			own_block(index, seen, nblocks, LearnedRunFilterPages(h)[pg], "run filter page");
+			if (fpages[pg] == NULL)
+				fpages[pg] = palloc(BLCKSZ);
+			LearnedRunLoadFilter(index, h, (int) pg, fpages[pg]);
+		}
 		if (ri->nkeys > ri->nentries)
 			check_fail(index, "a sorted run has more keys than entries", psprintf("run %u", j));
 		for (pg = 0; pg < ri->npages; pg++)
@@ -606,9 +615,13 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 				if (rank < ri->nkeys)
 				{
 					LearnedRunFilterProbe probe;
+					uint32		off;
+					int			fp;
 
 					LearnedRunFilterKey(mkeys[i], &probe);
-					if (!LearnedRunMayContain(index, hdr, &probe))
+					fp = LearnedRunFilterWhere(h, &probe, &off);
+					if (fp != -2 &&
+						!LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe))
 						check_fail(index, "a sorted run's filter misses one of its keys",
 								   psprintf("run %u, rank %u", j, rank));
 				}
