@@ -178,8 +178,7 @@ typedef struct ScanRun
 	bool		hdr_valid;		/* hdr is this run's */
 	int			page;			/* data page decoded, or -1 */
 	uint32		page_rank;		/* rank of its first entry */
-	int			nloaded;		/* its entries */
-	bool		copied;			/* copy holds it */
+	int			nloaded;
 	char	   *copy;			/* the data page, copied */
 	bool	   *have;			/* slots decoded so far */
 	LearnedPendingEntry *ents;
@@ -2735,55 +2734,9 @@ run_drop_filter(LearnedScanOpaque so, ScanRun *r)
 }
 
 /*
- * Make data page pg run j's current page (nothing read yet: its entries
- * are decoded as they are needed, from the page in place or from a copy).
- */
-static void
-run_attach(LearnedScanOpaque so, int j, int pg)
-{
-	ScanRun    *r = &so->runs[j];
-	const LearnedRunHeader *h;
-
-	if (r->page == pg)
-		return;
-	h = run_header(so, j);
-	if (r->ents == NULL)
-	{
-		int			cap = LearnedPendingCapacity(so->ki.keylen);
-
-		r->copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
-		r->have = MemoryContextAlloc(so->scanCxt, sizeof(bool) * cap);
-		r->ents = MemoryContextAlloc(so->scanCxt, sizeof(LearnedPendingEntry) * cap);
-		r->mkeys = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
-		r->flags = MemoryContextAlloc(so->scanCxt, sizeof(uint16) * cap);
-		r->cxt = AllocSetContextCreate(so->scanCxt, "learned run page",
-									   ALLOCSET_SMALL_SIZES);
-	}
-	else
-		MemoryContextReset(r->cxt);
-	r->page = pg;
-	r->page_rank = h->pages[pg].first_rank;
-	r->nloaded = (int) LearnedRunPageEntries(h, (uint32) pg);
-	r->copied = false;
-	memset(r->have, 0, sizeof(bool) * r->nloaded);
-}
-
-/* decode slot i of run j's current page from src (the page or its copy) */
-static void
-run_decode(LearnedScanOpaque so, int j, int i, const char *src)
-{
-	ScanRun    *r = &so->runs[j];
-
-	LearnedRunDecode(so->index, &so->ki, src,
-					 LearnedPageGetRunHeader((Page) r->hdr)->pages[r->page].blkno,
-					 i, &r->ents[i], &r->mkeys[i], &r->flags[i], r->cxt);
-	r->have[i] = true;
-}
-
-/*
- * The entry of run j at rank, decoded from a copy of its data page unless
- * a positioning decoded it already.  The entry (and its key) stay valid
- * until run j moves to another page.
+ * The entry of run j at rank, decoding its data page unless it is the one
+ * decoded last.  The entry (and its key) stay valid until run j decodes
+ * another page.
  */
 static const LearnedPendingEntry *
 run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
@@ -2792,17 +2745,37 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 	int			i;
 
 	if (r->page < 0 || rank < (int) r->page_rank || rank >= (int) r->page_rank + r->nloaded)
-		run_attach(so, j, LearnedRunPageOf(run_header(so, j), (uint32) rank));
+	{
+		const LearnedRunHeader *h = run_header(so, j);
+		int			pg = LearnedRunPageOf(h, (uint32) rank);
+
+		if (r->ents == NULL)
+		{
+			int			cap = LearnedPendingCapacity(so->ki.keylen);
+
+			r->copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+			r->have = MemoryContextAlloc(so->scanCxt, sizeof(bool) * cap);
+			r->ents = MemoryContextAlloc(so->scanCxt, sizeof(LearnedPendingEntry) * cap);
+			r->mkeys = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
+			r->flags = MemoryContextAlloc(so->scanCxt, sizeof(uint16) * cap);
+			r->cxt = AllocSetContextCreate(so->scanCxt, "learned run page",
+										   ALLOCSET_SMALL_SIZES);
+		}
+		else
+			MemoryContextReset(r->cxt);
+		r->page = -1;
+		r->nloaded = LearnedRunLoadPage(so->index, &so->ki, &r->info, h, pg, r->copy);
+		memset(r->have, 0, sizeof(bool) * r->nloaded);
+		r->page = pg;
+		r->page_rank = h->pages[pg].first_rank;
+	}
 	i = rank - (int) r->page_rank;
 	if (!r->have[i])
 	{
-		if (!r->copied)
-		{
-			(void) LearnedRunLoadPage(so->index, &so->ki, &r->info, run_header(so, j),
-									  r->page, r->copy);
-			r->copied = true;
-		}
-		run_decode(so, j, i, r->copy);
+		LearnedRunDecode(so->index, &so->ki, r->copy,
+						 LearnedPageGetRunHeader((Page) r->hdr)->pages[r->page].blkno,
+						 i, &r->ents[i], &r->mkeys[i], &r->flags[i], r->cxt);
+		r->have[i] = true;
 	}
 	if (mkey)
 		*mkey = r->mkeys[i];
@@ -2827,23 +2800,15 @@ run_past(LearnedScanOpaque so, int j, int rank, const Bound *b, bool exact)
  * The first rank of run j's keys past the bound (nkeys if none): over the
  * header's pages first (their first mapped keys when the bound's image is
  * exact, else their first keys), then inside the one page that holds it.
- * That page is searched in place, under its share lock, unless the scan
- * copied it already: a point lookup decodes the dozen entries its search
- * visits and copies nothing.  A run's data pages change only by VACUUM's
- * dead flags, under an exclusive lock.
  */
 static int
 run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 {
-	ScanRun    *r = &so->runs[j];
 	const LearnedRunHeader *h = run_header(so, j);
-	int			nkeys = (int) r->info.nkeys;
+	int			nkeys = (int) so->runs[j].info.nkeys;
 	int			npages;
 	int			lo,
 				hi;
-	int			pg;
-	Buffer		buf = InvalidBuffer;
-	const char *src = NULL;
 
 	if (nkeys == 0)
 		return 0;
@@ -2871,41 +2836,18 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	if (lo == 0)
 		return 0;
 	/* the answer is in page lo - 1, or the first entry of page lo */
-	pg = lo - 1;
 	hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
-	lo = (int) h->pages[pg].first_rank;
+	lo = (int) h->pages[lo - 1].first_rank;
 	hi = Min(hi, nkeys);
-	run_attach(so, j, pg);
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
-		int			i = mid - (int) r->page_rank;
-		bool		past;
 
-		if (!r->have[i])
-		{
-			if (r->copied)
-				src = r->copy;
-			else if (src == NULL)
-			{
-				Page		page;
-
-				buf = LearnedRunLockPage(so->index, &so->ki, &r->info, h, pg, &page);
-				src = (const char *) page;
-			}
-			run_decode(so, j, i, src);
-		}
-		if (exact)
-			past = b->strict ? r->mkeys[i] > b->hint : r->mkeys[i] >= b->hint;
-		else
-			past = past_bound(so, r->ents[i].key, b);
-		if (past)
+		if (run_past(so, j, mid, b, exact))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
 	return lo;
 }
 
