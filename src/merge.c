@@ -1483,7 +1483,11 @@ vacuum_sweep(Relation index, LearnedMergeBy by)
 		return 0;
 	for (round = 0; round < 2; round++)
 	{
-		bool		flushed = LearnedRunFlushWhole(index);
+		bool		flushed;
+
+		/* the seal's page is taken by first fit: from the FSM as it is now */
+		alloc_map_reset();
+		flushed = LearnedRunFlushWhole(index);
 
 		LearnedReadMeta(index, &meta);
 		if (!sweep_eligible(&meta))
@@ -1870,6 +1874,140 @@ LearnedCollectGarbageLocked(Relation index)
 }
 
 /*
+ * Where first fit (LearnedAllocRun) would put runs of the marked segments'
+ * sizes, in key order (the order merge_locked writes them), on a copy of
+ * the free map: whether each lands below where it is now.  The moved
+ * segments' own pages stay in use until the flip.
+ */
+static bool
+relocation_lowers(const LearnedDirectory *dir, const bool *move, const bool *freemap,
+				  BlockNumber nblocks)
+{
+	bool	   *f = palloc(Max(nblocks, 1) * sizeof(bool));
+	bool		ok = true;
+	uint32		s;
+
+	memcpy(f, freemap, Max(nblocks, 1) * sizeof(bool));
+	for (s = 0; s < dir->nsegments && ok; s++)
+	{
+		const LearnedSegment *seg = &dir->segments[s];
+		BlockNumber blk;
+		uint32		run = 0;
+		BlockNumber first = InvalidBlockNumber;
+
+		if (!move[s])
+			continue;
+		for (blk = 1; blk < nblocks && first == InvalidBlockNumber; blk++)
+		{
+			run = f[blk] ? run + 1 : 0;
+			if (run >= seg->npages)
+				first = blk - seg->npages + 1;
+		}
+		if (first == InvalidBlockNumber || first >= seg->start_blk)
+			ok = false;
+		else
+			memset(&f[first], false, seg->npages * sizeof(bool));
+	}
+	pfree(f);
+	return ok;
+}
+
+/*
+ * After VACUUM's merge and collection, the file may be mostly free and
+ * still not be cut: first fit puts a segment that fits in no hole (up to
+ * 128 contiguous pages, where runs freed scattered single pages) at the
+ * end, and a segment at the end keeps every hole before it.  Move the
+ * segments that end highest, one more at a time while first fit in key
+ * order (relocation_lowers) puts each of them lower than it is, by
+ * rewriting them (merge_locked's rewrite[], a merge that brings them
+ * nothing), then collect the pages they left.  Only when nothing is
+ * pending (a merge would also take pending entries, and random ones reach
+ * every segment), the truncation may cut at least its minimum, and no page
+ * that stays (pending pages, the NULL run) ends above the segments moved.
+ * Returns the new end of the pages in use.
+ */
+static BlockNumber
+relocate_segments(Relation index, BlockNumber busy_end)
+{
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber fixed_end;
+	BlockNumber blk;
+	uint64		used;
+	bool	   *move;
+	bool	   *freemap;
+	uint32		s;
+	uint32		nmove = 0;
+
+	if (!learned_get_vacuum_truncate(index) || RelationUsesLocalBuffers(index) ||
+		!(MyProc->statusFlags & PROC_IN_VACUUM))
+		return busy_end;
+	LearnedReadMeta(index, &meta);
+	if (meta.nruns > 0 || meta.sweep_end_seq != 0 ||
+		LearnedPendingAppended(index, &meta) != meta.pending_merged)
+		return busy_end;
+	dir = LearnedGetDirectory(index, meta.generation);
+	used = 1 + (uint64) meta.dir_npages + meta.nulls_npages + meta.pending_pages;
+	for (s = 0; s < dir->nsegments; s++)
+		used += dir->segments[s].npages;
+	if (nblocks - used < 1000 && nblocks - used < nblocks / 16)
+		return busy_end;
+
+	/* the pages that stay where they are: the pending chain, the NULL run */
+	fixed_end = 1;
+	if (meta.nulls_start != InvalidBlockNumber && meta.nulls_npages > 0)
+		fixed_end = Max(fixed_end, meta.nulls_start + meta.nulls_npages);
+	for (blk = meta.pending_head; blk != InvalidBlockNumber;)
+	{
+		Buffer		buf;
+		uint32		steps = 0;
+
+		LearnedCheckLink(index, blk, &steps);
+		fixed_end = Max(fixed_end, blk + 1);
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		LearnedCheckPage(index, BufferGetPage(buf), blk, LEARNED_PAGE_PENDING);
+		blk = LearnedPageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+	}
+
+	freemap = palloc0(Max(nblocks, 1) * sizeof(bool));
+	for (blk = 1; blk < nblocks; blk++)
+		freemap[blk] = GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2;
+	move = palloc0(Max(dir->nsegments, 1) * sizeof(bool));
+	for (;;)
+	{
+		int64		top = -1;
+
+		/* the unmarked segment that ends highest, above the fixed pages */
+		for (s = 0; s < dir->nsegments; s++)
+			if (!move[s] && dir->segments[s].start_blk + dir->segments[s].npages > fixed_end &&
+				(top < 0 || dir->segments[s].start_blk > dir->segments[top].start_blk))
+				top = s;
+		if (top < 0)
+			break;
+		move[top] = true;
+		if (!relocation_lowers(dir, move, freemap, nblocks))
+		{
+			move[top] = false;
+			break;
+		}
+		nmove++;
+	}
+	if (nmove > 0)
+	{
+		elog(DEBUG1, "learned index \"%s\": %u segments move down for the truncation",
+			 RelationGetRelationName(index), nmove);
+		merge_locked(index, move, dir->nsegments, LEARNED_MERGE_BY_VACUUM);
+		busy_end = collect_garbage_locked(index, NULL);
+	}
+	pfree(move);
+	pfree(freemap);
+	return busy_end;
+}
+
+/*
  * VACUUM's collection: also truncates a free tail, and with "merge" merges
  * the pending list in between (amvacuumcleanup).  The collection comes
  * first, as in ambulkdelete: it frees the pages earlier merges replaced,
@@ -1900,6 +2038,7 @@ LearnedCollectGarbage(Relation index, bool merge)
 		if (after.generation != before.generation || after.nflushes != before.nflushes)
 			busy_end = collect_garbage_locked(index, NULL);
 	}
+	busy_end = relocate_segments(index, busy_end);
 	truncate_free_tail(index, busy_end);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 }

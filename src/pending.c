@@ -131,7 +131,19 @@ LearnedPendingNewTail(Relation index, Buffer metabuf, ItemPointer tid,
 		first_seq = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +
 			LearnedPendingCount(BufferGetPage(tailbuf), keylen);
 	}
-	newbuf = LearnedAllocPage(index);
+	if (tid)
+		newbuf = LearnedAllocPage(index);
+	else
+	{
+		/*
+		 * A seal (VACUUM's whole flush): the lowest free block, by first fit
+		 * as for a segment, not the FSM's next one, so that this page, which
+		 * the merge after it leaves as the whole pending list, does not keep
+		 * the truncation from cutting a free end of the file.
+		 */
+		newbuf = ReadBuffer(index, LearnedAllocRun(index, 1, false));
+		LockBuffer(newbuf, BUFFER_LOCK_EXCLUSIVE);
+	}
 	newblk = BufferGetBlockNumber(newbuf);
 
 	state = LearnedXLogStart(index);
