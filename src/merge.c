@@ -1481,6 +1481,10 @@ vacuum_sweep(Relation index, LearnedMergeBy by)
 	if (!(MyProc->statusFlags & PROC_IN_VACUUM) || learned_merge_step_segments < 0 ||
 		RelationUsesLocalBuffers(index))
 		return 0;
+	/* no sweep on a static stage of one segment (sweep_eligible): no flush */
+	LearnedReadMeta(index, &meta);
+	if (meta.nsegments < 2)
+		return 0;
 	for (round = 0; round < 2; round++)
 	{
 		bool		flushed;
@@ -1920,10 +1924,12 @@ relocation_lowers(const LearnedDirectory *dir, const bool *move, const bool *fre
  * segments that end highest, one more at a time while first fit in key
  * order (relocation_lowers) puts each of them lower than it is, by
  * rewriting them (merge_locked's rewrite[], a merge that brings them
- * nothing), then collect the pages they left.  Only when nothing is
- * pending (a merge would also take pending entries, and random ones reach
- * every segment), the truncation may cut at least its minimum, and no page
- * that stays (pending pages, the NULL run) ends above the segments moved.
+ * nothing), then collect the pages they left.  Only with two segments or
+ * more, when nothing is pending (a merge would also take pending entries,
+ * and random ones reach every segment), when at least a quarter more than
+ * the pages in use (and 64) is free and the truncation may cut its
+ * minimum; no page that stays (pending pages, the NULL run) ends above the
+ * segments moved.
  * Returns the new end of the pages in use.
  */
 static BlockNumber
@@ -1951,7 +1957,12 @@ relocate_segments(Relation index, BlockNumber busy_end)
 	used = 1 + (uint64) meta.dir_npages + meta.nulls_npages + meta.pending_pages;
 	for (s = 0; s < dir->nsegments; s++)
 		used += dir->segments[s].npages;
-	if (nblocks - used < 1000 && nblocks - used < nblocks / 16)
+	/*
+	 * Only where segments are many (one segment is rewritten by merges
+	 * often enough) and the file holds a quarter more than it uses.
+	 */
+	if (dir->nsegments < 2 || nblocks - used < Max(64, used / 4) ||
+		(nblocks - used < 1000 && nblocks - used < nblocks / 16))
 		return busy_end;
 
 	/* the pages that stay where they are: the pending chain, the NULL run */
