@@ -1961,7 +1961,7 @@ relocate_segments(Relation index, BlockNumber busy_end)
 	 * Only where segments are many (one segment is rewritten by merges
 	 * often enough) and the file holds a quarter more than it uses.
 	 */
-	if (dir->nsegments < 2 || nblocks - used < Max(64, used / 4) ||
+	if (dir->nsegments < 2 || used >= nblocks || nblocks - used < Max(64, used / 4) ||
 		(nblocks - used < 1000 && nblocks - used < nblocks / 16))
 		return busy_end;
 
