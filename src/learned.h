@@ -1195,6 +1195,9 @@ typedef struct LearnedPendingKeyData
 	int			align;			/* varwidth: LearnedKeyAlign */
 } LearnedPendingKeyData;
 
+extern uint64 LearnedPendingNewTail(Relation index, Buffer metabuf, ItemPointer tid,
+									const LearnedPendingKeyData *key);
+
 extern int	LearnedPendingFillLimit(int keylen);
 extern uint64 LearnedFilterHash(uint64 x);
 
@@ -1202,6 +1205,7 @@ extern uint64 LearnedFilterHash(uint64 x);
 extern int	learned_tail_limit;
 extern int	learned_merge_step_segments;
 extern bool LearnedRunFlush(Relation index, uint64 min);
+extern bool LearnedRunFlushWhole(Relation index);
 extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
 extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
 extern bool LearnedRunMayContain(Page hdr, uint64 mkey);
