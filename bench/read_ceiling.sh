@@ -56,8 +56,17 @@
 # Nested loop: SELECT count(*), sum(t.v) FROM <outer> o JOIN t ON t.k = o.k
 # (floor: ON t.ctid = o.tid), outer = P keys ascending (sorted_hit), half of
 # them absent (sorted_half; an absent key has a NULL tid) and shuffled
-# (random_hit), timed in one backend by its CPU time (/proc/self/schedstat)
-# as bench/nestloop.sh.  Writes report.md, results.csv, ceiling.png.
+# (random_hit); and range10: P 10-row ranges in random order, ON t.k >= o.lo
+# AND t.k <= o.hi (floor: LATERAL (SELECT .. WHERE t.ctid >= o.lt LIMIT 10),
+# a Tid Range Scan; its Limit node is the floor's own small extra), timed in
+# one backend by its CPU time (/proc/self/schedstat) as bench/nestloop.sh:
+# the per-query costs of pgbench (protocol, executor start, planning) are
+# out, so the index part shows with far less noise.  stmt_point and
+# stmt_range10: a PL/pgSQL loop over random_hit / range10 running one
+# statement per row (WHERE t.k = r.k, or the range; floor: by ctid), so each
+# is a fresh index scan (beginscan, rescan, endscan) as a pgbench
+# transaction's is, without the protocol: CPU time as above.  Writes
+# report.md, results.csv, ceiling.png.
 set -euo pipefail
 ROWS=1000000
 KEYS=100000
@@ -81,7 +90,7 @@ while [ $# -gt 0 ]; do
 		--label) LABEL="$2"; shift ;;
 		--lib) LIB="$(realpath "$2")"; shift ;;
 		--only) ONLY="$2"; shift ;;
-		-h|--help) sed -n '2,58p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,70p' "$0"; exit 0 ;;
 		*) echo "read_ceiling.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -144,6 +153,9 @@ P -c "CREATE TABLE sorted_hit (k int8, tid tid)" \
   -c "INSERT INTO sorted_half SELECT CASE WHEN n % 2 = 0 THEN k ELSE k + 1 END, CASE WHEN n % 2 = 0 THEN tid END
         FROM (SELECT k, tid, row_number() OVER (ORDER BY k) n FROM sorted_hit) s ORDER BY k" \
   -c "CREATE TABLE random_hit (k int8, tid tid)" -c "INSERT INTO random_hit SELECT k, tid FROM sorted_hit ORDER BY hashint8(k)" \
+  -c "CREATE TABLE range10 (st int8, lo int8, hi int8, lt tid)" \
+  -c "INSERT INTO range10 SELECT a.r, a.k, b.k, a.tid FROM generate_series(1, $PROBES) j
+        JOIN map a ON a.r = 1 + (abs(hashint8(j * 11 + 3)) % ($ROWS - 9)) JOIN map b ON b.r = a.r + 9 ORDER BY j" \
   -c "DROP TABLE src, map" >/dev/null
 P -c "SET maintenance_work_mem = '1GB'" -c "CREATE INDEX t_l_k ON t_l USING learned (k)" \
   -c "CREATE INDEX t_b_k ON t_b (k)" -c "VACUUM (FREEZE, ANALYZE)" -c "CHECKPOINT" >/dev/null
@@ -205,7 +217,7 @@ for w in $PGB_WL; do
 	done
 done
 chmod -R a+r "$WORK"
-for rel in t_l t_b t_f t_l_k t_b_k pk sorted_hit sorted_half random_hit; do P -c "SELECT pg_prewarm('$rel')" >/dev/null; done
+for rel in t_l t_b t_f t_l_k t_b_k pk sorted_hit sorted_half random_hit range10; do P -c "SELECT pg_prewarm('$rel')" >/dev/null; done
 
 PM="$(li_as_pg head -n 1 "$LI_THROWAWAY_DIR/data/postmaster.pid")"
 CPUS="$(nproc)"
@@ -237,16 +249,46 @@ pin_server "0-$SRV_CPU"
 
 if want nestloop; then
 	log "nested loops: $REPS x (sorted_hit sorted_half random_hit) x ($SIDES), CPU time of one backend"
-	NLW="sorted_hit sorted_half random_hit"
-	nq() { if [ "$2" = t_f ]; then echo "SELECT count(*), sum(t.v) FROM $1 o JOIN t_f t ON t.ctid = o.tid;"
-	       else echo "SELECT count(*), sum(t.v) FROM $1 o JOIN $2 t ON t.k = o.k;"; fi; }
+	NLW="sorted_hit sorted_half random_hit range10 stmt_point stmt_range10"
+	nq() {
+		if [ "${1#stmt_}" != "$1" ]; then echo "SELECT * FROM $1_$2();"
+		elif [ "$1" = range10 ]; then
+			if [ "$2" = t_f ]; then
+				echo "SELECT count(*), sum(x.v) FROM range10 o, LATERAL (SELECT t.v FROM t_f t WHERE t.ctid >= o.lt LIMIT 10) x;"
+			else echo "SELECT count(*), sum(t.v) FROM range10 o JOIN $2 t ON t.k >= o.lo AND t.k <= o.hi;"; fi
+		elif [ "$2" = t_f ]; then echo "SELECT count(*), sum(t.v) FROM $1 o JOIN t_f t ON t.ctid = o.tid;"
+		else echo "SELECT count(*), sum(t.v) FROM $1 o JOIN $2 t ON t.k = o.k;"; fi
+	}
 	NSQL="$LI_THROWAWAY_DIR/nestloop.sql"
+	stmt_fn() { # name side body: a PL/pgSQL loop running one statement per outer row
+		echo "CREATE FUNCTION $1_$2(OUT n int8, OUT s numeric) LANGUAGE plpgsql
+		      SET enable_seqscan = off SET enable_bitmapscan = off AS \$f\$
+		      DECLARE r record; c int8; x numeric;
+		      BEGIN n := 0; s := 0; $3 END \$f\$;"
+	}
 	{
+		for s in $SIDES; do
+			if [ "$s" = t_f ]; then
+				pq="SELECT t.v INTO x FROM t_f t WHERE t.ctid = r.tid;"
+				rq="SELECT count(*), sum(y.v) INTO c, x FROM (SELECT t.v FROM t_f t WHERE t.ctid >= r.lt LIMIT 10) y;"
+			else
+				pq="SELECT t.v INTO x FROM $s t WHERE t.k = r.k;"
+				rq="SELECT count(*), sum(t.v) INTO c, x FROM $s t WHERE t.k >= r.lo AND t.k <= r.hi;"
+			fi
+			stmt_fn stmt_point "$s" "FOR r IN SELECT k, tid FROM random_hit LOOP $pq n := n + 1; s := s + x; END LOOP;"
+			stmt_fn stmt_range10 "$s" "FOR r IN SELECT lo, hi, lt FROM range10 LOOP $rq n := n + c; s := s + x; END LOOP;"
+		done
 		echo "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_memoize = off;"
 		echo "SET enable_material = off; SET enable_bitmapscan = off;"
 		for w in $NLW; do
 			echo "SET enable_nestloop = off; SET enable_hashjoin = on;"
-			echo "\\echo @@ want $w"; nq "$w" t_b
+			echo "\\echo @@ want $w"
+			# range10: row st..st+9 of the ranks, whose v is the rank
+			case "$w" in
+				range10|stmt_range10) echo "SELECT count(*) * 10, sum(10 * st + 45) FROM range10;" ;;
+				stmt_point) nq random_hit t_b ;;
+				*) nq "$w" t_b ;;
+			esac
 			echo "SET enable_nestloop = on; SET enable_hashjoin = off;"
 			for s in $SIDES; do
 				echo "\\echo @@ nplan $w $s"; echo "EXPLAIN (COSTS OFF) $(nq "$w" "$s")"
@@ -337,7 +379,10 @@ for (w, s), g in nl_got.items():
     if g != nl_want[w]:
         bad.append("WRONG nested-loop result on %s for %s: %s, the hash join says %s" % (s, w, g, nl_want[w]))
     p = nl_plan[(w, s)]
-    need = "Tid Scan on t_f" if s == "t_f" else "Index Scan using %s_k" % s
+    if w.startswith("stmt_"):
+        continue   # a function call: its statements' plans are not shown
+    need = ("Tid Range Scan on t_f" if w == "range10" else "Tid Scan on t_f") if s == "t_f" else \
+        "Index Scan using %s_k" % s
     if "Nested Loop" not in p or need not in p:
         bad.append("nested loop %s on %s: unexpected plan %s" % (w, s, p))
 if bad:
@@ -349,11 +394,11 @@ for w in wls:
     m = {s: statistics.median(tps[(w, s)]) for s in sides}
     rowsout.append((w, 1e6 / m["t_l"], 1e6 / m["t_b"], 1e6 / m["t_f"], "µs/tx", m,
                     {s: (min(tps[(w, s)]), max(tps[(w, s)])) for s in sides}))
-for w in ["sorted_hit", "sorted_half", "random_hit"]:
+for w in ["sorted_hit", "sorted_half", "random_hit", "range10", "stmt_point", "stmt_range10"]:
     if (w, "t_l") in cpu:
         m = {s: statistics.median(cpu[(w, s)]) for s in sides}
-        rowsout.append(("nestloop " + w, m["t_l"] * 1000 / int(probes), m["t_b"] * 1000 / int(probes),
-                        m["t_f"] * 1000 / int(probes), "µs/probe (CPU)", None,
+        rowsout.append((w if w.startswith("stmt_") else "nestloop " + w, m["t_l"] * 1000 / int(probes), m["t_b"] * 1000 / int(probes),
+                        m["t_f"] * 1000 / int(probes), "µs/outer row (CPU)", None,
                         {s: (min(cpu[(w, s)]), max(cpu[(w, s)])) for s in sides}))
 L = ["# Read ceilings: learned vs btree vs no index (the floor)%s" % (" (%s)" % label if label else ""), "",
      "`bash bench/read_ceiling.sh --rows %s --keys %s --probes %s --secs %s --reps %s` (script at commit %s; "

@@ -73,16 +73,18 @@ def main():
     a = ap.parse_args()
     cnt = collections.Counter()
     fn = collections.Counter()   # AM-internal: self time of learned_idx.so / btree functions
-    total = 0
+    total = 0       # samples
     names = []
     leaf = None
+
+    period = [1e6]   # ns a sample stands for: the header line's cpu-clock period
 
     def flush():
         nonlocal total
         if not names:
             return
         total += 1
-        cnt[group(names)] += 1
+        cnt[group(names)] += period[0] / 1e6
     for line in sys.stdin:
         line = line.rstrip("\n")
         if not line.strip():
@@ -94,6 +96,9 @@ def main():
             flush()
             names = []
             leaf = None
+            f = line.split()
+            if "cpu-clock:" in f and f.index("cpu-clock:") > 0:
+                period[0] = float(f[f.index("cpu-clock:") - 1])
             continue
         f = line.split()
         if len(f) < 2:
@@ -103,21 +108,22 @@ def main():
         if leaf is None:
             leaf = sym
             if "learned_idx.so" in line or sym.startswith("_bt") or sym.startswith("bt"):
-                fn[sym] += 1
+                fn[sym] += period[0] / 1e6
     flush()
-    print("### %s: %d samples%s" % (a.label, total, (", %.0f transactions" % a.tx) if a.tx else ""))
+    ms = sum(cnt.values())   # CPU milliseconds the samples stand for
+    print("### %s: %d samples, %.0f ms of CPU%s" % (a.label, total, ms, (", %.0f transactions" % a.tx) if a.tx else ""))
     print()
     print("| group | share | µs / transaction |" if a.tx else "| group | share |")
     print("|---|---|---|" if a.tx else "|---|---|")
     for g, n in sorted(cnt.items(), key=lambda x: -x[1]):
         if a.tx:
-            print("| %s | %.1f%% | %.2f |" % (g, 100.0 * n / total, n * 1000.0 / a.tx))
+            print("| %s | %.1f%% | %.2f |" % (g, 100.0 * n / ms, n * 1000.0 / a.tx))
         else:
-            print("| %s | %.1f%% |" % (g, 100.0 * n / total))
+            print("| %s | %.1f%% |" % (g, 100.0 * n / ms))
     am = sum(n for g, n in cnt.items() if g.startswith("AM"))
-    print("| **index AM, total** | **%.1f%%** | %s |" % (100.0 * am / total, "%.2f" % (am * 1000.0 / a.tx) if a.tx else ""))
+    print("| **index AM, total** | **%.1f%%** | %s |" % (100.0 * am / ms, "%.2f" % (am * 1000.0 / a.tx) if a.tx else ""))
     print()
-    print("Top AM leaf functions (self): " + ", ".join("%s %.1f%%" % (k, 100.0 * v / total)
+    print("Top AM leaf functions (self): " + ", ".join("%s %.1f%%" % (k, 100.0 * v / ms)
                                                        for k, v in fn.most_common(12)))
 
 
