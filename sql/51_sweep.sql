@@ -174,5 +174,21 @@ SELECT count(*) AS sweeps FROM learned_index_sweep('sw_k');
 SELECT pending_entries FROM learned_index_info('sw_k');
 RESET learned_idx.merge_step_segments;
 
+-- a step flushes a tail past tail_limit (inserts skip their flush while a
+-- sweep's steps hold the merge lock)
+SET learned_idx.tail_limit = 500;
+INSERT INTO sw SELECT (hashint4(i) & 2147483647) % 1600000, -8 FROM generate_series(20001, 24000) i;
+SELECT count(*) > 0 AS runs_to_sweep FROM learned_index_runs('sw_k') WHERE run IS NOT NULL;
+SET learned_idx.tail_limit = 0;
+INSERT INTO sw SELECT (hashint4(i) & 2147483647) % 1600000, -8 FROM generate_series(24001, 27000) i;
+SELECT entries AS tail_before FROM learned_index_runs('sw_k') WHERE run IS NULL;
+SET learned_idx.tail_limit = 1000;
+SELECT learned_index_merge_step('sw_k') > 0 AS merged;
+SELECT count(*) AS sweeps FROM learned_index_sweep('sw_k');
+SELECT entries < 1000 AS tail_flushed FROM learned_index_runs('sw_k') WHERE run IS NULL;
+SELECT learned_index_check('sw_k', true);
+SELECT sweep_same('SELECT k, v FROM sw WHERE v = -8 ORDER BY k, v LIMIT 20');
+RESET learned_idx.tail_limit;
+
 DROP TABLE sw, swu, swt, swc;
 DROP FUNCTION sweep_same(text), sweep_check_all(text, text, text, text);
