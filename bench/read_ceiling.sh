@@ -50,7 +50,11 @@
 #              floor: WHERE t.ctid >= (SELECT p.tid ...) LIMIT 10 (Tid Range Scan)
 # point2 is point with 2 clients unpinned; every other workload runs 1 client
 # with client and server pinned to one CPU (as bench/run.sh).  The three sides
-# alternate within each repetition (order rotating).  Answers: every query,
+# alternate within each repetition (order rotating).  Each run gives pgbench's
+# tps and the server's CPU per transaction (the pgbench backends' CPU time,
+# /proc/PID/schedstat, over the transactions pgbench's log counts in the
+# interval): on a shared machine the tps move with other jobs' load, the CPU
+# much less.  Answers: every query,
 # summed over the first 500 pk rows, equals across the three sides; plans are
 # checked (index sides use their index, the floor a Tid (Range) Scan).
 # Nested loop: SELECT count(*), sum(t.v) FROM <outer> o JOIN t ON t.k = o.k
@@ -223,7 +227,51 @@ PM="$(li_as_pg head -n 1 "$LI_THROWAWAY_DIR/data/postmaster.pid")"
 CPUS="$(nproc)"
 SRV_CPU=$((CPUS - 1))
 pin_server() { taskset -a -c -p "$1" "$PM" >/dev/null; }
-echo "workload,side,rep,tps" > "$OUT/results.csv"
+cpu_ns() { # the CPU time (ns) of the backends $*, summed; fails if one has exited
+	local p t=0 x
+	for p in "$@"; do read -r x _ < "/proc/$p/schedstat" 2>/dev/null || return 1; t=$((t + x)); done
+	echo "$t"
+}
+PREV_PIDS=0	# the last run's backends, which may still be exiting
+# run_pgb CLIENTS SCRIPT: prints "tps server_cpu_us_per_transaction".  The
+# server's CPU: the pgbench backends' CPU time (/proc/PID/schedstat, read
+# every 10 ms while pgbench runs) between the first and the last reading,
+# over the transactions pgbench's log (-l) says completed in between: the
+# protocol's kernel time is in it, other processes on the machine are not.
+run_pgb() {
+	local c="$1" f="$2" pfx="$WORK/pgb" pids="" t0="" t1="" c0="" c1="" x bg
+	rm -f "$pfx".* "$WORK/pgb.out"
+	PGOPTIONS="$GUCS" li_as_pg "${pin[@]}" "$LI_PGBIN/pgbench" -n -M prepared -c "$c" -j "$c" -T "$SECS" \
+		-D np="$KEYS" -D tpp="$TPP" -l --log-prefix "$pfx" -f "$f" postgres > "$WORK/pgb.out" 2>&1 &
+	bg=$!
+	while kill -0 "$bg" 2>/dev/null; do
+		if [ -z "$pids" ]; then
+			x="$(P -c "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity
+			           WHERE application_name = 'pgbench' AND pid NOT IN (${PREV_PIDS// /,})
+			           HAVING count(*) = $c" 2>/dev/null || true)"
+			if [ -n "$x" ]; then
+				pids="$x"
+				# shellcheck disable=SC2086
+				c0="$(cpu_ns $pids)" && t0="$(date +%s.%N)" || pids=""
+			fi
+		else
+			# shellcheck disable=SC2086
+			x="$(cpu_ns $pids 2>/dev/null)" && { c1="$x"; t1="$(date +%s.%N)"; }
+		fi
+		sleep 0.01
+	done
+	wait "$bg" || li_die "pgbench $w $s failed: $(cat "$WORK/pgb.out")"
+	PREV_PIDS="${pids:-0}"
+	x="$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$WORK/pgb.out")"
+	if [ -n "$c1" ]; then
+		cat "$pfx".* | awk -v t0="$t0" -v t1="$t1" -v c0="$c0" -v c1="$c1" -v tps="$x" '
+			{ t = $5 + $6 / 1e6; if (t >= t0 && t <= t1) n++ }
+			END { if (n > 0) printf "%s %.3f\n", tps, (c1 - c0) / 1e3 / n; else print tps, "" }'
+	else
+		echo "$x"
+	fi
+}
+echo "workload,side,rep,tps,cpu_us" > "$OUT/results.csv"
 for w in $PGB_WL; do
 	log "pgbench $w: $REPS x ($SIDES), ${SECS}s each"
 	clients=1
@@ -237,11 +285,8 @@ for w in $PGB_WL; do
 		for s in $order; do
 			pin=(taskset -c "$SRV_CPU")
 			[ "$clients" = 2 ] && pin=(taskset -c "0-$SRV_CPU")
-			out="$(PGOPTIONS="$GUCS" li_as_pg "${pin[@]}" "$LI_PGBIN/pgbench" -n -M prepared -c "$clients" \
-				-j "$clients" -T "$SECS" -D np="$KEYS" -D tpp="$TPP" -f "$WORK/$w.$s.sql" postgres 2>&1)" ||
-				li_die "pgbench $w $s failed: $out"
-			tps="$(echo "$out" | sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p')"
-			echo "$w,$s,$rep,$tps" >> "$OUT/results.csv"
+			read -r tps cpu <<< "$(run_pgb "$clients" "$WORK/$w.$s.sql")"
+			echo "$w,$s,$rep,$tps,${cpu:-}" >> "$OUT/results.csv"
 		done
 	done
 done
@@ -362,9 +407,11 @@ for w in wls:
     a = {s: got[(w, s)] for s in sides}
     if len(set(a.values())) != 1 or a["t_b"].startswith("0|"):
         bad.append("answers of %s differ (or are empty) over the first 500 key rows: %s" % (w, a))
-tps = {}
+tps, scpu = {}, {}
 for r in csv.DictReader(open(os.path.join(out, "results.csv"))):
     tps.setdefault((r["workload"], r["side"]), []).append(float(r["tps"]))
+    if r.get("cpu_us"):
+        scpu.setdefault((r["workload"], r["side"]), []).append(float(r["cpu_us"]))
 nl_want, nl_got, nl_plan, cpu = {}, {}, {}, {}
 for f, body in blocks(os.path.join(out, "nestloop.out")):
     if f[0] == "want":
@@ -394,6 +441,11 @@ for w in wls:
     m = {s: statistics.median(tps[(w, s)]) for s in sides}
     rowsout.append((w, 1e6 / m["t_l"], 1e6 / m["t_b"], 1e6 / m["t_f"], "µs/tx", m,
                     {s: (min(tps[(w, s)]), max(tps[(w, s)])) for s in sides}))
+for w in wls:
+    if all((w, s) in scpu for s in sides):
+        m = {s: statistics.median(scpu[(w, s)]) for s in sides}
+        rowsout.append((w + " (server CPU)", m["t_l"], m["t_b"], m["t_f"], "µs/tx CPU", None,
+                        {s: (min(scpu[(w, s)]), max(scpu[(w, s)])) for s in sides}))
 for w in ["sorted_hit", "sorted_half", "random_hit", "range10", "stmt_point", "stmt_range10"]:
     if (w, "t_l") in cpu:
         m = {s: statistics.median(cpu[(w, s)]) for s in sides}
@@ -423,8 +475,10 @@ for name, tl, tb, f, unit, m, spread in rowsout:
         name, tb, tl, f, unit, tb / tl, ip, tb / f, 100 * (tb - f) / tb,
         "; ".join("%.0f-%.0f" % spread[s] if m else "%.1f-%.1f" % spread[s] for s in ("t_b", "t_l", "t_f"))))
     plot.append((name, tb / tl, tb / f))
-L += ["", "pgbench spreads are tps, nested-loop spreads are CPU ms per join. Raw: results.csv, check.out, "
-      "nestloop.out.", "", "![ceilings](ceiling.png)", ""]
+L += ["", "pgbench spreads are tps (server CPU rows: µs per transaction), nested-loop and statement-loop "
+      "spreads CPU ms per loop. Server CPU: the pgbench backends' CPU time over the transactions completed "
+      "while it was read (pgbench's own wall-clock tps count whatever else the machine runs). "
+      "Raw: results.csv, check.out, nestloop.out.", "", "![ceilings](ceiling.png)", ""]
 open(os.path.join(out, "report.md"), "w").write("\n".join(L))
 print("\n".join(L))
 try:
