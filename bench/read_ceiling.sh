@@ -119,14 +119,8 @@ WORK="$LI_THROWAWAY_DIR/work"
 li_as_pg mkdir -p "$WORK"
 
 log "loading $ROWS rows x 3 tables, $KEYS pgbench keys, $PROBES outer keys"
-if [ -n "$LIB" ]; then
-	sed -e '/^\\echo Use/d' -e "s|MODULE_PATHNAME|$LIB|g" "$BENCH_DIR/../sql/learned_idx--0.1.sql" |
-		P >/dev/null
-	SOFILE="$LIB"
-else
-	P -c "CREATE EXTENSION learned_idx" >/dev/null
-	SOFILE="$("$PG_CONFIG" --pkglibdir)/learned_idx.so"
-fi
+li_create_extension "$LIB"
+SOFILE="$LI_SOFILE"
 SO_MD5="$(md5sum "$SOFILE" | cut -d' ' -f1)"
 P -c "CREATE EXTENSION pg_prewarm" >/dev/null
 P -c "CREATE TABLE src AS SELECT i, sum(2 + (hashint8(i) & 15)) OVER (ORDER BY i)::int8 AS k
