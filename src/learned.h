@@ -725,7 +725,17 @@ typedef struct LearnedDirectory
 	Datum	   *seg_keys;
 	uint8	   *seg_prefix;		/* [nsegments][LEARNED_STR_PREFIX_MAX] */
 	int			seg_max_skip;	/* the largest str_skip of a segment */
+
+	/*
+	 * [nvpages] the shared buffer each leaf page was last read into by a scan
+	 * of this backend (InvalidBuffer: none yet), or NULL for a directory
+	 * over LEARNED_LEAF_HINT_MAX pages: a hint for ReadRecentBuffer (scan.c),
+	 * which checks the buffer still holds the page.
+	 */
+	Buffer	   *leaf_hint;
 } LearnedDirectory;
+
+#define LEARNED_LEAF_HINT_MAX	65536	/* pages: 256 kB of hints at most */
 
 /* one key column of a composite key */
 typedef struct LearnedColumn
@@ -759,6 +769,8 @@ typedef struct LearnedKeyInfo
 {
 	Oid			keytype;		/* first column's type */
 	int			keylen;			/* LEARNED_VARWIDTH if keys vary in size */
+	/* rd_amcache's copy only: the metapage's buffer at the last scan start */
+	Buffer		meta_hint;
 	int			fixedlen;		/* composite: NULL bitmap and fixed-width columns */
 	int			fixedalign;		/* alignment a stored key's start needs for them */
 	Oid			collation;		/* first column's */
