@@ -86,15 +86,8 @@ P() { li_as_pg psql -qAtX -v ON_ERROR_STOP=1 postgres "$@"; }
 log() { echo "[nestloop $(date +%H:%M:%S)] $*" >&2; }
 
 log "loading $ROWS rows x 3 tables, $PROBES outer keys"
-if [ -n "$LIB" ]; then
-	# the extension's objects from this tree's script, its functions in LIB
-	sed -e '/^\\echo Use/d' -e "s|MODULE_PATHNAME|$LIB|g" "$BENCH_DIR/../sql/learned_idx--0.1.sql" |
-		P >/dev/null
-	SOFILE="$LIB"
-else
-	P -c "CREATE EXTENSION learned_idx" >/dev/null
-	SOFILE="$("$PG_CONFIG" --pkglibdir)/learned_idx.so"
-fi
+li_create_extension "$LIB"
+SOFILE="$LI_SOFILE"
 P -c "CREATE EXTENSION pg_prewarm" >/dev/null
 P -c "CREATE TABLE src AS SELECT i, sum(2 + (hashint8(i) & 15)) OVER (ORDER BY i)::int8 AS k
         FROM generate_series(1, $ROWS) i" >/dev/null

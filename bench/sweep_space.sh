@@ -14,7 +14,22 @@ D=/tmp/sweep_space_$LABEL; rm -rf $D; mkdir -p $D; chown postgres $D
 su postgres -c "$B/initdb -D $D/data -A trust >/dev/null" || exit 1
 su postgres -c "$B/pg_ctl -D $D/data -o '-p $PORT -k /tmp -c shared_buffers=1GB -c fsync=off -c synchronous_commit=off -c max_worker_processes=16 -c autovacuum=off' -l $D/log -w start >/dev/null" || exit 1
 P="$B/psql -h /tmp -p $PORT -U postgres -X -q -At"
-$P -c "create extension learned_idx"
+$P -c "create extension learned_idx" -c "create extension pg_freespacemap"
+# where the index's pages go: the static stage (segments, NULL run), the
+# directory, sorted runs (data pages, header pages), the unsorted tail, free
+# pages the FSM holds, and the rest: pages replaced by flips that wait for
+# the snapshot horizon (unreachable, not yet FREE; the FSM is a hint, so
+# this is approximate when it is stale)
+breakdown() {
+  $P -c "with i as (select * from learned_index_info('$1')),
+    r as (select coalesce(sum(pages) filter (where run is not null), 0) as rp,
+                 count(*) filter (where run is not null) as rh from learned_index_runs('$1')),
+    f as (select count(*) filter (where avail > 0) as fr from pg_freespace('$1'))
+    select format('total=%s static=%s directory=%s runs=%s run_headers=%s tail=%s free=%s waiting=%s',
+      total_pages, leaf_pages + null_pages, directory_pages, rp, rh, pending_pages - rp, fr,
+      total_pages - 1 - leaf_pages - null_pages - directory_pages - pending_pages - rh - fr)
+    from i, r, f"
+}
 STMTS=$((N / 2 / 100))
 for side in ${SIDES:-learned btree}; do
   $P -c "create table t_$side (k int8, v int8)" -c "insert into t_$side select 10*i, i from generate_series(1,$N) i order by random()"
@@ -49,10 +64,12 @@ EOS
     [ "$w" = 0 ] && break; sleep 0.5
   done
   settled=$($P -c "select pg_relation_size('i_$side')/8192")
+  [ $side = learned ] && echo "$LABEL learned breakdown settled: $(breakdown i_learned)"
   [ "$settled" -gt "$peak" ] && peak=$settled
   rows=$($P -c "select count(*) from t_$side")
   $P -c "vacuum t_$side"
   vac=$($P -c "select pg_relation_size('i_$side')/8192")
+  [ $side = learned ] && echo "$LABEL learned breakdown vacuumed: $(breakdown i_learned)"
   if [ $side = learned ]; then $P -c "create index f_$side on t_$side using learned (k)"; else $P -c "create index f_$side on t_$side (k)"; fi
   fresh=$($P -c "select pg_relation_size('f_$side')/8192")
   $P -c "drop index f_$side"

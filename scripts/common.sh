@@ -353,6 +353,24 @@ li_throwaway_cluster() {
     li_cluster_start "$LI_THROWAWAY_DIR" "$@"
 }
 
+# li_create_extension LIB: the extension's objects in the throwaway cluster's
+#   postgres database: from this tree's sql/learned_idx--0.1.sql with their
+#   functions in LIB (a learned_idx.so built elsewhere, e.g. of another commit:
+#   another checkout's `make install` then cannot change what is measured), or
+#   CREATE EXTENSION of the installed one when LIB is empty.  Sets LI_SOFILE to
+#   the library measured.
+LI_SOFILE=""
+li_create_extension() {
+    if [ -n "$1" ]; then
+        sed -e '/^\\echo Use/d' -e "s|MODULE_PATHNAME|$1|g" "$LI_REPO/sql/learned_idx--0.1.sql" |
+            li_as_pg psql -qAtX -v ON_ERROR_STOP=1 postgres >/dev/null
+        LI_SOFILE="$1"
+    else
+        li_as_pg psql -qAtX -v ON_ERROR_STOP=1 postgres -c "CREATE EXTENSION learned_idx" >/dev/null
+        LI_SOFILE="$("$PG_CONFIG" --pkglibdir)/learned_idx.so"
+    fi
+}
+
 # li_mktemp_pg PREFIX: a fresh temp dir owned by the server user.
 li_mktemp_pg() {
     local d

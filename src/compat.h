@@ -267,4 +267,15 @@ li_strxfrm(pg_locale_t loc, char *dst, const char *src, Size srclen, Size dstsiz
 #define LI_COUNT_INDEX_SEARCH(scan) ((void) 0)
 #endif
 
+/*
+ * vacuum_defer_cleanup_age (removed in 16) holds the snapshot horizon back
+ * by that many xids on 15; LI_DEFER_CLEANUP_AGE is 0 where it is gone.
+ */
+#if PG_VERSION_NUM < 160000
+#include "storage/standby.h"
+#define LI_DEFER_CLEANUP_AGE vacuum_defer_cleanup_age
+#else
+#define LI_DEFER_CLEANUP_AGE 0
+#endif
+
 #endif							/* LEARNED_COMPAT_H */

@@ -380,6 +380,8 @@ LearnedDirDecode(Relation index, LearnedDirectory *dir, MemoryContext cxt)
 		rank_base != dir->nstatic)
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, "directory does not match the metapage");
 	dir->nvpages = dir->seg_first_vpage[dir->nsegments];
+	if (dir->nvpages <= LEARNED_LEAF_HINT_MAX)
+		dir->leaf_hint = MemoryContextAllocZero(cxt, sizeof(Buffer) * Max(dir->nvpages, 1));
 }
 
 /* decode piece p (global index) of segment seg */

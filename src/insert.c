@@ -179,46 +179,7 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 	}
 	if (!done)
 	{
-		int			keylen = meta->keylen;
-		Buffer		tailbuf = InvalidBuffer;
-		Buffer		newbuf;
-		BlockNumber newblk;
-		Page		newpage;
-		GenericXLogState *state;
-		uint64		first_seq = meta->pending_tail_seq;
-
-		if (meta->pending_tail != InvalidBlockNumber)
-		{
-			LearnedCheckLink(index, meta->pending_tail, NULL);
-			tailbuf = ReadBuffer(index, meta->pending_tail);
-			LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
-			first_seq = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +
-				LearnedPendingCount(BufferGetPage(tailbuf), keylen);
-		}
-		newbuf = LearnedAllocPage(index);
-		newblk = BufferGetBlockNumber(newbuf);
-
-		state = LearnedXLogStart(index);
-		meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
-		newpage = LearnedXLogRegister(state, newbuf, true);
-		LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
-		LearnedPendingPut(newpage, keylen, 0, ht_ctid, &key);
-		if (BufferIsValid(tailbuf))
-		{
-			Page		tailpage = LearnedXLogRegister(state, tailbuf, false);
-
-			LearnedPageGetOpaque(tailpage)->next = newblk;
-		}
-		else
-			meta->pending_head = newblk;
-		meta->pending_tail = newblk;
-		meta->pending_tail_seq = first_seq;
-		meta->pending_pages++;
-		LearnedXLogFinish(state);
-		appended = first_seq + 1;
-		UnlockReleaseBuffer(newbuf);
-		if (BufferIsValid(tailbuf))
-			UnlockReleaseBuffer(tailbuf);
+		appended = LearnedPendingNewTail(index, metabuf, ht_ctid, &key);
 		meta = LearnedPageGetMeta(metapage);
 	}
 	memcpy(after, meta, sizeof(LearnedMetaPageData));

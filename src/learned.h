@@ -764,7 +764,17 @@ typedef struct LearnedDirectory
 	Datum	   *seg_keys;
 	uint8	   *seg_prefix;		/* [nsegments][LEARNED_STR_PREFIX_MAX] */
 	int			seg_max_skip;	/* the largest str_skip of a segment */
+
+	/*
+	 * [nvpages] the shared buffer each leaf page was last read into by a scan
+	 * of this backend (InvalidBuffer: none yet), or NULL for a directory
+	 * over LEARNED_LEAF_HINT_MAX pages: a hint for ReadRecentBuffer (scan.c),
+	 * which checks the buffer still holds the page.
+	 */
+	Buffer	   *leaf_hint;
 } LearnedDirectory;
+
+#define LEARNED_LEAF_HINT_MAX	65536	/* pages: 256 kB of hints at most */
 
 /* one key column of a composite key */
 typedef struct LearnedColumn
@@ -798,6 +808,8 @@ typedef struct LearnedKeyInfo
 {
 	Oid			keytype;		/* first column's type */
 	int			keylen;			/* LEARNED_VARWIDTH if keys vary in size */
+	/* rd_amcache's copy only: the metapage's buffer at the last scan start */
+	Buffer		meta_hint;
 	int			fixedlen;		/* composite: NULL bitmap and fixed-width columns */
 	int			fixedalign;		/* alignment a stored key's start needs for them */
 	Oid			collation;		/* first column's */
@@ -1234,6 +1246,9 @@ typedef struct LearnedPendingKeyData
 	int			align;			/* varwidth: LearnedKeyAlign */
 } LearnedPendingKeyData;
 
+extern uint64 LearnedPendingNewTail(Relation index, Buffer metabuf, ItemPointer tid,
+									const LearnedPendingKeyData *key);
+
 extern int	LearnedPendingFillLimit(int keylen);
 extern uint64 LearnedFilterHash(uint64 x);
 
@@ -1241,6 +1256,7 @@ extern uint64 LearnedFilterHash(uint64 x);
 extern int	learned_tail_limit;
 extern int	learned_merge_step_segments;
 extern bool LearnedRunFlush(Relation index, uint64 min);
+extern bool LearnedRunFlushWhole(Relation index);
 extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
 extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
 extern void LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p);

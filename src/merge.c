@@ -49,6 +49,7 @@
 #include "storage/indexfsm.h"
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "storage/procarray.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
@@ -71,6 +72,7 @@ PG_FUNCTION_INFO_V1(learned_index_merge_step);
 static BlockNumber collect_garbage_locked(Relation index, BlockNumber *nfreed);
 static BlockNumber collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta);
 static int64 sweep_step(Relation index, LearnedMergeBy by);
+static int64 vacuum_sweep(Relation index, LearnedMergeBy by);
 
 /* ---------- page allocation ---------- */
 
@@ -958,6 +960,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	uint64		written;
 	uint64		replaced;
 	LearnedMergeStatsData *stats;
+	int64		swept = 0;
 
 	/*
 	 * A sweep in progress is finished first: this merge then reads the rest
@@ -970,12 +973,20 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	{
 		while (meta.sweep_end_seq != 0)
 		{
-			(void) sweep_step(index, by);
+			swept += sweep_step(index, by);
 			LearnedReadMeta(index, &meta);
 		}
 		rewrite = NULL;
 		nrewrite = 0;
 	}
+
+	/*
+	 * VACUUM's whole merge is swept too (vacuum_sweep): then, with the
+	 * inserts stopped, only what arrived meanwhile is left for the whole
+	 * merge below.
+	 */
+	if (rewrite == NULL && by == LEARNED_MERGE_BY_VACUUM)
+		swept += vacuum_sweep(index, by);
 
 	/* read the FSM afresh for this merge's page runs (LearnedAllocRun) */
 	alloc_map_reset();
@@ -989,7 +1000,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 	{
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
-		return 0;
+		return swept;
 	}
 	if (rewrite == NULL)
 		freed = collect_garbage_if_due(index, &meta);
@@ -1146,7 +1157,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	return merged;
+	return swept + merged;
 }
 
 /* ---------- the swept main merge ---------- */
@@ -1444,6 +1455,60 @@ sweep_step(Relation index, LearnedMergeBy by)
 	return merged;
 }
 
+/*
+ * VACUUM's whole merge as a sweep.  A whole merge of random keys reaches
+ * every segment, so it writes a whole new static stage beside the old one,
+ * which waits for the snapshot horizon: the file doubled and kept that
+ * high-water mark.  Instead: flush the whole tail into a run
+ * (LearnedRunFlushWhole), so that every pending entry is in a sorted run,
+ * then sweep the runs in steps (sweep_step); each step's garbage
+ * collection frees the pages the steps before it replaced, since VACUUM
+ * sees its own horizon pass as soon as no other snapshot predates the
+ * flip (vacuum_horizon), and the step reuses them.  Twice at most: a full
+ * run table is swept before the tail can be flushed.  What is appended
+ * meanwhile is merged whole by the caller.  Only a lazy VACUUM gains:
+ * anyone else's steps could not reuse each other's pages while its own
+ * snapshot predates them (learned_index_merge stays a whole merge).
+ * Returns the entries merged.
+ */
+static int64
+vacuum_sweep(Relation index, LearnedMergeBy by)
+{
+	LearnedMetaPageData meta;
+	int64		merged = 0;
+	int			round;
+
+	if (!(MyProc->statusFlags & PROC_IN_VACUUM) || learned_merge_step_segments < 0 ||
+		RelationUsesLocalBuffers(index))
+		return 0;
+	/* no sweep on a static stage of one segment (sweep_eligible): no flush */
+	LearnedReadMeta(index, &meta);
+	if (meta.nsegments < 2)
+		return 0;
+	for (round = 0; round < 2; round++)
+	{
+		bool		flushed;
+
+		/* the seal's page is taken by first fit: from the FSM as it is now */
+		alloc_map_reset();
+		flushed = LearnedRunFlushWhole(index);
+
+		LearnedReadMeta(index, &meta);
+		if (!sweep_eligible(&meta))
+			break;
+		while (meta.sweep_end_seq != 0 || sweep_eligible(&meta))
+		{
+			merged += sweep_step(index, by);
+			LearnedReadMeta(index, &meta);
+			if (meta.sweep_end_seq == 0)
+				break;
+		}
+		if (flushed)
+			break;
+	}
+	return merged;
+}
+
 int64
 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeBy by)
 {
@@ -1479,19 +1544,86 @@ mark_run(uint8 *reach, BlockNumber nblocks, BlockNumber start, uint32 npages)
 }
 
 /*
+ * In a lazy VACUUM (PROC_IN_VACUUM): the oldest xmin (or xid, to stay as
+ * strict as the snapshot horizon) of every other backend and of the
+ * replication slots, into *oldest (InvalidTransactionId if there is none);
+ * false outside a VACUUM.  A page replaced by a flip whose next xid was x
+ * can then be freed if x precedes *oldest (or there is none): a scan that
+ * read the old metapage took its snapshot before the flip, so its backend's
+ * xmin is at most x for as long as it runs.  A standby's
+ * hot_standby_feedback is seen as a slot's xmin, or without a slot as its
+ * walsender's own xmin.
+ *
+ * This is the horizon of GlobalVisCheckRemovableFullXid without its cap at
+ * the latest completed xid + 1.  That cap is why no flip is removable until
+ * a transaction that took an xid after it has ended: when the inserts have
+ * stopped, a VACUUM that merges in steps (merge_locked) could not reuse
+ * between steps the pages each step replaced, and the index would hold the
+ * old and the new static stage at its end.  VACUUM itself is left out, as
+ * every horizon leaves out a VACUUM's xmin: it runs no scan of the index
+ * that outlives a flip.  Other VACUUMs are left out as the horizon leaves
+ * them out.  Called by GC, after the flips, under the metapage's exclusive
+ * lock: a backend taking its snapshot meanwhile reads the new metapage.
+ * Not used while vacuum_defer_cleanup_age (15) holds the horizon back.
+ */
+static bool
+vacuum_horizon(TransactionId *oldest)
+{
+	TransactionId slot_xmin;
+	TransactionId slot_catalog_xmin;
+	uint32		i;
+
+	*oldest = InvalidTransactionId;
+	if (!(MyProc->statusFlags & PROC_IN_VACUUM) || LI_DEFER_CLEANUP_AGE > 0)
+		return false;
+	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
+	if (TransactionIdIsNormal(slot_xmin))
+		*oldest = slot_xmin;
+	LWLockAcquire(ProcArrayLock, LW_SHARED);
+	for (i = 0; i < ProcGlobal->allProcCount; i++)
+	{
+		PGPROC	   *proc = &ProcGlobal->allProcs[i];
+		TransactionId xids[2];
+		int			k;
+
+		if (proc == MyProc || (proc->statusFlags & PROC_IN_VACUUM))
+			continue;
+		/* read once: they may change under our shared lock */
+		xids[0] = *(volatile TransactionId *) &proc->xmin;
+		xids[1] = *(volatile TransactionId *) &proc->xid;
+		for (k = 0; k < 2; k++)
+			if (TransactionIdIsNormal(xids[k]) &&
+				(!TransactionIdIsValid(*oldest) || TransactionIdPrecedes(xids[k], *oldest)))
+				*oldest = xids[k];
+	}
+	LWLockRelease(ProcArrayLock);
+	return true;
+}
+
+/* whether x precedes a VACUUM's horizon (vacuum_horizon) */
+static inline bool
+vacuum_horizon_passed(bool have, TransactionId oldest, TransactionId x)
+{
+	return have && TransactionIdIsNormal(x) &&
+		(!TransactionIdIsValid(oldest) || TransactionIdPrecedes(x, oldest));
+}
+
+/*
  * Whether the unreachable page in buf (exclusively locked) carries a stamp
  * below every snapshot horizon.  A page without one (or with one that looks
  * newer than now: a wrap) is stamped with stamp_now, WAL-logged, and waits.
  */
 static bool
-stamp_removable(Relation index, Buffer buf, TransactionId stamp_now)
+stamp_removable(Relation index, Buffer buf, TransactionId stamp_now,
+				bool have_vh, TransactionId vh)
 {
 	Page		page = BufferGetPage(buf);
 	TransactionId stamp = ((PageHeader) page)->pd_prune_xid;
 	GenericXLogState *state;
 
 	if (TransactionIdIsNormal(stamp) && !TransactionIdFollows(stamp, stamp_now))
-		return GlobalVisCheckRemovableXid(NULL, stamp);
+		return GlobalVisCheckRemovableXid(NULL, stamp) ||
+			vacuum_horizon_passed(have_vh, vh, stamp);
 	state = LearnedXLogStart(index);
 	page = LearnedXLogRegister(state, buf, false);
 	((PageHeader) page)->pd_prune_xid = stamp_now;
@@ -1537,6 +1669,9 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 	BlockNumber busy_end = 1;	/* past the last page that stays in use */
 	bool		all_free;
 	TransactionId stamp_now;
+	FullTransactionId flip_xid;
+	bool		have_vh;
+	TransactionId vh;
 	uint16		kind;
 	PGAlignedBlock hdr;
 
@@ -1556,9 +1691,14 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 			 RelationGetRelationName(index));
 
 	/* a scan that started before the last flip may still read old pages */
-	all_free = (meta.nmerges == 0 && meta.nflushes == 0) ||
-		GlobalVisCheckRemovableFullXid(NULL, FullTransactionIdFromU64(meta.last_flip_xid));
+	flip_xid = FullTransactionIdFromU64(meta.last_flip_xid);
 	stamp_now = XidFromFullTransactionId(ReadNextFullTransactionId());
+	have_vh = vacuum_horizon(&vh);
+	/* (a flip xid past the next xid, a corrupt metapage, proves nothing) */
+	all_free = (meta.nmerges == 0 && meta.nflushes == 0) ||
+		GlobalVisCheckRemovableFullXid(NULL, flip_xid) ||
+		(!FullTransactionIdFollows(flip_xid, ReadNextFullTransactionId()) &&
+		 vacuum_horizon_passed(have_vh, vh, XidFromFullTransactionId(flip_xid)));
 
 	nblocks = RelationGetNumberOfBlocks(index);
 	reach = palloc0(nblocks / 8 + 1);
@@ -1609,7 +1749,7 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 		kind = LearnedPageKind(page);
 		/* pages of ours that a scan may still read wait for their stamp */
 		if (!all_free && kind != LEARNED_PAGE_FREE && kind != 0 &&
-			!stamp_removable(index, buf, stamp_now))
+			!stamp_removable(index, buf, stamp_now, have_vh, vh))
 		{
 			UnlockReleaseBuffer(buf);
 			busy_end = blk + 1;
@@ -1748,6 +1888,147 @@ LearnedCollectGarbageLocked(Relation index)
 }
 
 /*
+ * Where first fit (LearnedAllocRun) would put runs of the marked segments'
+ * sizes, in key order (the order merge_locked writes them), on a copy of
+ * the free map: whether each lands below where it is now.  The moved
+ * segments' own pages stay in use until the flip.
+ */
+static bool
+relocation_lowers(const LearnedDirectory *dir, const bool *move, const bool *freemap,
+				  BlockNumber nblocks)
+{
+	bool	   *f = palloc(Max(nblocks, 1) * sizeof(bool));
+	bool		ok = true;
+	uint32		s;
+
+	memcpy(f, freemap, Max(nblocks, 1) * sizeof(bool));
+	for (s = 0; s < dir->nsegments && ok; s++)
+	{
+		const LearnedSegment *seg = &dir->segments[s];
+		BlockNumber blk;
+		uint32		run = 0;
+		BlockNumber first = InvalidBlockNumber;
+
+		if (!move[s])
+			continue;
+		for (blk = 1; blk < nblocks && first == InvalidBlockNumber; blk++)
+		{
+			run = f[blk] ? run + 1 : 0;
+			if (run >= seg->npages)
+				first = blk - seg->npages + 1;
+		}
+		if (first == InvalidBlockNumber || first >= seg->start_blk)
+			ok = false;
+		else
+			memset(&f[first], false, seg->npages * sizeof(bool));
+	}
+	pfree(f);
+	return ok;
+}
+
+/*
+ * After VACUUM's merge and collection, the file may be mostly free and
+ * still not be cut: first fit puts a segment that fits in no hole (up to
+ * 128 contiguous pages, where runs freed scattered single pages) at the
+ * end, and a segment at the end keeps every hole before it.  Move the
+ * segments that end highest, one more at a time while first fit in key
+ * order (relocation_lowers) puts each of them lower than it is, by
+ * rewriting them (merge_locked's rewrite[], a merge that brings them
+ * nothing), then collect the pages they left.  Only with two segments or
+ * more, when nothing is pending (a merge would also take pending entries,
+ * and random ones reach every segment), when at least a quarter more than
+ * the pages in use (and 64) is free and the truncation may cut its
+ * minimum; no page that stays (pending pages, the NULL run) ends above the
+ * segments moved.
+ * Returns the new end of the pages in use.
+ */
+static BlockNumber
+relocate_segments(Relation index, BlockNumber busy_end)
+{
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber fixed_end;
+	BlockNumber blk;
+	uint64		used;
+	bool	   *move;
+	bool	   *freemap;
+	uint32		s;
+	uint32		nmove = 0;
+
+	if (!learned_get_vacuum_truncate(index) || RelationUsesLocalBuffers(index) ||
+		!(MyProc->statusFlags & PROC_IN_VACUUM))
+		return busy_end;
+	LearnedReadMeta(index, &meta);
+	if (meta.nruns > 0 || meta.sweep_end_seq != 0 ||
+		LearnedPendingAppended(index, &meta) != meta.pending_merged)
+		return busy_end;
+	dir = LearnedGetDirectory(index, meta.generation);
+	used = 1 + (uint64) meta.dir_npages + meta.nulls_npages + meta.pending_pages;
+	for (s = 0; s < dir->nsegments; s++)
+		used += dir->segments[s].npages;
+	/*
+	 * Only where segments are many (one segment is rewritten by merges
+	 * often enough) and the file holds a quarter more than it uses.
+	 */
+	if (dir->nsegments < 2 || used >= nblocks || nblocks - used < Max(64, used / 4) ||
+		(nblocks - used < 1000 && nblocks - used < nblocks / 16))
+		return busy_end;
+
+	/* the pages that stay where they are: the pending chain, the NULL run */
+	fixed_end = 1;
+	if (meta.nulls_start != InvalidBlockNumber && meta.nulls_npages > 0)
+		fixed_end = Max(fixed_end, meta.nulls_start + meta.nulls_npages);
+	for (blk = meta.pending_head; blk != InvalidBlockNumber;)
+	{
+		Buffer		buf;
+		uint32		steps = 0;
+
+		LearnedCheckLink(index, blk, &steps);
+		fixed_end = Max(fixed_end, blk + 1);
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		LearnedCheckPage(index, BufferGetPage(buf), blk, LEARNED_PAGE_PENDING);
+		blk = LearnedPageGetOpaque(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+	}
+
+	freemap = palloc0(Max(nblocks, 1) * sizeof(bool));
+	for (blk = 1; blk < nblocks; blk++)
+		freemap[blk] = GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2;
+	move = palloc0(Max(dir->nsegments, 1) * sizeof(bool));
+	for (;;)
+	{
+		int64		top = -1;
+
+		/* the unmarked segment that ends highest, above the fixed pages */
+		for (s = 0; s < dir->nsegments; s++)
+			if (!move[s] && dir->segments[s].start_blk + dir->segments[s].npages > fixed_end &&
+				(top < 0 || dir->segments[s].start_blk > dir->segments[top].start_blk))
+				top = s;
+		if (top < 0)
+			break;
+		move[top] = true;
+		if (!relocation_lowers(dir, move, freemap, nblocks))
+		{
+			move[top] = false;
+			break;
+		}
+		nmove++;
+	}
+	if (nmove > 0)
+	{
+		elog(DEBUG1, "learned index \"%s\": %u segments move down for the truncation",
+			 RelationGetRelationName(index), nmove);
+		merge_locked(index, move, dir->nsegments, LEARNED_MERGE_BY_VACUUM);
+		busy_end = collect_garbage_locked(index, NULL);
+	}
+	pfree(move);
+	pfree(freemap);
+	return busy_end;
+}
+
+/*
  * VACUUM's collection: also truncates a free tail, and with "merge" merges
  * the pending list in between (amvacuumcleanup).  The collection comes
  * first, as in ambulkdelete: it frees the pages earlier merges replaced,
@@ -1762,7 +2043,23 @@ LearnedCollectGarbage(Relation index, bool merge)
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	busy_end = collect_garbage_locked(index, NULL);
 	if (merge)
+	{
+		LearnedMetaPageData before;
+		LearnedMetaPageData after;
+
+		LearnedReadMeta(index, &before);
 		merge_locked(index, NULL, 0, LEARNED_MERGE_BY_VACUUM);
+		LearnedReadMeta(index, &after);
+
+		/*
+		 * What the merge replaced, the last step of a sweep included: VACUUM
+		 * may see the horizon pass it at once (vacuum_horizon), and the
+		 * truncation then cuts it too.
+		 */
+		if (after.generation != before.generation || after.nflushes != before.nflushes)
+			busy_end = collect_garbage_locked(index, NULL);
+	}
+	busy_end = relocate_segments(index, busy_end);
 	truncate_free_tail(index, busy_end);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 }

@@ -102,6 +102,75 @@ LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 }
 
 /*
+ * Link a new pending page after the tail page and make it the tail, in one
+ * record with the metapage (metabuf, which the caller holds exclusively,
+ * so no insert appends meanwhile): holding the entry (tid, key) when an
+ * insert found the tail page full (insert.c), or empty when tid is NULL (a
+ * whole flush seals the tail page, LearnedRunFlushWhole, so that no insert
+ * appends to it any more).  Returns the sequence number after the new
+ * page's entries.
+ */
+uint64
+LearnedPendingNewTail(Relation index, Buffer metabuf, ItemPointer tid,
+					  const LearnedPendingKeyData *key)
+{
+	LearnedMetaPage meta = LearnedPageGetMeta(BufferGetPage(metabuf));
+	int			keylen = meta->keylen;
+	Buffer		tailbuf = InvalidBuffer;
+	Buffer		newbuf;
+	BlockNumber newblk;
+	Page		newpage;
+	GenericXLogState *state;
+	uint64		first_seq = meta->pending_tail_seq;
+
+	if (meta->pending_tail != InvalidBlockNumber)
+	{
+		LearnedCheckLink(index, meta->pending_tail, NULL);
+		tailbuf = ReadBuffer(index, meta->pending_tail);
+		LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
+		first_seq = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +
+			LearnedPendingCount(BufferGetPage(tailbuf), keylen);
+	}
+	if (tid)
+		newbuf = LearnedAllocPage(index);
+	else
+	{
+		/*
+		 * A seal (VACUUM's whole flush): the lowest free block, by first fit
+		 * as for a segment, not the FSM's next one, so that this page, which
+		 * the merge after it leaves as the whole pending list, does not keep
+		 * the truncation from cutting a free end of the file.
+		 */
+		newbuf = ReadBuffer(index, LearnedAllocRun(index, 1, false));
+		LockBuffer(newbuf, BUFFER_LOCK_EXCLUSIVE);
+	}
+	newblk = BufferGetBlockNumber(newbuf);
+
+	state = LearnedXLogStart(index);
+	meta = LearnedPageGetMeta(LearnedXLogRegister(state, metabuf, false));
+	newpage = LearnedXLogRegister(state, newbuf, true);
+	LearnedPendingInitPage(newpage, keylen, meta->generation, first_seq);
+	if (tid)
+		LearnedPendingPut(newpage, keylen, 0, tid, key);
+	if (BufferIsValid(tailbuf))
+	{
+		Page		tailpage = LearnedXLogRegister(state, tailbuf, false);
+
+		LearnedPageGetOpaque(tailpage)->next = newblk;
+	}
+	else
+		meta->pending_head = newblk;
+	meta->pending_tail = newblk;
+	meta->pending_tail_seq = first_seq;
+	meta->pending_pages++;
+	LearnedXLogFinish(state);
+	UnlockReleaseBuffer(newbuf);
+	if (BufferIsValid(tailbuf))
+		UnlockReleaseBuffer(tailbuf);
+	return first_seq + (tid ? 1 : 0);
+}
+
+/*
  * A pending page takes records up to this many bytes: all of it.  Until the
  * append logged its own record (LearnedXLogRanges), GenericXLogFinish found
  * each append's delta by comparing the page's used area byte by byte under

@@ -639,6 +639,37 @@ LearnedRunFlush(Relation index, uint64 min)
 	return done;
 }
 
+/*
+ * Flush the whole tail into a run, its last page included, with no
+ * compaction after it: a whole merge (merge_locked, VACUUM's) then finds
+ * every pending entry in a sorted run and sweeps them all.  The tail page
+ * is sealed first (LearnedPendingNewTail: an empty page after it takes the
+ * inserts from now on, in one record with the metapage), then flushed as
+ * any flush.  Caller holds the merge lock.  Returns whether it flipped:
+ * not when the tail is empty, the run table full, or the tail larger than
+ * one run (rewrite_stretch).
+ */
+bool
+LearnedRunFlushWhole(Relation index)
+{
+	LearnedMetaPageData meta;
+	Buffer		metabuf;
+	LearnedMetaPage m;
+
+	LearnedReadMeta(index, &meta);
+	if (meta.nruns >= LEARNED_MAX_RUNS || meta.pending_tail == InvalidBlockNumber ||
+		LearnedPendingAppended(index, &meta) <= LearnedTailStartSeq(&meta))
+		return false;
+	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	m = LearnedPageGetMeta(BufferGetPage(metabuf));
+	LearnedCheckMeta(index, m);
+	if (LearnedPendingAppended(index, m) > m->pending_tail_seq)
+		(void) LearnedPendingNewTail(index, metabuf, NULL, NULL);
+	UnlockReleaseBuffer(metabuf);
+	return rewrite_stretch(index, (int) meta.nruns, true);
+}
+
 /* ---------- readers ---------- */
 
 /*

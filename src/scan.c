@@ -311,6 +311,7 @@ typedef struct LearnedScanOpaqueData
 	int			slice;
 	bool		slice_point;	/* an equality on the key: few entries expected */
 	bool		slice_has_end;	/* a range: the scan has an end bound */
+	int			slice_cap;		/* entries the three arrays below hold */
 	uint64	   *slice_keys;
 	uint64	   *slice_blocks;
 	uint64	   *slice_offsets;
@@ -1226,12 +1227,17 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	/*
 	 * Rescans often come back to the page they read last (a nested loop's
 	 * probes in key order, a short range after a nearby one): try the
-	 * buffer that held it, which skips the buffer mapping lookup.
+	 * buffer that held it, which skips the buffer mapping lookup.  Else
+	 * the buffer a scan of this backend last read the page into, which the
+	 * directory keeps per page: a fresh scan (one per statement) skips the
+	 * lookup too, where btree's descent makes one per level.
 	 */
 	if (blkno != so->leaf_recent_blk)
-		so->leaf_recent = InvalidBuffer;
+		so->leaf_recent = dir->leaf_hint ? dir->leaf_hint[vpage] : InvalidBuffer;
 	buf = LearnedReadBufferRecent(scan->indexRelation, blkno, &so->leaf_recent);
 	so->leaf_recent_blk = blkno;
+	if (dir->leaf_hint)
+		dir->leaf_hint[vpage] = buf;
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	*nitems = open_vpage(scan, vpage, buf, true);
 	return buf;
@@ -1932,6 +1938,37 @@ batch_key_space(Batch *b, Size need)
 #define SLICE_STEP		32		/* entries decoded at a time */
 
 /*
+ * Make the slice arrays hold n entries, keeping what they hold.  They grow
+ * as a slice is decoded, not to the slice's size at once: a fresh scan (one
+ * per query in an OLTP statement) of a short range decodes one step of a
+ * SLICE_RANGE slice, and allocating the three arrays at SLICE_MAX (24 kB,
+ * new blocks of the scan's context) cost it more than the decoding.
+ */
+static void
+ensure_slice_cap(LearnedScanOpaque so, int n)
+{
+	int			cap;
+
+	if (n <= so->slice_cap)
+		return;
+	cap = Min(Max(n, Max(so->slice_cap * 2, 2 * SLICE_STEP)), SLICE_MAX);
+	Assert(n <= cap);
+	if (so->slice_keys == NULL)
+	{
+		so->slice_keys = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
+		so->slice_blocks = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
+		so->slice_offsets = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
+	}
+	else
+	{
+		so->slice_keys = repalloc(so->slice_keys, sizeof(uint64) * cap);
+		so->slice_blocks = repalloc(so->slice_blocks, sizeof(uint64) * cap);
+		so->slice_offsets = repalloc(so->slice_offsets, sizeof(uint64) * cap);
+	}
+	so->slice_cap = cap;
+}
+
+/*
  * Point pos.batch, empty, at a locked leaf or NULL page (vpage: its vpage
  * or NULL page number), remembering the page for kill_items.  Returns the
  * hint bitmap the scan obeys: the page's, or NULL in recovery or without.
@@ -1995,8 +2032,8 @@ skip_gone_bytes(Page page, const LearnedLeafLayout *l, const uint8 *hints, int i
  * takes at least SLICE_RANGE entries a slice.  The first slice of an
  * equality scan decodes by random access only the keys the loop reads and
  * the TIDs of the items it returns (a point lookup reads a key or two);
- * other slices decode sequentially, SLICE_STEP entries at a time as the
- * loop reaches them.  So a LIMIT 10 or a point lookup decodes a few
+ * other slices decode sequentially, SLICE_FIRST entries and then
+ * SLICE_STEP at a time as the loop reaches them.  So a LIMIT 10 or a point lookup decodes a few
  * entries, not the rest of the page, and a range little past its end.
  */
 static void
@@ -2049,18 +2086,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		end = so->forward ? slot + c : slot - c;
 		room = c;
 		if (c > SLICE_FIRST || !so->slice_point)
-		{
-			if (so->slice_keys == NULL)
-			{
-				MemoryContext old = MemoryContextSwitchTo(so->scanCxt);
-
-				so->slice_keys = palloc(sizeof(uint64) * SLICE_MAX);
-				so->slice_blocks = palloc(sizeof(uint64) * SLICE_MAX);
-				so->slice_offsets = palloc(sizeof(uint64) * SLICE_MAX);
-				MemoryContextSwitchTo(old);
-			}
 			sliced = true;
-		}
 		so->slice = Min(Max(so->slice, SLICE_FIRST) * 2, SLICE_MAX);
 	}
 
@@ -2068,9 +2094,14 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	 * Room for the items the loop can return: the page's, or a compressed
 	 * page's slice.  Sizing for a compressed page's thousands of entries
 	 * made every fresh scan (one per query in an OLTP lookup) reallocate
-	 * both item arrays, about 30 kB each, for the one item it returns.
+	 * both item arrays, about 30 kB each, for the one item it returns; and
+	 * sizing for a plain page's or a range's slice (hundreds) made a short
+	 * range's fresh scan reallocate them for its ten.  By-value items grow
+	 * as the loop adds them (by-reference ones are sized for a page at
+	 * beginscan: their keys' area must not move).
 	 */
-	ensure_batch_cap(so, room);
+	if (so->ki.byref)
+		ensure_batch_cap(so, room);
 	last = so->forward ? Min(end, nitems) - 1 : Max(end, -1) + 1;
 	for (i = slot; i >= 0 && i < nitems && i != end; i += step)
 	{
@@ -2103,9 +2134,11 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		 */
 		if (sliced && off >= decoded)
 		{
-			int			m = Min(SLICE_STEP, (so->forward ? end - i : i - end));
+			int			m = Min(decoded == 0 ? SLICE_FIRST : SLICE_STEP,
+								(so->forward ? end - i : i - end));
 			int			lo = so->forward ? i : i - m + 1;
 
+			ensure_slice_cap(so, lo - from + m);
 			LearnedLeafDecodeRange(&so->view, lo, m, so->slice_keys + (lo - from),
 								   so->slice_blocks + (lo - from),
 								   so->slice_offsets + (lo - from));
@@ -2152,6 +2185,8 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 matched:
 		if (gone)
 			continue;
+		if (b->nitems >= so->batch_cap)
+			ensure_batch_cap(so, Min(b->nitems * 2, room));
 		b->items[b->nitems].slot = (uint16) i;
 		if (so->ki.byref)
 		{
@@ -3111,7 +3146,16 @@ start_scan(IndexScanDesc scan)
 	{
 		LearnedDirectory *dir;
 
+		/*
+		 * A fresh scan starts from the buffer the last scan start of this
+		 * backend found the metapage in (kept in rd_amcache, built by
+		 * ambeginscan; only a hint, which ReadRecentBuffer checks).
+		 */
+		if (!BufferIsValid(so->meta_recent) && scan->indexRelation->rd_amcache)
+			so->meta_recent = ((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint;
 		LearnedReadMetaRecent(scan->indexRelation, &so->meta, &so->meta_recent);
+		if (scan->indexRelation->rd_amcache)
+			((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint = so->meta_recent;
 
 		/*
 		 * A rescan in the generation of the last view (a nested loop's

@@ -86,8 +86,18 @@ sub check_loaded
 	$node->safe_psql('postgres', 'VACUUM t');
 	my ($entries2, $pending2) = split /\|/, info_row('t_k');
 	is("$entries2|$pending2", '500000|0', "$name: a VACUUM with nothing to delete merged the rest");
-	is(merge_lines($vac_offset, 't_k', 'VACUUM'), $pending > 0 ? 1 : 0,
-		"$name: VACUUM's merge (if the list was not empty) is logged");
+	# one line per step of VACUUM's swept merge; a segment moved down for
+	# the truncation logs a line of 0 entries
+	my $vac_lines = () = slurp_file($node->logfile, $vac_offset) =~
+	  /learned index "postgres\.public\.t_k" merged by VACUUM: [1-9]\d* entries/g;
+	if ($pending > 0)
+	{
+		cmp_ok($vac_lines, '>=', 1, "$name: VACUUM's merge is logged");
+	}
+	else
+	{
+		is($vac_lines, 0, "$name: VACUUM merged nothing, as nothing was pending");
+	}
 	dyn_compare($node, 't', $name);
 	dyn_all_found($node, 't', $name, step => 50);
 	dyn_check($node, 't_k', $name);

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Space over rounds of delete/insert/VACUUM, the shape of issue 30's target 5
+# at a small scale: N int8 rows (k = 10 * i, default 300k) and a learned
+# index, then ROUNDS rounds (default 10) of: delete 10% of the rows at
+# random, insert 10% random keys in 100-row INSERTs from 2 pgbench writers,
+# wait for the merge workers, VACUUM.  Prints the index's pages after each
+# round and a fresh build's at the end, and learned_index_check.  A
+# throwaway cluster of the given binaries (whose pkglibdir holds the
+# learned_idx build to measure) on the given port.  Hold the bench lock:
+#   flock /tmp/learned_idx_bench.lock bash bench/churn_space.sh PGBIN PORT LABEL [N] [ROUNDS]
+set -u
+B=$1; PORT=$2; LABEL=$3; N=${4:-300000}; R=${5:-10}
+D=/tmp/churn_space_$LABEL; rm -rf $D; mkdir -p $D; chown postgres $D
+su postgres -c "$B/initdb -D $D/data -A trust >/dev/null" || exit 1
+su postgres -c "$B/pg_ctl -D $D/data -o '-p $PORT -k /tmp -c shared_buffers=512MB -c fsync=off -c synchronous_commit=off -c max_worker_processes=16 -c autovacuum=off' -l $D/log -w start >/dev/null" || exit 1
+P="$B/psql -h /tmp -p $PORT -U postgres -X -q -At"
+$P -c "create extension learned_idx"
+$P -c "create table t (k int8, v int8)" -c "insert into t select 10*i, i from generate_series(1,$N) i order by random()" -c "create index i on t using learned (k)" -c "vacuum analyze t"
+echo "INSERT INTO t (k, v) SELECT 10 * (1 + (random() * (:nrows - 1))::int8) + 1 + g % 9, -1 FROM generate_series(1, 100) g;" > $D/w.sql
+line="$LABEL pages after each round:"
+for r in $(seq 1 $R); do
+  $P -c "delete from t where ctid in (select ctid from t tablesample bernoulli (10))"
+  $B/pgbench -h /tmp -p $PORT -U postgres -n -M prepared -c 2 -j 2 -t $((N / 10 / 200)) -D nrows=$N -f $D/w.sql postgres > $D/pgb.log 2>&1
+  for i in $(seq 1 60); do
+    w=$($P -c "select count(*) from pg_stat_activity where backend_type = 'learned_idx merge'")
+    [ "$w" = 0 ] && break; sleep 0.5
+  done
+  $P -c "vacuum t"
+  line="$line $($P -c "select pg_relation_size('i')/8192")"
+done
+$P -c "create index f on t using learned (k)"
+fresh=$($P -c "select pg_relation_size('f')/8192")
+echo "$line fresh=$fresh rows=$($P -c 'select count(*) from t') check=$($P -c "select learned_index_check('i', true)")"
+su postgres -c "$B/pg_ctl -D $D/data -m fast stop >/dev/null"

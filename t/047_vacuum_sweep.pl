@@ -1,0 +1,133 @@
+# VACUUM's merge of random keys, in steps.
+#
+# A whole merge of random keys rewrites every segment beside the old ones,
+# which wait for the snapshot horizon: the file doubled.  VACUUM now flushes
+# the whole tail into a sorted run and sweeps it into the static stage one
+# segment group at a time (learned_idx.merge_step_segments), and its garbage
+# collection frees a step's replaced pages as soon as no other snapshot
+# predates the flip (it does not wait for a transaction to end after it, as
+# the snapshot horizon does).  Segments that keep the end of the file from
+# being cut move down before the truncation.
+#
+# Checked: the merge proceeds in steps (one generation each); a cursor whose
+# snapshot predates the VACUUM still reads every row of it from the pages
+# the steps replaced (so they were not freed under it); with no other
+# snapshot, VACUUM leaves no replaced page waiting and the index within 1.5x
+# a fresh build; scans agree with a sequential scan; learned_index_check;
+# a standby replays it all (wal_consistency_checking).
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use LearnedCheck;
+
+my $node = PostgreSQL::Test::Cluster->new('vacuum_sweep');
+$node->init(allows_streaming => 1);
+$node->append_conf('postgresql.conf', qq{
+autovacuum = off
+wal_consistency_checking = 'generic'
+wal_keep_size = '1GB'
+learned_idx.merge_step_segments = 1
+});
+$node->start;
+$node->backup('b');
+my $standby = PostgreSQL::Test::Cluster->new('vacuum_sweep_standby');
+$standby->init_from_backup($node, 'b', has_streaming => 1);
+$standby->start;
+
+$node->safe_psql('postgres',
+	'CREATE EXTENSION learned_idx; CREATE EXTENSION pg_freespacemap');
+$node->safe_psql('postgres', q{
+CREATE TABLE v (id int, k int8) WITH (autovacuum_enabled = off);
+INSERT INTO v SELECT i, 10 * i FROM generate_series(1, 200000) i;
+CREATE INDEX v_k ON v USING learned (k) WITH (compression = off);
+});
+my $segments = $node->safe_psql('postgres', "SELECT segments FROM learned_index_info('v_k')");
+cmp_ok($segments, '>=', 3, "the static stage has $segments segments");
+
+# 40,000 keys spread over the whole range, left in the pending list (no
+# merge, no flush: auto_merge off)
+sub load
+{
+	my ($round) = @_;
+	$node->safe_psql('postgres', qq{
+SET learned_idx.auto_merge = off;
+INSERT INTO v SELECT 1000000 * $round + i, ((i * 7919) % 200000) * 10 + $round
+  FROM generate_series(1, 40000) i;
+});
+	return;
+}
+
+sub info
+{
+	my ($col) = @_;
+	return $node->safe_psql('postgres', "SELECT $col FROM learned_index_info('v_k')");
+}
+
+# pages neither reachable nor free: replaced pages waiting for the horizon
+sub waiting
+{
+	return $node->safe_psql('postgres', q{
+SELECT i.total_pages - 1 - i.leaf_pages - i.null_pages - i.directory_pages - i.pending_pages
+       - (SELECT count(*) FROM learned_index_runs('v_k') WHERE run IS NOT NULL)
+       - (SELECT count(*) FROM pg_freespace('v_k') WHERE avail > 0)
+  FROM learned_index_info('v_k') i});
+}
+
+# 1. a cursor whose snapshot predates VACUUM's steps
+load(1);
+is(info('pending_entries'), '40000', 'the inserts are pending');
+my $s1 = $node->background_psql('postgres');
+$s1->query_safe(q{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+DECLARE c CURSOR FOR SELECT k FROM v WHERE k >= 0 ORDER BY k;
+});
+my $first = $s1->query_safe('FETCH 1 FROM c');
+my $expect = $node->safe_psql('postgres', 'SELECT count(*) FROM v');
+my $gen0 = info('generation');
+$node->safe_psql('postgres', 'VACUUM v');
+my $gen1 = info('generation');
+cmp_ok($gen1 - $gen0, '>=', $segments,
+	"VACUUM merged in steps: generation $gen0 -> $gen1 for $segments segments");
+is(info('pending_entries'), '0', 'VACUUM merged every pending entry');
+cmp_ok(waiting(), '>', 0, 'pages the cursor may read were not freed under it');
+my $rows = $s1->query_safe('FETCH ALL FROM c');
+my @keys = split /\n/, $rows;
+is(scalar(@keys) + 1, $expect, 'the cursor reads every row of its snapshot');
+my @sorted = sort { $a <=> $b } ($first, @keys);
+is_deeply([ $first, @keys ], \@sorted, 'in order');
+$s1->query_safe('COMMIT');
+$s1->quit;
+
+# 2. with no other snapshot: nothing waits after VACUUM, and the file is cut
+load(2);
+$node->safe_psql('postgres', 'VACUUM v');
+is(waiting(), '0', 'no replaced page waits after VACUUM');
+load(3);
+$node->safe_psql('postgres', 'VACUUM v');
+is(waiting(), '0', 'nor after a second round');
+is(info('pending_entries'), '0', 'every entry merged');
+my $pages = info('total_pages');
+$node->safe_psql('postgres', 'CREATE INDEX v_fresh ON v USING learned (k) WITH (compression = off)');
+my $fresh = $node->safe_psql('postgres', "SELECT pg_relation_size('v_fresh') / 8192");
+$node->safe_psql('postgres', 'DROP INDEX v_fresh');
+cmp_ok($pages, '<=', 1.5 * $fresh,
+	"after VACUUM the index has $pages pages, a fresh build $fresh");
+
+is($node->safe_psql('postgres', "SELECT learned_index_check('v_k', true)"), 't',
+	'learned_index_check passes');
+index_vs_seq($node, 'v', 'after the swept VACUUMs');
+
+$node->wait_for_catchup($standby);
+is(index_vs_seq($standby, 'v', 'on the standby'), index_vs_seq($node, 'v', 'on the primary'),
+	'the standby has the primary\'s rows');
+is($standby->safe_psql('postgres', "SELECT learned_index_check('v_k')"), 't',
+	'learned_index_check passes on the standby');
+$standby->stop;
+$node->stop;
+done_testing();
