@@ -133,7 +133,8 @@ LANGUAGE C STRICT;
 
 CREATE FUNCTION learned_index_runs(index regclass,
     OUT run int4, OUT tier int4, OUT start_block int8, OUT pages int4,
-    OUT entries int8, OUT null_entries int8, OUT dead_entries int8)
+    OUT entries int8, OUT null_entries int8, OUT dead_entries int8,
+    OUT filter_pages int4)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'learned_index_runs'
 LANGUAGE C STRICT;

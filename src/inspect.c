@@ -349,8 +349,8 @@ learned_index_runs(PG_FUNCTION_ARGS)
 	for (j = 0; j < meta.nruns; j++)
 	{
 		const LearnedRunInfo *ri = &meta.runs[j];
-		Datum		values[7];
-		bool		nulls[7];
+		Datum		values[8];
+		bool		nulls[8];
 		int64		dead = 0;
 		uint32		pg;
 		char	   *hdr = palloc(BLCKSZ);
@@ -383,16 +383,17 @@ learned_index_runs(PG_FUNCTION_ARGS)
 		values[4] = Int64GetDatum((int64) ri->nentries);
 		values[5] = Int64GetDatum((int64) (ri->nentries - ri->nkeys));
 		values[6] = Int64GetDatum(dead);
+		values[7] = Int32GetDatum((int32) h->nfilter);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	{
-		Datum		values[7];
-		bool		nulls[7];
+		Datum		values[8];
+		bool		nulls[8];
 		uint64		appended = LearnedPendingAppended(index, &meta);
 		uint64		start = LearnedTailStartSeq(&meta);
 
 		memset(nulls, 0, sizeof(nulls));
-		nulls[0] = nulls[1] = nulls[2] = nulls[3] = nulls[5] = nulls[6] = true;
+		nulls[0] = nulls[1] = nulls[2] = nulls[3] = nulls[5] = nulls[6] = nulls[7] = true;
 		values[4] = Int64GetDatum((int64) (appended > start ? appended - start : 0));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -499,12 +500,15 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 	uint64	   *mkeys = palloc(sizeof(uint64) * LearnedPendingCapacity(ki->keylen));
 	uint16	   *flags = palloc(sizeof(uint16) * LearnedPendingCapacity(ki->keylen));
 	char	   *hdr = palloc(BLCKSZ);
+	char	   *fpages[LEARNED_RUN_MAX_FILTER];
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "learned check run",
 											  ALLOCSET_DEFAULT_SIZES);
 	uint64		seq = meta->pending_merged;
 	uint32		j;
 	uint32		nswept = LearnedSweptRuns(meta);
 	uint64		sweep_first = 0;
+
+	memset(fpages, 0, sizeof(fpages));
 
 	/*
 	 * A sweep in progress: it merges the oldest runs (at least one), its
@@ -549,6 +553,14 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 		own_block(index, seen, nblocks, ri->hdr_blk, "run header");
 		LearnedRunReadHeader(index, ri, hdr);
 		h = LearnedPageGetRunHeader((Page) hdr);
+		/* the filter pages, checked against the header and read once */
+		for (pg = 0; pg < h->nfilter; pg++)
+		{
+			own_block(index, seen, nblocks, LearnedRunFilterPages(h)[pg], "run filter page");
+			if (fpages[pg] == NULL)
+				fpages[pg] = palloc(BLCKSZ);
+			LearnedRunLoadFilter(index, h, (int) pg, fpages[pg]);
+		}
 		if (ri->nkeys > ri->nentries)
 			check_fail(index, "a sorted run has more keys than entries", psprintf("run %u", j));
 		for (pg = 0; pg < ri->npages; pg++)
@@ -600,9 +612,19 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 				if (swept > 0 && rank >= swept && rank < ri->nkeys && mkeys[i] < sweep_first)
 					check_fail(index, "an entry a merge step left in its run sorts before its next group",
 							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
-				if (rank < ri->nkeys && !LearnedRunMayContain((Page) hdr, mkeys[i]))
-					check_fail(index, "a sorted run's filter misses one of its keys",
-							   psprintf("run %u, rank %u", j, rank));
+				if (rank < ri->nkeys)
+				{
+					LearnedRunFilterProbe probe;
+					uint32		off;
+					int			fp;
+
+					LearnedRunFilterKey(mkeys[i], &probe);
+					fp = LearnedRunFilterWhere(h, &probe, &off);
+					if (fp != -2 &&
+						!LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe))
+						check_fail(index, "a sorted run's filter misses one of its keys",
+								   psprintf("run %u, rank %u", j, rank));
+				}
 				if (rank < ri->nkeys)
 				{
 					/* the previous key outlives this page's context */

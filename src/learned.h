@@ -53,8 +53,11 @@
  *    always follow the key map.  Formats 5 to 8 (other record layouts,
  *    counts in nitems, metapages without the statistics) are refused with
  *    a REINDEX hint, like every older one.
+ * 10: a sorted run's filter is a blocked Bloom filter, in its header page
+ *    or in filter pages of its own (LEARNED_PAGE_RUNFILTER) that the header
+ *    lists (LearnedRunHeader.nfilter).
  */
-#define LEARNED_VERSION			9
+#define LEARNED_VERSION			10
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -69,6 +72,7 @@
 #define LEARNED_PAGE_PENDING	5	/* pending list: unsorted appended entries */
 #define LEARNED_PAGE_FREE		6	/* unreachable, recorded in the FSM */
 #define LEARNED_PAGE_RUNHDR		7	/* a sorted run's header (run.c) */
+#define LEARNED_PAGE_RUNFILTER	8	/* a page of a sorted run's filter (run.c) */
 
 /* heavyweight lock on this pseudo page serialises merges, VACUUM and GC */
 #define LEARNED_MERGE_LOCK		0
@@ -356,24 +360,59 @@ typedef struct LearnedRunHeader
 	uint32		npages;
 	uint32		nentries;
 	uint32		nkeys;
-	uint32		filter_off;		/* byte offset of the filter in the page */
-	uint32		filter_bits;	/* its bits (0: no filter) */
-	uint32		unused;
+	uint32		filter_off;		/* byte offset of the filter in this page,
+								 * or 0: it is in filter pages */
+	uint32		filter_blocks;	/* its 64-byte blocks (0: no filter) */
+	uint32		nfilter;		/* filter pages, listed after pages[] */
 	LearnedRunPageRef pages[FLEXIBLE_ARRAY_MEMBER];
 } LearnedRunHeader;
 
 /*
- * A run's membership filter: the header page's bytes after the page list,
- * a Bloom filter of its keys' mapped keys with LEARNED_RUN_FILTER_K bits a
- * key.  A tier-0 run of 4096 entries gets about 15 bits a key.
+ * A run's membership filter (run.c): a blocked Bloom filter of its keys'
+ * mapped keys.  A key sets LEARNED_RUN_FILTER_K bits of one 64-byte block,
+ * so a lookup reads one block of one page.  It takes the header page's
+ * room after the page list when that holds LEARNED_RUN_FILTER_BITS bits a
+ * key (a run of a few thousand entries), else pages of its own: their
+ * blocks follow the header's page list, and each starts with
+ * LearnedRunFilterPageData.  A run has at most LEARNED_RUN_MAX_FILTER
+ * filter pages (enough for 10 bits a key up to 416k keys; a larger run
+ * gets fewer bits a key).
  */
-#define LEARNED_RUN_FILTER_K	2
+#define LEARNED_RUN_FILTER_K	7
+#define LEARNED_RUN_FILTER_BITS	10
+#define LEARNED_RUN_FILTER_BLOCK 64
+#define LEARNED_RUN_MAX_FILTER	64
 
+typedef struct LearnedRunFilterPageData
+{
+	uint64		first_seq;		/* the run's */
+	uint32		index;			/* which of its filter pages */
+	uint32		nblocks;		/* filter blocks on this page */
+} LearnedRunFilterPageData;
+
+/* a key's hashes for the filters of every run (LearnedRunFilterKey) */
+typedef struct LearnedRunFilterProbe
+{
+	uint64		x;				/* picks the block */
+	uint64		y;				/* picks the bits in it */
+} LearnedRunFilterProbe;
+
+#define LEARNED_RUN_FILTER_OFF \
+	(MAXALIGN(SizeOfPageHeaderData) + MAXALIGN(sizeof(LearnedRunFilterPageData)))
+#define LEARNED_RUN_FILTER_PER_PAGE \
+	((uint32) ((BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData)) - LEARNED_RUN_FILTER_OFF) / \
+			   LEARNED_RUN_FILTER_BLOCK))
+
+/* a header's page list leaves room for the filter pages' block numbers */
 #define LEARNED_RUN_MAX_PAGES \
 	((int) ((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(LearnedPageOpaqueData)) - \
-			 offsetof(LearnedRunHeader, pages)) / sizeof(LearnedRunPageRef)))
+			 offsetof(LearnedRunHeader, pages) - \
+			 LEARNED_RUN_MAX_FILTER * sizeof(BlockNumber)) / sizeof(LearnedRunPageRef)))
 #define LearnedPageGetRunHeader(page) \
 	((LearnedRunHeader *) PageGetContents(page))
+/* the filter pages' blocks, after the page list */
+#define LearnedRunFilterPages(h) \
+	((BlockNumber *) &(h)->pages[(h)->npages])
 
 /* the entries on a run's data page pg */
 static inline uint32
@@ -1220,7 +1259,14 @@ extern bool LearnedRunFlush(Relation index, uint64 min);
 extern bool LearnedRunFlushWhole(Relation index);
 extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
 extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
-extern bool LearnedRunMayContain(Page hdr, uint64 mkey);
+extern void LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p);
+extern int	LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilterProbe *p,
+								  uint32 *off);
+extern bool LearnedRunFilterBlockHas(const char *block, const LearnedRunFilterProbe *p);
+extern void LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *copy);
+extern bool LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunFilterProbe *p);
+extern Buffer LearnedRunLockPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+								const LearnedRunHeader *h, int pg, Page *page);
 extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 							   const LearnedRunHeader *h, int pg, char *copy);
 extern void LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy,

@@ -1673,6 +1673,7 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 	bool		have_vh;
 	TransactionId vh;
 	uint16		kind;
+	PGAlignedBlock hdr;
 
 	/*
 	 * Load the directory before locking the metapage (loading reads the
@@ -1706,9 +1707,18 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 	mark_run(reach, nblocks, meta.nulls_start, meta.nulls_npages);
 	for (s = 0; s < dir->nsegments; s++)
 		mark_run(reach, nblocks, dir->segments[s].start_blk, dir->segments[s].npages);
-	/* run data pages are in the chain; their headers are not */
+	/* run data pages are in the chain; their headers and filter pages are not */
 	for (s = 0; s < meta.nruns && s < LEARNED_MAX_RUNS; s++)
+	{
+		const LearnedRunHeader *h;
+		uint32		fp;
+
 		mark_run(reach, nblocks, meta.runs[s].hdr_blk, 1);
+		LearnedRunReadHeader(index, &meta.runs[s], hdr.data);
+		h = LearnedPageGetRunHeader((Page) hdr.data);
+		for (fp = 0; fp < h->nfilter; fp++)
+			mark_run(reach, nblocks, LearnedRunFilterPages(h)[fp], 1);
+	}
 	for (blk = meta.pending_head; blk != InvalidBlockNumber;)
 	{
 		Buffer		buf;

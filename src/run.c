@@ -219,60 +219,181 @@ layout_pages(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
 	h->npages = npages;
 	h->nentries = n;
 	h->nkeys = nkeys;
-
-	/* the filter: every byte up to the special space */
-	h->filter_off = MAXALIGN((char *) &h->pages[npages] - (char *) hdrimg);
-	h->filter_bits = 0;
-	if (nkeys > 0 && ((PageHeader) hdrimg)->pd_special > h->filter_off + 8)
-	{
-		uint8	   *bits = (uint8 *) hdrimg + h->filter_off;
-
-		h->filter_bits = (((PageHeader) hdrimg)->pd_special - h->filter_off) * 8;
-		for (i = 0; i < nkeys; i++)
-		{
-			uint64		x = LearnedFilterHash(e[i].mkey);
-			uint64		step = (x >> 32) | 1;
-			int			k;
-
-			for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
-			{
-				uint32		b = (uint32) ((x + k * step) % h->filter_bits);
-
-				bits[b >> 3] |= (uint8) (1 << (b & 7));
-			}
-		}
-		((PageHeader) hdrimg)->pd_lower = ((PageHeader) hdrimg)->pd_special;
-	}
-	else
-		((PageHeader) hdrimg)->pd_lower = h->filter_off;
 	return npages;
 }
 
-/*
- * May the run whose header page is hdr hold a key of mapped key mkey?
- * False only if it holds none.
- */
-bool
-LearnedRunMayContain(Page hdr, uint64 mkey)
+/* a mapped key's two filter hashes: its block, and the bits it sets there */
+void
+LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p)
 {
-	const LearnedRunHeader *h = LearnedPageGetRunHeader(hdr);
-	const uint8 *bits = (const uint8 *) hdr + h->filter_off;
-	uint64		x;
-	uint64		step;
+	p->x = LearnedFilterHash(mkey);
+	p->y = LearnedFilterHash(p->x + UINT64CONST(0x9e3779b97f4a7c15));
+}
+
+static inline uint32
+filter_block_of(uint32 nblocks, const LearnedRunFilterProbe *p)
+{
+	return (uint32) (((p->x >> 32) * (uint64) nblocks) >> 32);
+}
+
+/*
+ * Size a run's filter (its header image's filter_off, filter_blocks and
+ * nfilter) and build it: LEARNED_RUN_FILTER_BITS bits a key, in the header
+ * page if its room after the page list holds that many (then all that
+ * room), else in filter pages.  Returns the filter's blocks, contiguous
+ * (filter_blocks * 64 bytes), or NULL if the run has no keys.
+ */
+static uint8 *
+build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
+{
+	LearnedRunHeader *h = LearnedPageGetRunHeader(hdrimg);
+	uint32		off = MAXALIGN((char *) &h->pages[h->npages] - (char *) hdrimg);
+	uint32		room = ((PageHeader) hdrimg)->pd_special > off ?
+		((PageHeader) hdrimg)->pd_special - off : 0;
+	uint64		want = ((uint64) nkeys * LEARNED_RUN_FILTER_BITS +
+						LEARNED_RUN_FILTER_BLOCK * 8 - 1) / (LEARNED_RUN_FILTER_BLOCK * 8);
+	uint8	   *bits;
+	uint32		i;
+
+	h->filter_off = 0;
+	h->filter_blocks = 0;
+	h->nfilter = 0;
+	((PageHeader) hdrimg)->pd_lower = off;
+	if (nkeys == 0)
+		return NULL;
+	if (room / LEARNED_RUN_FILTER_BLOCK >= want)
+	{
+		h->filter_off = off;
+		h->filter_blocks = room / LEARNED_RUN_FILTER_BLOCK;
+	}
+	else
+	{
+		h->nfilter = (uint32) Min((want + LEARNED_RUN_FILTER_PER_PAGE - 1) / LEARNED_RUN_FILTER_PER_PAGE,
+								  (uint64) LEARNED_RUN_MAX_FILTER);
+		h->filter_blocks = h->nfilter * LEARNED_RUN_FILTER_PER_PAGE;
+	}
+	bits = palloc0((Size) h->filter_blocks * LEARNED_RUN_FILTER_BLOCK);
+	for (i = 0; i < nkeys; i++)
+	{
+		LearnedRunFilterProbe p;
+		uint8	   *block;
+		int			k;
+
+		LearnedRunFilterKey(e[i].mkey, &p);
+		block = bits + (Size) filter_block_of(h->filter_blocks, &p) * LEARNED_RUN_FILTER_BLOCK;
+		for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
+		{
+			uint32		b = (uint32) (p.y >> (9 * k)) & 511;
+
+			block[b >> 3] |= (uint8) (1 << (b & 7));
+		}
+	}
+	if (h->nfilter == 0)
+	{
+		memcpy((char *) hdrimg + off, bits, (Size) h->filter_blocks * LEARNED_RUN_FILTER_BLOCK);
+		((PageHeader) hdrimg)->pd_lower = off + h->filter_blocks * LEARNED_RUN_FILTER_BLOCK;
+	}
+	else
+		((PageHeader) hdrimg)->pd_lower =
+			(char *) &LearnedRunFilterPages(h)[h->nfilter] - (char *) hdrimg;
+	return bits;
+}
+
+/*
+ * Where a run's filter keeps the block of a key (its hashes: p): -2 if the
+ * run has no filter (it may hold any key), -1 if in the header page, else
+ * the filter page's index; *off is the block's byte offset in that page.
+ */
+int
+LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilterProbe *p, uint32 *off)
+{
+	uint32		b;
+
+	if (h->filter_blocks == 0)
+		return -2;
+	b = filter_block_of(h->filter_blocks, p);
+	if (h->nfilter == 0)
+	{
+		*off = h->filter_off + b * LEARNED_RUN_FILTER_BLOCK;
+		return -1;
+	}
+	*off = LEARNED_RUN_FILTER_OFF + (b % LEARNED_RUN_FILTER_PER_PAGE) * LEARNED_RUN_FILTER_BLOCK;
+	return (int) (b / LEARNED_RUN_FILTER_PER_PAGE);
+}
+
+/* does the filter block (LearnedRunFilterWhere's) admit the key? */
+bool
+LearnedRunFilterBlockHas(const char *block, const LearnedRunFilterProbe *p)
+{
 	int			k;
 
-	if (h->filter_bits == 0)
-		return true;
-	x = LearnedFilterHash(mkey);
-	step = (x >> 32) | 1;
 	for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
 	{
-		uint32		b = (uint32) ((x + k * step) % h->filter_bits);
+		uint32		b = (uint32) (p->y >> (9 * k)) & 511;
 
-		if (!(bits[b >> 3] & (1 << (b & 7))))
+		if (!(((const uint8 *) block)[b >> 3] & (1 << (b & 7))))
 			return false;
 	}
 	return true;
+}
+
+/* the filter blocks on filter page fp of a run */
+static uint32
+filter_page_blocks(const LearnedRunHeader *h, uint32 fp)
+{
+	return Min(LEARNED_RUN_FILTER_PER_PAGE, h->filter_blocks - fp * LEARNED_RUN_FILTER_PER_PAGE);
+}
+
+/* check filter page fp of the run (locked, or a copy) against its header */
+static void
+check_filter_page(Relation index, const LearnedRunHeader *h, int fp, Page page)
+{
+	BlockNumber blkno = LearnedRunFilterPages(h)[fp];
+	const LearnedRunFilterPageData *f;
+
+	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_RUNFILTER);
+	f = (const LearnedRunFilterPageData *) PageGetContents(page);
+	if (f->first_seq != h->first_seq || f->index != (uint32) fp ||
+		f->nblocks != filter_page_blocks(h, (uint32) fp))
+		LearnedReportCorrupt(index, blkno, "run filter page does not match its header");
+}
+
+/* copy filter page fp of a run into copy (BLCKSZ bytes), checked */
+void
+LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *copy)
+{
+	Buffer		buf = ReadBuffer(index, LearnedRunFilterPages(h)[fp]);
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	memcpy(copy, BufferGetPage(buf), BLCKSZ);
+	UnlockReleaseBuffer(buf);
+	check_filter_page(index, h, fp, (Page) copy);
+}
+
+/*
+ * May the run whose header page (a copy) is hdr hold a key of hashes p
+ * (LearnedRunFilterKey)?  False only if it holds none.  A filter page is
+ * read in place.
+ */
+bool
+LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunFilterProbe *p)
+{
+	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
+	uint32		off;
+	int			fp = LearnedRunFilterWhere(h, p, &off);
+	Buffer		buf;
+	bool		r;
+
+	if (fp == -2)
+		return true;
+	if (fp == -1)
+		return LearnedRunFilterBlockHas(hdr + off, p);
+	buf = ReadBuffer(index, LearnedRunFilterPages(h)[fp]);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	check_filter_page(index, h, fp, BufferGetPage(buf));
+	r = LearnedRunFilterBlockHas((char *) BufferGetPage(buf) + off, p);
+	UnlockReleaseBuffer(buf);
+	return r;
 }
 
 /*
@@ -297,6 +418,7 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 	uint32		visited;
 	char	  **images;
 	PGAlignedBlock hdrimg;
+	uint8	   *filter;
 	int			npages;
 	int			pg;
 	BlockNumber first;
@@ -391,6 +513,32 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 		END_CRIT_SECTION();
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
+	}
+	/* the filter pages, if the header has no room for the filter */
+	filter = build_filter((Page) hdrimg.data, entries, nkeys);
+	for (pg = 0; pg < (int) hdr->nfilter; pg++)
+	{
+		Buffer		buf = LearnedAllocPage(index);
+		Page		page = BufferGetPage(buf);
+		LearnedRunFilterPageData *f;
+		uint32		nb = filter_page_blocks(hdr, (uint32) pg);
+
+		LearnedRunFilterPages(hdr)[pg] = BufferGetBlockNumber(buf);
+		START_CRIT_SECTION();
+		LearnedInitPage(page, LEARNED_PAGE_RUNFILTER, meta.generation);
+		f = (LearnedRunFilterPageData *) PageGetContents(page);
+		f->first_seq = start_seq;
+		f->index = (uint32) pg;
+		f->nblocks = nb;
+		memcpy((char *) page + LEARNED_RUN_FILTER_OFF,
+			   filter + (Size) pg * LEARNED_RUN_FILTER_PER_PAGE * LEARNED_RUN_FILTER_BLOCK,
+			   (Size) nb * LEARNED_RUN_FILTER_BLOCK);
+		((PageHeader) page)->pd_lower = LEARNED_RUN_FILTER_OFF + nb * LEARNED_RUN_FILTER_BLOCK;
+		MarkBufferDirty(buf);
+		if (RelationNeedsWAL(index))
+			log_newpage_buffer(buf, true);
+		END_CRIT_SECTION();
+		UnlockReleaseBuffer(buf);
 	}
 	hdrbuf = LearnedAllocPage(index);
 	state = LearnedXLogStart(index);
@@ -547,9 +695,14 @@ LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
 	if (h->first_seq != run->first_seq || h->npages != run->npages ||
 		h->nentries != run->nentries || h->nkeys != run->nkeys ||
 		h->npages == 0 || h->npages > (uint32) LEARNED_RUN_MAX_PAGES ||
-		h->filter_off < (uint32) ((char *) &h->pages[h->npages] - hdr) ||
-		(h->filter_bits > 0 &&
-		 (uint64) h->filter_off + h->filter_bits / 8 > ((PageHeader) hdr)->pd_special))
+		h->nfilter > LEARNED_RUN_MAX_FILTER ||
+		(h->nfilter > 0 ?
+		 h->filter_off != 0 || h->filter_blocks != h->nfilter * LEARNED_RUN_FILTER_PER_PAGE :
+		 h->filter_blocks > 0 &&
+		 (h->filter_off < (uint32) ((char *) &h->pages[h->npages] - hdr) ||
+		  (uint64) h->filter_off + (uint64) h->filter_blocks * LEARNED_RUN_FILTER_BLOCK >
+		  ((PageHeader) hdr)->pd_special)) ||
+		(h->filter_blocks == 0) != (h->nkeys == 0))
 		LearnedReportCorrupt(index, run->hdr_blk, "run header does not match the run table");
 	for (i = 0; i < h->npages; i++)
 		if ((i == 0 ? h->pages[i].first_rank != 0 :
@@ -582,35 +735,48 @@ LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank)
 }
 
 /*
+ * Read data page pg of a run, checked against the header, and return it
+ * share-locked (*page: its contents).
+ */
+Buffer
+LearnedRunLockPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
+				   const LearnedRunHeader *h, int pg, Page *page)
+{
+	BlockNumber blkno = h->pages[pg].blkno;
+	Buffer		buf;
+	Page		p;
+
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	p = BufferGetPage(buf);
+	LearnedCheckPage(index, p, blkno, LEARNED_PAGE_PENDING);
+	if (LearnedPendingFirstSeq(p) != run->first_seq + h->pages[pg].first_rank ||
+		LearnedPendingCount(p, ki->keylen) != (int) LearnedRunPageEntries(h, (uint32) pg))
+		LearnedReportCorrupt(index, blkno, "run page does not match its header");
+	*page = p;
+	return buf;
+}
+
+/*
  * Copy data page pg of a run into copy (BLCKSZ bytes), checked against the
  * header.  Returns its entries.  The entries are then decoded from the
- * copy (LearnedRunDecode), as a lookup needs them: a point lookup decodes a
- * dozen of a page's hundreds.
+ * copy (LearnedRunDecode), as a scan needs them.
  */
 int
 LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 				   const LearnedRunHeader *h, int pg, char *copy)
 {
-	BlockNumber blkno = h->pages[pg].blkno;
-	Buffer		buf;
 	Page		page;
-	int			n;
+	Buffer		buf = LearnedRunLockPage(index, ki, run, h, pg, &page);
 
-	buf = ReadBuffer(index, blkno);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
 	memcpy(copy, page, BLCKSZ);
 	UnlockReleaseBuffer(buf);
-	n = LearnedPendingCount((Page) copy, ki->keylen);
-	if (LearnedPendingFirstSeq((Page) copy) != run->first_seq + h->pages[pg].first_rank ||
-		n != (int) LearnedRunPageEntries(h, (uint32) pg))
-		LearnedReportCorrupt(index, blkno, "run page does not match its header");
-	return n;
+	return (int) LearnedRunPageEntries(h, (uint32) pg);
 }
 
 /*
- * Decode the entry in slot i of a run's data page (a copy, of block blkno):
+ * Decode the entry in slot i of a run's data page (locked, or a copy, of
+ * block blkno):
  * the entry (its key copied into cxt), its mapped key and its flags
  * (LEARNED_PENDING_NULL, _DEAD).
  */

@@ -185,6 +185,7 @@ typedef struct ScanRun
 	uint64	   *mkeys;
 	uint16	   *flags;
 	MemoryContext cxt;
+	char	  **fcopy;			/* filter pages copied (scanCxt), or NULL */
 } ScanRun;
 
 typedef struct ScanPos
@@ -267,7 +268,9 @@ typedef struct LearnedScanOpaqueData
 	PendRange  *pranges;		/* non-empty intervals' runs, in key order */
 	Relation	index;
 	int			nruns;			/* the view's sorted runs */
-	ScanRun    *runs;			/* in rescanCxt */
+	ScanRun    *runs;			/* in scanCxt */
+	uint32		nviews;			/* views taken (rescans) */
+	Size		filter_bytes;	/* filter pages the runs copied */
 	BatchItem	pend_item;		/* the entry pending_peek returned ... */
 	const LearnedPendingEntry *pend_entry;	/* ... and where it lives */
 	bool		check_pending;	/* verify pending entries before use */
@@ -2708,6 +2711,64 @@ run_header(LearnedScanOpaque so, int j)
 }
 
 /*
+ * A point lookup's filter probe of run j, for mapped key mkey.  A filter
+ * page is read in place, until the scan has taken SCAN_FILTER_COPY_AFTER
+ * views (a rescan loop: each probe of a nested loop is one): then it is
+ * copied at its first use and kept while the view's run is the same one,
+ * up to SCAN_FILTER_COPY_MAX bytes a scan.  A probe of a copied page reads
+ * no buffer; a single lookup copies nothing.
+ */
+#define SCAN_FILTER_COPY_AFTER	8
+#define SCAN_FILTER_COPY_MAX	(1024 * 1024)
+
+static bool
+run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
+{
+	ScanRun    *r = &so->runs[j];
+	const LearnedRunHeader *h = run_header(so, j);
+	uint32		off;
+	int			fp = LearnedRunFilterWhere(h, p, &off);
+
+	if (fp == -2)
+		return true;
+	if (fp == -1)
+		return LearnedRunFilterBlockHas(r->hdr + off, p);
+	if (r->fcopy == NULL || r->fcopy[fp] == NULL)
+	{
+		char	   *copy;
+
+		if (so->nviews < SCAN_FILTER_COPY_AFTER ||
+			so->filter_bytes + BLCKSZ > SCAN_FILTER_COPY_MAX)
+			return LearnedRunMayContain(so->index, r->hdr, p);
+		if (r->fcopy == NULL)
+			r->fcopy = MemoryContextAllocZero(so->scanCxt,
+											  sizeof(char *) * LEARNED_RUN_MAX_FILTER);
+		copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+		LearnedRunLoadFilter(so->index, h, fp, copy);
+		r->fcopy[fp] = copy;
+		so->filter_bytes += BLCKSZ;
+	}
+	return LearnedRunFilterBlockHas(r->fcopy[fp] + off, p);
+}
+
+/* forget run j's filter copies (its view names another run) */
+static void
+run_drop_filter(LearnedScanOpaque so, ScanRun *r)
+{
+	int			fp;
+
+	if (r->fcopy == NULL)
+		return;
+	for (fp = 0; fp < LEARNED_RUN_MAX_FILTER; fp++)
+		if (r->fcopy[fp])
+		{
+			pfree(r->fcopy[fp]);
+			r->fcopy[fp] = NULL;
+			so->filter_bytes -= BLCKSZ;
+		}
+}
+
+/*
  * The entry of run j at rank, decoding its data page unless it is the one
  * decoded last.  The entry (and its key) stay valid until run j decodes
  * another page.
@@ -2873,6 +2934,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		bool		approx_fwd = approx;
 		PendRange  *r = &so->pranges[so->npranges];
 		bool		one_image;
+		LearnedRunFilterProbe probe;
 		bool		any = false;
 		int			j;
 
@@ -2893,6 +2955,8 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		 */
 		one_image = has_fwd && has_bwd &&
 			bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd);
+		if (one_image && so->nruns > 0)
+			LearnedRunFilterKey(fwd.hint, &probe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
 		{
@@ -2921,12 +2985,8 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 				 (bwd.strict ? bwd.hint < ri->min_mkey : bwd.hint <= ri->min_mkey)))
 				continue;
 			/* a lookup of one key: the run's filter may rule it out */
-			if (one_image)
-			{
-				(void) run_header(so, j);
-				if (!LearnedRunMayContain((Page) so->runs[j].hdr, fwd.hint))
-					continue;
-			}
+			if (one_image && !run_may_contain(so, j, &probe))
+				continue;
 			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
 			r->run_hi[j] = has_bwd ? run_bound(so, j, &bwd, exact_bwd) : (int) ri->nkeys;
 			/* a sweep in progress merged the ranks below run_swept already */
@@ -2979,6 +3039,8 @@ load_pending(IndexScanDesc scan)
 	 * have flagged entries dead since).
 	 */
 	so->nruns = (int) so->meta.nruns;
+	if (so->nviews < PG_UINT32_MAX)
+		so->nviews++;
 	if (so->nruns > 0 && so->runs == NULL)
 		so->runs = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRun) * LEARNED_MAX_RUNS);
 	for (j = 0; j < so->nruns; j++)
@@ -2989,6 +3051,7 @@ load_pending(IndexScanDesc scan)
 		{
 			r->info = so->meta.runs[j];
 			r->hdr_valid = false;
+			run_drop_filter(so, r);
 		}
 		r->page = -1;
 	}

@@ -1,4 +1,4 @@
-# On-disk format checks: an index written in any format but 9 is refused
+# On-disk format checks: an index written in any format but 10 is refused
 # with a REINDEX hint, the pending record layout is the documented one,
 # and damaged bytes in the LeCo-compressed directory are reported as index
 # corruption (never a crash).  The relation
@@ -55,9 +55,10 @@ sub dirblk
 #    1 (plain directory arrays), 2 (no page capacity in the directory, no
 #    compressed leaf pages), 4 (no stride pages), 5 to 8 (other pending
 #    record layouts, record counts in nitems, metapages without the merge
-#    statistics): each is refused with a REINDEX hint, never read
+#    statistics), 9 (a run's filter only in its header page): each is
+#    refused with a REINDEX hint, never read
 my ($p, $ret, $out, $err);
-foreach my $v (1, 2, 4, 5, 6, 7, 8)
+foreach my $v (1, 2, 4, 5, 6, 7, 8, 9)
 {
 	$p = relfile_path($node, 'f_model');
 	$node->stop;
@@ -65,7 +66,7 @@ foreach my $v (1, 2, 4, 5, 6, 7, 8)
 	$node->start;
 	($ret, $err) = query('f_model');
 	isnt($ret, 0, "a format-$v index is refused");
-	like($err, qr/on-disk format version $v, but this build reads version 9/,
+	like($err, qr/on-disk format version $v, but this build reads version 10/,
 		'the error names the versions');
 	like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
 	($ret, $out, $err) = $node->psql('postgres', 'INSERT INTO f VALUES (5)');

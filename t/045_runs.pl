@@ -7,7 +7,8 @@
 # and the next flush and merge succeed.  A streaming standby with
 # wal_consistency_checking = all replays every flush, compaction and merge
 # (it compares each replayed page with the primary's image) and answers as
-# the primary's sequential scan does.
+# the primary's sequential scan does.  A compaction that needs filter pages
+# fails after writing them, too.
 use strict;
 use warnings;
 use FindBin;
@@ -140,6 +141,43 @@ foreach my $fp ('run-start', 'flush-after-write', 'flush-after-flip',
 		is(runs(), '0', "$name: the merge folds every run");
 		verify("$name: after a merge");
 	}
+}
+
+# A compaction of four runs of 4,072 entries writes a run whose filter
+# needs pages of its own: a failure after they are written (before the
+# flip) leaves them unreachable, for garbage collection; the next
+# compaction writes new ones, and lookups through them find every row.
+sub insert_big
+{
+	$batch++;
+	my $seed = $batch * 104729;
+	return qq{SET learned_idx.tail_limit = 4096;
+INSERT INTO t (k, v) SELECT (i::int8 * 15485863 + $seed) % 1000000, 'c$batch' FROM generate_series(1, 4600) i;};
+}
+
+sub filter_pages
+{
+	return $node->safe_psql('postgres',
+		q{SELECT coalesce(sum(filter_pages), 0) FROM learned_index_runs('t_k')});
+}
+
+foreach my $kind ('', ':panic')
+{
+	my $name = "compact-after-write$kind, filter pages";
+	my $n = 0;
+
+	$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
+	while (tier0() != 3 && $n++ < 10)
+	{
+		$node->safe_psql('postgres', insert_big());
+	}
+	is(tier0(), '3', "$name: three tier-0 runs of 4,072 entries before the failing INSERT");
+	is(filter_pages(), '0', "$name: their filters fit their headers");
+	fail_with("compact-after-write$kind", insert_big(), $name);
+	verify("$name: after the failure");
+	$node->safe_psql('postgres', insert_big());
+	ok(filter_pages() > 0, "$name: the next compaction writes filter pages");
+	verify("$name: lookups through filter pages");
 }
 
 # VACUUM recycles what the failures left
