@@ -45,9 +45,21 @@ my $standby = dyn_standby($primary, 'standby');
 
 sub wait_idle
 {
-	# no merge worker still running on the primary
-	$primary->poll_query_until('postgres',
-		"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge'");
+	# No merge worker still running on the primary, and none about to: a
+	# worker an insert registered shows in pg_stat_activity only once the
+	# postmaster has started it, so wait until the generation holds still
+	# for a second with no worker running.
+	my $prev = '';
+	for (1 .. 120)
+	{
+		$primary->poll_query_until('postgres',
+			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge'");
+		my $gen = $primary->safe_psql('postgres',
+			"SELECT generation FROM learned_index_info('t_k')");
+		return if $gen eq $prev;
+		$prev = $gen;
+		sleep(1);
+	}
 	return;
 }
 
