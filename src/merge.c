@@ -1509,9 +1509,85 @@ vacuum_sweep(Relation index, LearnedMergeBy by)
 	return merged;
 }
 
+/*
+ * VACUUM's rewrite of its mostly dead segments (rewrite[], by segment
+ * number), one group of sweep_step_segments at a time, each group its own
+ * merge and flip, followed by a collection.  Deletes spread over the keys
+ * bring many segments to the dead fraction in the same VACUUM, and one
+ * merge would write all of them beside the old ones: the file grew by the
+ * whole static stage, and the truncation could not cut it back.  In
+ * groups, VACUUM's horizon (vacuum_horizon) frees each group's replaced
+ * pages at once when no other snapshot predates its flip, and the next
+ * group reuses them, so the file grows by about one group.  The groups are
+ * found again by their first page after each flip: a segment not yet
+ * rewritten keeps its pages, and one the merge of an entry that arrived
+ * meanwhile rewrote anyway is no longer found and is skipped.  Outside a
+ * lazy VACUUM (whose horizon alone lets a group reuse the one before), or
+ * with learned_idx.merge_step_segments = -1, one merge rewrites them all.
+ */
+static int64
+rewrite_in_groups(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeBy by)
+{
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	BlockNumber *starts;
+	uint32		nstarts = 0;
+	uint32		done = 0;
+	uint32		group;
+	uint32		s;
+	int64		merged = 0;
+
+	if (!(MyProc->statusFlags & PROC_IN_VACUUM) || learned_merge_step_segments < 0 ||
+		RelationUsesLocalBuffers(index))
+		return merge_locked(index, rewrite, nrewrite, by);
+	LearnedReadMeta(index, &meta);
+	dir = LearnedGetDirectory(index, meta.generation);
+	if (meta.sweep_end_seq != 0 || nrewrite != dir->nsegments)
+		return merge_locked(index, rewrite, nrewrite, by);
+	group = sweep_step_segments(dir);
+	starts = palloc(sizeof(BlockNumber) * Max(nrewrite, 1));
+	for (s = 0; s < nrewrite; s++)
+		if (rewrite[s])
+			starts[nstarts++] = dir->segments[s].start_blk;
+	if (nstarts <= group)
+	{
+		pfree(starts);
+		return merge_locked(index, rewrite, nrewrite, by);
+	}
+	while (done < nstarts)
+	{
+		uint32		end = Min(nstarts, done + group);
+		bool	   *now;
+		bool		any = false;
+		uint32		i;
+
+		LearnedReadMeta(index, &meta);
+		dir = LearnedGetDirectory(index, meta.generation);
+		now = palloc0(sizeof(bool) * Max(dir->nsegments, 1));
+		for (s = 0; s < dir->nsegments; s++)
+			for (i = done; i < end; i++)
+				if (dir->segments[s].start_blk == starts[i])
+				{
+					now[s] = true;
+					any = true;
+				}
+		if (any)
+		{
+			merged += merge_locked(index, now, dir->nsegments, by);
+			(void) collect_garbage_locked(index, NULL);
+		}
+		pfree(now);
+		done = end;
+	}
+	pfree(starts);
+	return merged;
+}
+
 int64
 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeBy by)
 {
+	if (rewrite != NULL)
+		return rewrite_in_groups(index, rewrite, nrewrite, by);
 	return merge_locked(index, rewrite, nrewrite, by);
 }
 

@@ -7,7 +7,8 @@
 # collection frees a step's replaced pages as soon as no other snapshot
 # predates the flip (it does not wait for a transaction to end after it, as
 # the snapshot horizon does).  Segments that keep the end of the file from
-# being cut move down before the truncation.
+# being cut move down before the truncation.  Segments that deletes left
+# mostly dead are rewritten in groups too.
 #
 # Checked: the merge proceeds in steps (one generation each); a cursor whose
 # snapshot predates the VACUUM still reads every row of it from the pages
@@ -118,6 +119,23 @@ my $fresh = $node->safe_psql('postgres', "SELECT pg_relation_size('v_fresh') / 8
 $node->safe_psql('postgres', 'DROP INDEX v_fresh');
 cmp_ok($pages, '<=', 1.5 * $fresh,
 	"after VACUUM the index has $pages pages, a fresh build $fresh");
+
+# 3. deletes spread over every segment: VACUUM rewrites the mostly dead
+# segments one group (here one segment) at a time, each group reusing the
+# pages the one before replaced, instead of all of them beside the old
+# ones in one merge
+my $segs3 = info('segments');
+my $pages3 = info('total_pages');
+$node->safe_psql('postgres', 'DELETE FROM v WHERE id % 3 = 0');
+my $gen2 = info('generation');
+$node->safe_psql('postgres', 'VACUUM v');
+my $gen3 = info('generation');
+cmp_ok($gen3 - $gen2, '>=', $segs3,
+	"the $segs3 mostly dead segments were rewritten one flip each (generation $gen2 -> $gen3)");
+is(waiting(), '0', 'no replaced page waits after the rewrites');
+my $pages4 = info('total_pages');
+cmp_ok($pages4, '<=', $pages3,
+	"a third of the rows deleted: $pages3 pages before VACUUM, $pages4 after");
 
 is($node->safe_psql('postgres', "SELECT learned_index_check('v_k', true)"), 't',
 	'learned_index_check passes');
