@@ -25,6 +25,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use LearnedCheck;
+use LearnedDynamic;
 
 my $node = PostgreSQL::Test::Cluster->new('vacuum_sweep');
 $node->init(allows_streaming => 1);
@@ -41,7 +42,7 @@ $standby->init_from_backup($node, 'b', has_streaming => 1);
 $standby->start;
 
 $node->safe_psql('postgres',
-	'CREATE EXTENSION learned_idx; CREATE EXTENSION pg_freespacemap');
+	'CREATE EXTENSION learned_idx; CREATE EXTENSION pg_freespacemap; CREATE EXTENSION pageinspect');
 $node->safe_psql('postgres', q{
 CREATE TABLE v (id int, k int8) WITH (autovacuum_enabled = off);
 INSERT INTO v SELECT i, 10 * i FROM generate_series(1, 200000) i;
@@ -136,6 +137,35 @@ is(waiting(), '0', 'no replaced page waits after the rewrites');
 my $pages4 = info('total_pages');
 cmp_ok($pages4, '<=', $pages3,
 	"a third of the rows deleted: $pages3 pages before VACUUM, $pages4 after");
+
+# 4. the pending list's page does not stay in a hole.  A long pending
+# chain goes at the end of the file; a merge (not VACUUM's) leaves its last
+# page as the whole list and writes the new static stage by first fit; the
+# VACUUM after it frees the old one below that page.  The VACUUM then puts
+# the list's page on the lowest free block, so no free page lies below it.
+sub tail_block
+{
+	return $node->safe_psql('postgres', q{
+SELECT string_agg(b::text, ',') FROM generate_series(1, pg_relation_size('v_k') / 8192 - 1) b
+ WHERE get_byte(get_raw_page('v_k', b::int), 8190) = 154
+   AND get_byte(get_raw_page('v_k', b::int), 8191) = 255
+   AND get_byte(get_raw_page('v_k', b::int), 8176) = 5});
+}
+load(4);
+$node->safe_psql('postgres', "SELECT learned_index_merge('v_k')");
+my ($before) = tail_block() =~ /(\d+)$/;
+# an ERROR before the move's flip leaves the list where it was
+dyn_fail_with($node, 'tail-move-before-flip', 'VACUUM v;', 'moving the pending page');
+like(tail_block(), qr/(^|,)$before$/, 'the failed move left the pending page where it was');
+is($node->safe_psql('postgres', "SELECT learned_index_check('v_k', true)"), 't',
+	'learned_index_check passes after the failed move');
+$node->safe_psql('postgres', 'VACUUM v');
+is(info('pending_entries'), '0', 'nothing is pending after VACUUM');
+my $tail = tail_block();
+like($tail, qr/^\d+$/, "one pending page, block $before before VACUUM, $tail after");
+is($node->safe_psql('postgres',
+	"SELECT count(*) FROM pg_freespace('v_k') WHERE avail > 0 AND blkno < $tail"),
+	'0', 'no free page below the pending list\'s page');
 
 is($node->safe_psql('postgres', "SELECT learned_index_check('v_k', true)"), 't',
 	'learned_index_check passes');
