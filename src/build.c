@@ -571,6 +571,27 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 			set->last_P = P;
 		}
 
+		/*
+		 * Outside a build, a segment that fits in no hole is cut to the
+		 * longest one (LearnedFitPages).  A compressed plan is cut at a
+		 * page boundary: its pages are encoded one by one, P entries each.
+		 */
+		if (!building && !LearnedKeyIsVarwidth(ki) && !packed)
+		{
+			uint32		need = (uint32) ((cnt + P - 1) / P);
+			uint32		fit = LearnedFitPages(index, need);
+
+			if (fit < need)
+			{
+				cnt = (Size) fit * P;
+				if (comp)
+				{
+					plan.npages = fit;
+					plan.n = cnt;
+				}
+			}
+		}
+
 		if (set->nsegs >= set->maxsegs)
 		{
 			set->maxsegs = Max(16, set->maxsegs * 2);

@@ -118,6 +118,13 @@
 #define LEARNED_SEGMENT_MAX_PAGES	128
 
 /*
+ * A merge's segment that fits in no hole of the file is cut to the largest
+ * hole instead of extending the file, if that hole has at least this many
+ * pages (LearnedFitPages): below it, the cut would leave slivers.
+ */
+#define LEARNED_FIT_MIN_PAGES	16
+
+/*
  * A merge whose new keys all sort at or after the last segment's last key
  * keeps that segment's pages and writes the keys as new segment(s) after
  * it, if the segment has at least this many pages; a smaller tail segment
@@ -1326,6 +1333,7 @@ extern void LearnedCollectGarbage(Relation index, bool merge);
 extern void LearnedCollectGarbageLocked(Relation index);
 extern Buffer LearnedAllocPage(Relation index);
 extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building);
+extern uint32 LearnedFitPages(Relation index, uint32 npages);
 extern PGDLLEXPORT void learned_merge_worker_main(Datum arg);
 
 /* ---------- build.c ---------- */

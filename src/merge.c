@@ -264,6 +264,42 @@ LearnedAllocRun(Relation index, uint32 npages, bool building)
 	return first;
 }
 
+/*
+ * How many pages a new segment of npages should take so that it lands in a
+ * hole: npages if first fit (LearnedAllocRun) finds a run of npages free
+ * blocks, or if no hole has LEARNED_FIT_MIN_PAGES; else the longest free
+ * run, to which the writer (LearnedWriteSegments) cuts the segment, the
+ * rest of its entries going to the next.  Segments need contiguous blocks,
+ * and a merge that frees scattered runs shorter than its segments would
+ * otherwise extend the file by every segment it writes while those holes
+ * stay empty (a segment at the end of the file also keeps VACUUM from
+ * cutting them).  Reads the same free map as LearnedAllocRun.
+ */
+uint32
+LearnedFitPages(Relation index, uint32 npages)
+{
+	BlockNumber blk;
+	uint32		run = 0;
+	uint32		best = 0;
+
+	if (npages <= LEARNED_FIT_MIN_PAGES)
+		return npages;
+	if (!alloc_map_valid(index))
+	{
+		if (GetPageWithFreeSpace(index, BLCKSZ / 2) == InvalidBlockNumber)
+			return npages;
+		alloc_map_build(index);
+	}
+	for (blk = 1; blk < alloc_map.nblocks; blk++)
+	{
+		run = alloc_map.free[blk] ? run + 1 : 0;
+		if (run >= npages)
+			return npages;
+		best = Max(best, run);
+	}
+	return best >= LEARNED_FIT_MIN_PAGES ? best : npages;
+}
+
 /* ---------- reading ---------- */
 
 typedef struct PendingRead
@@ -1966,7 +2002,8 @@ LearnedCollectGarbageLocked(Relation index)
 /*
  * Where first fit (LearnedAllocRun) would put runs of the marked segments'
  * sizes, in key order (the order merge_locked writes them), on a copy of
- * the free map: whether each lands below where it is now.  The moved
+ * the free map, a segment that fits in no hole cut to the longest one
+ * (LearnedFitPages): whether each lands below where it is now.  The moved
  * segments' own pages stay in use until the flip.
  */
 static bool
@@ -1981,22 +2018,45 @@ relocation_lowers(const LearnedDirectory *dir, const bool *move, const bool *fre
 	for (s = 0; s < dir->nsegments && ok; s++)
 	{
 		const LearnedSegment *seg = &dir->segments[s];
-		BlockNumber blk;
-		uint32		run = 0;
-		BlockNumber first = InvalidBlockNumber;
+		uint32		left = seg->npages;
 
 		if (!move[s])
 			continue;
-		for (blk = 1; blk < nblocks && first == InvalidBlockNumber; blk++)
+		/* its pages, cut to the longest hole as LearnedFitPages cuts them */
+		while (left > 0 && ok)
 		{
-			run = f[blk] ? run + 1 : 0;
-			if (run >= seg->npages)
-				first = blk - seg->npages + 1;
+			BlockNumber blk;
+			uint32		run = 0;
+			uint32		best = 0;
+			BlockNumber best_end = InvalidBlockNumber;
+			BlockNumber first = InvalidBlockNumber;
+			uint32		take = left;
+
+			for (blk = 1; blk < nblocks && first == InvalidBlockNumber; blk++)
+			{
+				run = f[blk] ? run + 1 : 0;
+				if (run >= left)
+					first = blk - left + 1;
+				else if (run > best)
+				{
+					best = run;
+					best_end = blk;
+				}
+			}
+			if (first == InvalidBlockNumber && left > LEARNED_FIT_MIN_PAGES &&
+				best >= LEARNED_FIT_MIN_PAGES)
+			{
+				take = best;
+				first = best_end - best + 1;
+			}
+			if (first == InvalidBlockNumber || first >= seg->start_blk)
+				ok = false;
+			else
+			{
+				memset(&f[first], false, take * sizeof(bool));
+				left -= take;
+			}
 		}
-		if (first == InvalidBlockNumber || first >= seg->start_blk)
-			ok = false;
-		else
-			memset(&f[first], false, seg->npages * sizeof(bool));
 	}
 	pfree(f);
 	return ok;

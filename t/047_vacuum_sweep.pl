@@ -167,6 +167,51 @@ is($node->safe_psql('postgres',
 	"SELECT count(*) FROM pg_freespace('v_k') WHERE avail > 0 AND blkno < $tail"),
 	'0', 'no free page below the pending list\'s page');
 
+# 5. a merge cuts a segment to fit a hole rather than extend the file past
+# the hole.  Segment 0 grows by half: its merge writes it past the end,
+# and VACUUM frees its old pages, a hole (vacuum_truncate off: no segment
+# moves, no truncation).  Segment 1 grows by 60%: its rewrite, two even
+# parts, takes the hole with the first and would leave the hole's rest
+# free while extending the file for the second; cut to fit, it fills it.
+$node->safe_psql('postgres', q{
+CREATE TABLE w (id int, k int8) WITH (autovacuum_enabled = off);
+INSERT INTO w SELECT i, 10 * i FROM generate_series(1, 150000) i;
+CREATE INDEX w_k ON w USING learned (k) WITH (compression = off, vacuum_truncate = off);
+});
+sub grow_segment
+{
+	my ($seg, $frac) = @_;
+	$node->safe_psql('postgres', qq{
+SET learned_idx.auto_merge = off;
+INSERT INTO w SELECT -1, s.lo + 1 + (g * 7) % (s.hi - s.lo - 1)
+  FROM (SELECT first_key::int8 AS lo, last_key::int8 AS hi, entries
+          FROM learned_index_segments('w_k') WHERE segment = $seg) s,
+       generate_series(1, (s.entries * $frac)::int) g;
+SELECT learned_index_merge('w_k');
+});
+	return;
+}
+sub free_pages
+{
+	return $node->safe_psql('postgres',
+		q{SELECT count(*) FROM pg_freespace('w_k') WHERE avail > 0});
+}
+cmp_ok($node->safe_psql('postgres', "SELECT segments FROM learned_index_info('w_k')"), '>=', 3,
+	'w_k has at least three segments');
+grow_segment(0, 0.5);
+$node->safe_psql('postgres', 'VACUUM w');
+my $hole = free_pages();
+cmp_ok($hole, '>=', 16, "segment 0's old pages are a hole of $hole pages");
+my $w0 = $node->safe_psql('postgres', "SELECT pg_relation_size('w_k') / 8192");
+grow_segment(1, 0.6);
+my $w1 = $node->safe_psql('postgres', "SELECT pg_relation_size('w_k') / 8192");
+cmp_ok(free_pages(), '<', 16,
+	"the merge that extended the file ($w0 -> $w1 pages) filled the hole of $hole pages first ("
+	  . free_pages() . ' left)');
+is($node->safe_psql('postgres', "SELECT learned_index_check('w_k', true)"), 't',
+	'learned_index_check passes on w_k');
+index_vs_seq($node, 'w', 'after the cut segments');
+
 is($node->safe_psql('postgres', "SELECT learned_index_check('v_k', true)"), 't',
 	'learned_index_check passes');
 index_vs_seq($node, 'v', 'after the swept VACUUMs');
