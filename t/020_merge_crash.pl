@@ -247,8 +247,12 @@ cmp_ok($max, '<=', int(1.3 * $first_max) + 1,
 	}
 	note 'total_pages over crash cycles without checkpoints: ' . join(' ', @nock);
 	verify('after the crash cycles without checkpoints');
-	cmp_ok($nock[2], '<=', $nock[0],
-		'no growth over crash cycles without checkpoints');
+	# A merge's worth a cycle is the failure; a few pages are not: a
+	# segment cut to fit a hole (LearnedFitPages) may leave its last pages
+	# at the end of the file, and VACUUM cuts a free end only from a
+	# sixteenth of the relation on (9 cycles measured 259 to 268 pages).
+	cmp_ok($nock[2], '<=', $nock[0] + int($nock[0] / 16),
+		'no growth over crash cycles without checkpoints beyond what VACUUM would not cut');
 	$node->safe_psql('postgres', 'CHECKPOINT');
 }
 
