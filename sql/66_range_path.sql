@@ -80,9 +80,10 @@ SELECT count(*) > 0 AS reused_slots FROM rp
   WHERE k < 0 AND ctid < (SELECT max(ctid) FROM rp WHERE k > 0);
 SELECT dead_entries > 0 AS has_dead, pending_entries FROM learned_index_info('rp_c');
 SELECT range_check() AS dead_bad;
--- hints: the first scan with heap fetches walks over the deleted rows (at
--- offsets 0, 254, 256 of each 256 of the range, and across batch and page
--- ends) and hints every one; the second skips them
+-- hints: the first scan with heap fetches walks over the deleted rows
+-- (every seventh, and three of every 256: a range's slices hold 256, 512,
+-- 1024 entries, so some are at batch ends) and hints every one; the second
+-- skips them
 CREATE TABLE rp_del AS SELECT count(*) AS n FROM rp_ref
   WHERE k BETWEEN 4000 AND 36000 AND (v % 7 = 0 OR v % 256 IN (0, 254, 3));
 DELETE FROM rp WHERE k BETWEEN 4000 AND 36000 AND (v % 7 = 0 OR v % 256 IN (0, 254, 3));
