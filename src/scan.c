@@ -2062,6 +2062,30 @@ run_end(LearnedScanOpaque so, Page page, int i, int last, bool sliced, int probe
 }
 
 /*
+ * fill_batch on a single-column key without arrays: slot a matches and
+ * slot z (of the step decoded last, or of a plain page) does not, so the
+ * entries from a towards z that match are those next to a.  The last of
+ * them, by binary search: the step holding a range's end costs a few
+ * comparator calls, not one an entry.
+ */
+static int
+last_match(LearnedScanOpaque so, Page page, int a, int z, bool sliced, int step_lo)
+{
+	while (z - a > 1 || a - z > 1)
+	{
+		int			mid = a + (z - a) / 2;
+
+		if (key_matches(so, sliced ?
+						LearnedLeafImageKey(&so->ki, so->step_keys[mid - step_lo]) :
+						leaf_key(so, page, mid)))
+			a = mid;
+		else
+			z = mid;
+	}
+	return a;
+}
+
+/*
  * Fill the batch from a locked page, starting at slot, in the scan's
  * direction, with the items that match; stop at the first item past the end
  * of the current interval.  The caller unlocks the page; the batch keeps
@@ -2201,10 +2225,15 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 
 		/* just past a run of matching entries: test the next step's end first */
 		after_run = convex && known >= 0 && i == known + step && i != last;
-		if (after_run && (j = run_end(so, page, i, last, sliced, probe, step_lo, &failed)) >= 0)
+		if (after_run)
 		{
-			known = j;
-			goto matched;
+			if ((j = run_end(so, page, i, last, sliced, probe, step_lo, &failed)) >= 0 ||
+				(failed >= 0 && (so->forward ? failed > i : failed < i) &&
+				 (j = last_match(so, page, known, failed, sliced, step_lo)) != known))
+			{
+				known = j;
+				goto matched;
+			}
 		}
 
 		if (drv)
@@ -2227,9 +2256,14 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			}
 			continue;
 		}
-		if (convex && i != last && !after_run &&
-			(j = run_end(so, page, i, last, sliced, probe, step_lo, &failed)) >= 0)
-			known = j;
+		if (convex && i != last && !after_run)
+		{
+			if ((j = run_end(so, page, i, last, sliced, probe, step_lo, &failed)) >= 0)
+				known = j;
+			else if (failed >= 0 && (so->forward ? failed > i : failed < i) &&
+					 (j = last_match(so, page, i, failed, sliced, step_lo)) != i)
+				known = j;
+		}
 matched:
 		if (!gone)
 		{
