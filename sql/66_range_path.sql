@@ -66,6 +66,15 @@ BEGIN
     RETURN bad;
 END $$;
 SELECT range_check() AS compressed_bad;
+-- every end offset through the first five decoded steps (16, 32, 64, 128,
+-- 128 entries), both directions
+SELECT count(*) AS mismatches FROM generate_series(0, 400, 3) e,
+  LATERAL (SELECT
+    (SELECT coalesce(array_agg(k), '{}') FROM (SELECT k FROM rp WHERE k >= 5000 AND k <= 5000 + 2 * e ORDER BY k) a) AS fi,
+    (SELECT coalesce(array_agg(k), '{}') FROM (SELECT k FROM rp WHERE k >= 5000 - 2 * e AND k < 5000 ORDER BY k DESC) a) AS bi,
+    (SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM rp_ref WHERE k >= 5000 AND k <= 5000 + 2 * e) AS fr,
+    (SELECT coalesce(array_agg(k ORDER BY k DESC), '{}') FROM rp_ref WHERE k >= 5000 - 2 * e AND k < 5000) AS br) x
+  WHERE fi <> fr OR bi <> br;
 -- the plans: index scans of the learned index
 EXPLAIN (COSTS OFF) SELECT k, v FROM rp WHERE k >= 10 AND k <= 20 ORDER BY k DESC;
 -- dead entries: VACUUM marks them and frees their heap slots, which new

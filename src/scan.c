@@ -219,12 +219,14 @@ typedef struct PendingPin
 
 /*
  * Slices of a compressed page (fill_batch): the first of a positioning, the
- * largest, a range scan's at least, and the entries decoded at a time (the
- * first step decodes SLICE_FIRST, which must not exceed SLICE_STEP).
+ * largest, a range scan's at least; the entries a slice decodes at a time,
+ * SLICE_FIRST first and twice as many each next step up to SLICE_STEP_MAX;
+ * and a plain page's distance between two entries a run is tested at.
  */
 #define SLICE_FIRST		16
 #define SLICE_MAX		1024
 #define SLICE_RANGE		256
+#define SLICE_STEP_MAX	128
 #define SLICE_STEP		32
 
 typedef struct LearnedScanOpaqueData
@@ -317,16 +319,17 @@ typedef struct LearnedScanOpaqueData
 	/*
 	 * Compressed pages are read a slice at a time (fill_batch): the next
 	 * slice's size, and the decoded columns of the step of the current
-	 * slice that fill_batch decoded last (SLICE_STEP entries at most: the
-	 * loop reads no entry of an earlier step, so the columns stay a few
-	 * hundred bytes, in the CPU's first-level cache beside the batch).
+	 * slice that fill_batch decoded last (SLICE_STEP_MAX entries at most:
+	 * the loop reads no entry of an earlier step, so the columns stay in
+	 * the CPU's first-level cache beside the batch).  The step arrays come
+	 * last: beginscan does not zero them.
 	 */
 	int			slice;
 	bool		slice_point;	/* an equality on the key: few entries expected */
 	bool		slice_has_end;	/* a range: the scan has an end bound */
-	uint64		step_keys[SLICE_STEP];
-	uint64		step_blocks[SLICE_STEP];
-	uint64		step_offsets[SLICE_STEP];
+	uint64		step_keys[SLICE_STEP_MAX];
+	uint64		step_blocks[SLICE_STEP_MAX];
+	uint64		step_offsets[SLICE_STEP_MAX];
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
@@ -397,7 +400,9 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned scan",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	so = palloc0(sizeof(LearnedScanOpaqueData));
+	/* all but the step arrays, which fill_batch writes before it reads */
+	so = palloc(sizeof(LearnedScanOpaqueData));
+	memset(so, 0, offsetof(LearnedScanOpaqueData, step_keys));
 	so->scanCxt = cxt;
 	so->index = index;
 	so->rescanCxt = AllocSetContextCreate(cxt, "learned rescan",
@@ -2099,10 +2104,10 @@ last_match(LearnedScanOpaque so, Page page, int a, int z, bool sliced, int step_
  * takes at least SLICE_RANGE entries a slice.  The first slice of an
  * equality scan decodes by random access only the keys the loop reads and
  * the TIDs of the items it returns (a point lookup reads a key or two);
- * other slices decode sequentially, SLICE_FIRST entries and then
- * SLICE_STEP at a time as the loop reaches them.  So a LIMIT 10 or a point
- * lookup decodes a few entries, not the rest of the page, and a range
- * little past its end.
+ * other slices decode sequentially, a step at a time as the loop reaches
+ * them: SLICE_FIRST entries, then twice as many each step up to
+ * SLICE_STEP_MAX.  So a LIMIT 10 or a point lookup decodes a few entries,
+ * not the rest of the page, and a range little past its end.
  */
 static void
 fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
@@ -2117,6 +2122,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	bool		sliced = false;
 	int			decoded = 0;	/* sliced: entries of the slice decoded so far */
 	int			step_lo = 0;	/* sliced: the lowest slot of the step decoded */
+	int			stepsz = SLICE_FIRST;	/* sliced: entries the next step decodes */
 	int			room = so->view.compressed ? 0 : nitems;	/* items the loop may return */
 	ScanArray  *drv = so->driver;
 	const uint8 *hints;
@@ -2132,12 +2138,13 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	 * A single-column key without arrays: the matching keys are one interval
 	 * of the index order, so two matching entries say every entry between
 	 * them matches.  The loop tests an entry, and after a match the last
-	 * one of the next SLICE_STEP (the end of what a slice has decoded), and
-	 * takes the entries between (take_matching); the step after such a run
-	 * tests its last entry first, which the run's last match bounds from the
-	 * other side.  So a long range makes one comparator call a SLICE_STEP
-	 * entries, not one an entry (the largest part of its per-tuple work once);
-	 * the entries of the step holding the range's end are tested one by one.
+	 * entry of the step decoded (of the next SLICE_STEP on a plain page),
+	 * and takes the entries between (take_matching); the step after such a
+	 * run tests its last entry first, which the run's last match bounds
+	 * from the other side.  So a long range makes one comparator call a
+	 * step (up to SLICE_STEP_MAX entries), not one an entry (the largest
+	 * part of its per-tuple work once), and the step holding the range's
+	 * end a binary search (last_match).
 	 */
 	convex = drv == NULL && so->nfilters == 0 && !LearnedKeyIsComposite(&so->ki);
 	hints = batch_start(so, buf, vpage);
@@ -2198,23 +2205,24 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 
 		/*
-		 * A slice is decoded SLICE_STEP entries at a time, from the first
-		 * entry the loop reads past what is decoded: a scan that ends early
-		 * decodes little past its end, and runs of gone entries are not
-		 * decoded.  The step's columns are indexed from step_lo, its lowest
-		 * slot, in either direction.
+		 * A slice is decoded a step at a time (16, 32, 64, then 128
+		 * entries), from the first entry the loop reads past what is
+		 * decoded: a scan that ends early decodes little past its end, a
+		 * long one makes few decoding calls, and runs of gone entries are
+		 * not decoded.  The step's columns are indexed from step_lo, its
+		 * lowest slot, in either direction.
 		 */
 		if (sliced && off >= decoded)
 		{
-			int			m = Min(decoded == 0 ? SLICE_FIRST : SLICE_STEP,
-								(so->forward ? end - i : i - end));
+			int			m = Min(stepsz, (so->forward ? end - i : i - end));
 			int			lo = so->forward ? i : i - m + 1;
 
-			StaticAssertStmt(SLICE_FIRST <= SLICE_STEP, "the first step must fit the step");
+			StaticAssertStmt(SLICE_FIRST <= SLICE_STEP_MAX, "the first step must fit the arrays");
 			LearnedLeafDecodeRange(&so->view, lo, m, so->step_keys, so->step_blocks,
 								   so->step_offsets);
 			step_lo = lo;
 			decoded = off + m;
+			stepsz = Min(stepsz * 2, SLICE_STEP_MAX);
 			probe = so->forward ? lo + m - 1 : lo;
 		}
 		key = sliced ? LearnedLeafImageKey(&so->ki, so->step_keys[i - step_lo]) :
