@@ -11,7 +11,7 @@
 -- dead whose heap slots hold new rows with other keys (a run that took a
 -- dead entry would return them); hints set at batch and page boundaries;
 -- pending entries in and at the end of a range; mark and restore of a
--- merge join; a scroll cursor moving back and forth.
+-- merge join; a scroll cursor moving back and forth; text keys.
 SET enable_bitmapscan = off;
 SET enable_seqscan = off;
 SET learned_idx.auto_merge = off;
@@ -158,6 +158,21 @@ SELECT k FROM rp_ref WHERE k BETWEEN 1000 AND 50000 ORDER BY k OFFSET 5502 LIMIT
 DROP INDEX rp_c;
 CREATE INDEX rp_p ON rp USING learned (k) WITH (compression = off);
 SELECT range_check() AS plain_bad;
+-- text keys, rebuilt from a page prefix into a small ring of buffers:
+-- an entry's key is copied into the batch after the probes past it
+CREATE TABLE rp_text (t text);
+INSERT INTO rp_text SELECT 'key' || lpad(g::text, 6, '0') FROM generate_series(1, 20000) g;
+CREATE INDEX rp_text_t ON rp_text USING learned (t);
+CREATE TABLE rp_text_ref AS SELECT * FROM rp_text;
+SELECT count(*) AS text_mismatches FROM generate_series(0, 300, 7) e,
+  LATERAL (SELECT 'key' || lpad((5000 + e)::text, 6, '0') AS hi) h,
+  LATERAL (SELECT
+    (SELECT coalesce(array_agg(t), '{}') FROM (SELECT t FROM rp_text WHERE t >= 'key005000' AND t <= h.hi ORDER BY t) a) AS fi,
+    (SELECT coalesce(array_agg(t), '{}') FROM (SELECT t FROM rp_text WHERE t > 'key005000' AND t < h.hi ORDER BY t DESC) a) AS bi,
+    (SELECT coalesce(array_agg(t ORDER BY t), '{}') FROM rp_text_ref WHERE t >= 'key005000' AND t <= h.hi) AS fr,
+    (SELECT coalesce(array_agg(t ORDER BY t DESC), '{}') FROM rp_text_ref WHERE t > 'key005000' AND t < h.hi) AS br) x
+  WHERE fi <> fr OR bi <> br;
+DROP TABLE rp_text, rp_text_ref;
 -- a test that cannot fail would prove nothing: a wrong reference must show
 UPDATE rp_ref SET v = v + 1 WHERE k = 7778;
 SELECT range_check() > 0 AS detects_a_difference;

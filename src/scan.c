@@ -2186,6 +2186,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		Datum		key;
 		bool		gone;
 		bool		after_run;
+		bool		probed = false; /* keys of other slots read since key's */
 		int			j;
 		int			off = so->forward ? i - slot : slot - i;
 
@@ -2235,6 +2236,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		after_run = convex && known >= 0 && i == known + step && i != last;
 		if (after_run)
 		{
+			probed = true;
 			if ((j = run_end(so, page, i, last, sliced, probe, step_lo, &failed)) >= 0 ||
 				(failed >= 0 && (so->forward ? failed > i : failed < i) &&
 				 (j = last_match(so, page, known, failed, sliced, step_lo)) != known))
@@ -2266,6 +2268,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 		if (convex && i != last && !after_run)
 		{
+			probed = true;
 			if ((j = run_end(so, page, i, last, sliced, probe, step_lo, &failed)) >= 0)
 				known = j;
 			else if (failed >= 0 && (so->forward ? failed > i : failed < i) &&
@@ -2280,9 +2283,19 @@ matched:
 			b->items[b->nitems].slot = (uint16) i;
 			if (so->ki.byref)
 			{
-				Size		at = LearnedKeyIsVarwidth(&so->ki) ? MAXALIGN(b->keys_used) :
+				Size		at;
+				Size		sz;
+
+				/*
+				 * A key rebuilt from a page prefix lives in a small ring
+				 * (LearnedLeafVarKey), which the probes above may have
+				 * turned over: read it again to copy it.
+				 */
+				if (probed)
+					key = leaf_key(so, page, i);
+				at = LearnedKeyIsVarwidth(&so->ki) ? MAXALIGN(b->keys_used) :
 					(Size) b->nitems * so->ki.keylen;
-				Size		sz = LearnedKeySize(&so->ki, key);
+				sz = LearnedKeySize(&so->ki, key);
 
 				batch_key_space(b, at + sz);
 				b->items[b->nitems].key = LearnedKeyCopy(&so->ki, key, b->keys + at);
