@@ -2047,7 +2047,9 @@ take_matching(LearnedScanOpaque so, Page page, const uint8 *dead, const uint8 *h
  * the slot that bounds, with i, a run of matching entries, if it matches
  * (else -1): the end of the step decoded last on a compressed page (probe),
  * SLICE_STEP - 1 entries on on a plain one, never past the last slot the
- * loop visits.  A probe found not to match is not tested again (*failed).
+ * loop visits.  *failed is a slot known not to match (past the range's
+ * end, since i matches), or -1: a probe there or beyond is not tested, a
+ * probe found not to match becomes it.
  */
 static int
 run_end(LearnedScanOpaque so, Page page, int i, int last, bool sliced, int probe,
@@ -2056,7 +2058,8 @@ run_end(LearnedScanOpaque so, Page page, int i, int last, bool sliced, int probe
 	int			j = sliced ? probe :
 		(so->forward ? Min(i + SLICE_STEP - 1, last) : Max(i - SLICE_STEP + 1, last));
 
-	if ((so->forward ? j <= i : j >= i) || j == *failed)
+	if ((so->forward ? j <= i : j >= i) ||
+		(*failed >= 0 && (so->forward ? j >= *failed : j <= *failed)))
 		return -1;
 	if (key_matches(so, sliced ?
 					LearnedLeafImageKey(&so->ki, so->step_keys[j - step_lo]) :
@@ -2129,7 +2132,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	const uint8 *dead = (const uint8 *) page + LearnedLeafDeadOff(page, &so->ki.layout);
 	int			probe = -1;		/* convex: the slot to test after a match */
 	int			known = -1;		/* convex: slots up to it (in direction) match */
-	int			failed = -1;	/* convex: a probe found past the end */
+	int			failed = -1;	/* convex: a slot found past the end, or -1 */
 	bool		convex;
 
 	Assert(so->view.page == page);
@@ -2237,9 +2240,15 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		if (after_run)
 		{
 			probed = true;
-			if ((j = run_end(so, page, i, last, sliced, probe, step_lo, &failed)) >= 0 ||
-				(failed >= 0 && (so->forward ? failed > i : failed < i) &&
-				 (j = last_match(so, page, known, failed, sliced, step_lo)) != known))
+			j = run_end(so, page, i, last, sliced, probe, step_lo, &failed);
+			if (j < 0 && failed >= 0 && (so->forward ? failed > i : failed < i))
+			{
+				j = last_match(so, page, known, failed, sliced, step_lo);
+				failed = j + step;
+				if (j == known)
+					j = -1;
+			}
+			if (j >= 0)
 			{
 				known = j;
 				goto matched;
@@ -2269,10 +2278,13 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		if (convex && i != last && !after_run)
 		{
 			probed = true;
-			if ((j = run_end(so, page, i, last, sliced, probe, step_lo, &failed)) >= 0)
-				known = j;
-			else if (failed >= 0 && (so->forward ? failed > i : failed < i) &&
-					 (j = last_match(so, page, i, failed, sliced, step_lo)) != i)
+			j = run_end(so, page, i, last, sliced, probe, step_lo, &failed);
+			if (j < 0 && failed >= 0 && (so->forward ? failed > i : failed < i))
+			{
+				j = last_match(so, page, i, failed, sliced, step_lo);
+				failed = j + step;
+			}
+			if (j >= 0)
 				known = j;
 		}
 matched:
