@@ -121,8 +121,19 @@ CREATE TABLE rp_outer (k int8);
 INSERT INTO rp_outer SELECT g * 2 FROM generate_series(1, 20000) g, generate_series(1, 2);
 SET enable_hashjoin = off;
 SET enable_nestloop = off;
-EXPLAIN (COSTS OFF) SELECT count(*), sum(t.v) FROM (SELECT k FROM rp_outer ORDER BY k) o
-  JOIN rp t ON t.k = o.k WHERE o.k BETWEEN 100 AND 39000;
+CREATE FUNCTION rp_plan(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    r text;
+    t text := '';
+BEGIN
+    FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        t := t || r || ' ';
+    END LOOP;
+    RETURN t;
+END $$;
+SELECT rp_plan('SELECT count(*), sum(t.v) FROM (SELECT k FROM rp_outer ORDER BY k) o
+  JOIN rp t ON t.k = o.k WHERE o.k BETWEEN 100 AND 39000') ~ 'Merge Join.*Index Scan using rp_c on rp t'
+  AS merge_join_on_learned;
 SELECT count(*), sum(t.v) FROM (SELECT k FROM rp_outer ORDER BY k) o
   JOIN rp t ON t.k = o.k WHERE o.k BETWEEN 100 AND 39000;
 INSERT INTO rp SELECT k, 0 FROM rp WHERE k BETWEEN 20000 AND 26000;
@@ -179,3 +190,4 @@ SELECT range_check() > 0 AS detects_a_difference;
 DROP TABLE rp, rp_ref, rp_outer, rp_del;
 RESET learned_idx.auto_merge;
 DROP FUNCTION range_check();
+DROP FUNCTION rp_plan(text);
