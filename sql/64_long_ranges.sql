@@ -1,6 +1,6 @@
 -- 64_long_ranges
 --
--- Long ranges: fill_batch tests one entry per SLICE_STEP (32) inside a
+-- Long ranges: fill_batch tests one entry per decoded step inside a
 -- single-column range and takes the ones between untested, and index-only
 -- scans reuse one index tuple for a by-value key.  Every range end at every
 -- offset of a step, both directions, compressed and plain pages, with dead

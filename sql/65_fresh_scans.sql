@@ -1,9 +1,9 @@
 -- 65_fresh_scans
 --
 -- Fresh scans: each statement of a PL/pgSQL loop is a new index scan, as an
--- OLTP statement's is.  Its batch starts with room for 64 items and its
--- slice arrays (compressed pages) empty, and both grow while fill_batch
--- fills them; its leaf pages and metapage are read first through the
+-- OLTP statement's is.  Its batch starts with room for 64 items and
+-- grows while fill_batch fills it (a compressed page's slice is decoded a
+-- step at a time); its leaf pages and metapage are read first through the
 -- buffers that earlier scans of the backend read them into (hints kept in
 -- the directory cache and rd_amcache).  Ranges whose lengths cross every
 -- size the arrays grow through, both directions, compressed and plain

@@ -80,23 +80,6 @@ key_image(const LearnedKeyInfo *ki, Datum key)
 	}
 }
 
-/* the key back from its image: exactly the Datum learned_fetch_key gives */
-Datum
-LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image)
-{
-	switch (ki->keylen)
-	{
-		case 2:
-			return Int16GetDatum((int16) leco_u64_to_i64(image));
-		case 4:
-			if (ki->keytype == OIDOID)
-				return ObjectIdGetDatum((Oid) image);
-			return Int32GetDatum((int32) leco_u64_to_i64(image));
-		default:
-			return Int64GetDatum(leco_u64_to_i64(image));
-	}
-}
-
 /*
  * The image a compressed page would give a scan bound's value of type
  * typid, if one orders exactly like the comparator: a value of the key's

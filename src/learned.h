@@ -924,7 +924,22 @@ extern void LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 							 uint16 expected_type);
 extern void LearnedCheckMeta(Relation index, LearnedMetaPage meta);
 extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what);
-extern void LearnedCheckHeapTid(Relation index, ItemPointer tid);
+extern void LearnedReportHeapTid(Relation index, ItemPointer tid);
+
+/*
+ * A heap TID read from an index page, checked before it goes to core (a scan
+ * result, a bitmap, VACUUM's callback).  A damaged page can hold offset 0 or
+ * block InvalidBlockNumber, which core only asserts against: a build with
+ * assertions aborts, and one without reads block InvalidBlockNumber as P_NEW,
+ * extending the heap.  Inline: a range scan checks every TID it returns.
+ */
+static inline void
+LearnedCheckHeapTid(Relation index, ItemPointer tid)
+{
+	if (unlikely(!ItemPointerIsValid(tid) ||
+				 ItemPointerGetBlockNumberNoCheck(tid) == InvalidBlockNumber))
+		LearnedReportHeapTid(index, tid);
+}
 extern void LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
 extern void LearnedReadMergeStats(Relation index, uint64 *nmerges,
@@ -1086,8 +1101,28 @@ typedef struct LearnedLeafView
 	const char *suffixes;		/* suffix 0 */
 } LearnedLeafView;
 
+/*
+ * The key back from its image on a compressed page: exactly the Datum
+ * learned_fetch_key gives.  Inline: a range scan converts every entry it
+ * returns.
+ */
+static inline Datum
+LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image)
+{
+	switch (ki->keylen)
+	{
+		case 2:
+			return Int16GetDatum((int16) leco_u64_to_i64(image));
+		case 4:
+			if (ki->keytype == OIDOID)
+				return ObjectIdGetDatum((Oid) image);
+			return Int32GetDatum((int32) leco_u64_to_i64(image));
+		default:
+			return Int64GetDatum(leco_u64_to_i64(image));
+	}
+}
+
 extern int	LearnedCompressKeyKind(const LearnedKeyInfo *ki);
-extern Datum LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image);
 extern bool LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typid,
 								  uint64 *image);
 extern void LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,

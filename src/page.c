@@ -178,25 +178,17 @@ LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what)
 			 errhint("REINDEX the index.")));
 }
 
-/*
- * A heap TID read from an index page, checked before it goes to core (a scan
- * result, a bitmap, VACUUM's callback).  A damaged page can hold offset 0 or
- * block InvalidBlockNumber, which core only asserts against: a build with
- * assertions aborts, and one without reads block InvalidBlockNumber as P_NEW,
- * extending the heap.
- */
+/* the error of LearnedCheckHeapTid (learned.h), out of line */
 void
-LearnedCheckHeapTid(Relation index, ItemPointer tid)
+LearnedReportHeapTid(Relation index, ItemPointer tid)
 {
-	if (unlikely(!ItemPointerIsValid(tid) ||
-				 ItemPointerGetBlockNumberNoCheck(tid) == InvalidBlockNumber))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("learned index \"%s\" is corrupted: invalid heap TID (%u,%u)",
-						RelationGetRelationName(index),
-						ItemPointerGetBlockNumberNoCheck(tid),
-						ItemPointerGetOffsetNumberNoCheck(tid)),
-				 errhint("REINDEX the index.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("learned index \"%s\" is corrupted: invalid heap TID (%u,%u)",
+					RelationGetRelationName(index),
+					ItemPointerGetBlockNumberNoCheck(tid),
+					ItemPointerGetOffsetNumberNoCheck(tid)),
+			 errhint("REINDEX the index.")));
 }
 
 /*

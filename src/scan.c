@@ -217,6 +217,18 @@ typedef struct PendingPin
 	LearnedPendingCache *cache;
 } PendingPin;
 
+/*
+ * Slices of a compressed page (fill_batch): the first of a positioning, the
+ * largest, a range scan's at least; the entries a slice decodes at a time,
+ * SLICE_FIRST first and twice as many each next step up to SLICE_STEP_MAX;
+ * and a plain page's distance between two entries a run is tested at.
+ */
+#define SLICE_FIRST		16
+#define SLICE_MAX		1024
+#define SLICE_RANGE		256
+#define SLICE_STEP_MAX	128
+#define SLICE_STEP		32
+
 typedef struct LearnedScanOpaqueData
 {
 	MemoryContext scanCxt;		/* lives until endscan */
@@ -306,15 +318,18 @@ typedef struct LearnedScanOpaqueData
 
 	/*
 	 * Compressed pages are read a slice at a time (fill_batch): the next
-	 * slice's size, and the decoded columns of the current one.
+	 * slice's size, and the decoded columns of the step of the current
+	 * slice that fill_batch decoded last (SLICE_STEP_MAX entries at most:
+	 * the loop reads no entry of an earlier step, so the columns stay in
+	 * the CPU's first-level cache beside the batch).  The step arrays come
+	 * last: beginscan does not zero them.
 	 */
 	int			slice;
 	bool		slice_point;	/* an equality on the key: few entries expected */
 	bool		slice_has_end;	/* a range: the scan has an end bound */
-	int			slice_cap;		/* entries the three arrays below hold */
-	uint64	   *slice_keys;
-	uint64	   *slice_blocks;
-	uint64	   *slice_offsets;
+	uint64		step_keys[SLICE_STEP_MAX];
+	uint64		step_blocks[SLICE_STEP_MAX];
+	uint64		step_offsets[SLICE_STEP_MAX];
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
@@ -385,7 +400,9 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned scan",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	so = palloc0(sizeof(LearnedScanOpaqueData));
+	/* all but the step arrays, which fill_batch writes before it reads */
+	so = palloc(sizeof(LearnedScanOpaqueData));
+	memset(so, 0, offsetof(LearnedScanOpaqueData, step_keys));
 	so->scanCxt = cxt;
 	so->index = index;
 	so->rescanCxt = AllocSetContextCreate(cxt, "learned rescan",
@@ -1931,43 +1948,6 @@ batch_key_space(Batch *b, Size need)
 											  ((uintptr_t) DatumGetPointer(b->items[i].key) - old));
 }
 
-/* slices of a compressed page: the first of a positioning, the largest */
-#define SLICE_FIRST		16
-#define SLICE_MAX		1024
-#define SLICE_RANGE		256		/* a range scan's slices, at least */
-#define SLICE_STEP		32		/* entries decoded at a time */
-
-/*
- * Make the slice arrays hold n entries, keeping what they hold.  They grow
- * as a slice is decoded, not to the slice's size at once: a fresh scan (one
- * per query in an OLTP statement) of a short range decodes one step of a
- * SLICE_RANGE slice, and allocating the three arrays at SLICE_MAX (24 kB,
- * new blocks of the scan's context) cost it more than the decoding.
- */
-static void
-ensure_slice_cap(LearnedScanOpaque so, int n)
-{
-	int			cap;
-
-	if (n <= so->slice_cap)
-		return;
-	cap = Min(Max(n, Max(so->slice_cap * 2, 2 * SLICE_STEP)), SLICE_MAX);
-	Assert(n <= cap);
-	if (so->slice_keys == NULL)
-	{
-		so->slice_keys = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
-		so->slice_blocks = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
-		so->slice_offsets = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
-	}
-	else
-	{
-		so->slice_keys = repalloc(so->slice_keys, sizeof(uint64) * cap);
-		so->slice_blocks = repalloc(so->slice_blocks, sizeof(uint64) * cap);
-		so->slice_offsets = repalloc(so->slice_offsets, sizeof(uint64) * cap);
-	}
-	so->slice_cap = cap;
-}
-
 /*
  * Point pos.batch, empty, at a locked leaf or NULL page (vpage: its vpage
  * or NULL page number), remembering the page for kill_items.  Returns the
@@ -2019,6 +1999,101 @@ skip_gone_bytes(Page page, const LearnedLeafLayout *l, const uint8 *hints, int i
 }
 
 /*
+ * Add to the batch the entries from slot a to slot z (in the scan's
+ * direction, both included), every one known to match, but for the dead
+ * and hinted ones: a long range's entries go here, between two matching
+ * entries (fill_batch), with no test but the two bitmaps'.  By-value keys
+ * only (by-reference ones are copied into the batch's key area); a
+ * compressed page's entries come from the step the loop decoded last.
+ */
+static inline void
+take_matching(LearnedScanOpaque so, Page page, const uint8 *dead, const uint8 *hints,
+			  int a, int z, bool sliced, int step_lo, int room)
+{
+	Batch	   *b = &so->pos.batch;
+	int			d = so->forward ? 1 : -1;
+	int			n = (z - a) * d + 1;
+	const uint8 *h = hints ? hints : dead;
+	BatchItem  *it;
+	int			k;
+
+	Assert(!so->ki.byref && n > 0);
+	if (b->nitems + n > so->batch_cap)
+		ensure_batch_cap(so, Min(Max(b->nitems * 2, b->nitems + n), room));
+	it = b->items + b->nitems;
+	for (k = a; k != z + d; k += d)
+	{
+		if (((dead[k >> 3] | h[k >> 3]) >> (k & 7)) & 1)
+			continue;
+		it->slot = (uint16) k;
+		if (sliced)
+		{
+			it->key = LearnedLeafImageKey(&so->ki, so->step_keys[k - step_lo]);
+			ItemPointerSet(&it->tid, (BlockNumber) so->step_blocks[k - step_lo],
+						   (OffsetNumber) so->step_offsets[k - step_lo]);
+		}
+		else
+		{
+			it->key = leaf_key(so, page, k);
+			it->tid = LearnedLeafViewTid(&so->view, k);
+		}
+		it++;
+	}
+	b->nitems = it - b->items;
+}
+
+/*
+ * fill_batch on a single-column key without arrays, at a matching entry i:
+ * the slot that bounds, with i, a run of matching entries, if it matches
+ * (else -1): the end of the step decoded last on a compressed page (probe),
+ * SLICE_STEP - 1 entries on on a plain one, never past the last slot the
+ * loop visits.  *failed is a slot known not to match (past the range's
+ * end, since i matches), or -1: a probe there or beyond is not tested, a
+ * probe found not to match becomes it.
+ */
+static int
+run_end(LearnedScanOpaque so, Page page, int i, int last, bool sliced, int probe,
+		int step_lo, int *failed)
+{
+	int			j = sliced ? probe :
+		(so->forward ? Min(i + SLICE_STEP - 1, last) : Max(i - SLICE_STEP + 1, last));
+
+	if ((so->forward ? j <= i : j >= i) ||
+		(*failed >= 0 && (so->forward ? j >= *failed : j <= *failed)))
+		return -1;
+	if (key_matches(so, sliced ?
+					LearnedLeafImageKey(&so->ki, so->step_keys[j - step_lo]) :
+					leaf_key(so, page, j)))
+		return j;
+	*failed = j;
+	return -1;
+}
+
+/*
+ * fill_batch on a single-column key without arrays: slot a matches and
+ * slot z (of the step decoded last, or of a plain page) does not, so the
+ * entries from a towards z that match are those next to a.  The last of
+ * them, by binary search: the step holding a range's end costs a few
+ * comparator calls, not one an entry.
+ */
+static int
+last_match(LearnedScanOpaque so, Page page, int a, int z, bool sliced, int step_lo)
+{
+	while (z - a > 1 || a - z > 1)
+	{
+		int			mid = a + (z - a) / 2;
+
+		if (key_matches(so, sliced ?
+						LearnedLeafImageKey(&so->ki, so->step_keys[mid - step_lo]) :
+						leaf_key(so, page, mid)))
+			a = mid;
+		else
+			z = mid;
+	}
+	return a;
+}
+
+/*
  * Fill the batch from a locked page, starting at slot, in the scan's
  * direction, with the items that match; stop at the first item past the end
  * of the current interval.  The caller unlocks the page; the batch keeps
@@ -2032,9 +2107,10 @@ skip_gone_bytes(Page page, const LearnedLeafLayout *l, const uint8 *hints, int i
  * takes at least SLICE_RANGE entries a slice.  The first slice of an
  * equality scan decodes by random access only the keys the loop reads and
  * the TIDs of the items it returns (a point lookup reads a key or two);
- * other slices decode sequentially, SLICE_FIRST entries and then
- * SLICE_STEP at a time as the loop reaches them.  So a LIMIT 10 or a point lookup decodes a few
- * entries, not the rest of the page, and a range little past its end.
+ * other slices decode sequentially, a step at a time as the loop reaches
+ * them: SLICE_FIRST entries, then twice as many each step up to
+ * SLICE_STEP_MAX.  So a LIMIT 10 or a point lookup decodes a few entries,
+ * not the rest of the page, and a range little past its end.
  */
 static void
 fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
@@ -2046,14 +2122,17 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			i;
 	int			end = so->forward ? nitems : -1;
 	int			last;			/* the last slot the loop can visit */
-	int			from = 0;
 	bool		sliced = false;
 	int			decoded = 0;	/* sliced: entries of the slice decoded so far */
+	int			step_lo = 0;	/* sliced: the lowest slot of the step decoded */
+	int			stepsz = SLICE_FIRST;	/* sliced: entries the next step decodes */
 	int			room = so->view.compressed ? 0 : nitems;	/* items the loop may return */
 	ScanArray  *drv = so->driver;
 	const uint8 *hints;
+	const uint8 *dead = (const uint8 *) page + LearnedLeafDeadOff(page, &so->ki.layout);
 	int			probe = -1;		/* convex: the slot to test after a match */
 	int			known = -1;		/* convex: slots up to it (in direction) match */
+	int			failed = -1;	/* convex: a slot found past the end, or -1 */
 	bool		convex;
 
 	Assert(so->view.page == page);
@@ -2062,10 +2141,13 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	 * A single-column key without arrays: the matching keys are one interval
 	 * of the index order, so two matching entries say every entry between
 	 * them matches.  The loop tests an entry, and after a match the last
-	 * one of the next SLICE_STEP (the end of what a slice has decoded): one
-	 * comparator call in SLICE_STEP instead of one an entry, which was the
-	 * largest part of a long range's per-tuple work; the entries of the
-	 * step holding the range's end are tested one by one.
+	 * entry of the step decoded (of the next SLICE_STEP on a plain page),
+	 * and takes the entries between (take_matching); the step after such a
+	 * run tests its last entry first, which the run's last match bounds
+	 * from the other side.  So a long range makes one comparator call a
+	 * step (up to SLICE_STEP_MAX entries), not one an entry (the largest
+	 * part of its per-tuple work once), and the step holding the range's
+	 * end a binary search (last_match).
 	 */
 	convex = drv == NULL && so->nfilters == 0 && !LearnedKeyIsComposite(&so->ki);
 	hints = batch_start(so, buf, vpage);
@@ -2082,7 +2164,6 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		if (so->slice_has_end && !so->slice_point)
 			c = Min(Max(c, SLICE_RANGE), so->forward ? nitems - slot : slot + 1);
 
-		from = so->forward ? slot : slot - c + 1;
 		end = so->forward ? slot + c : slot - c;
 		room = c;
 		if (c > SLICE_FIRST || !so->slice_point)
@@ -2107,6 +2188,9 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	{
 		Datum		key;
 		bool		gone;
+		bool		after_run;
+		bool		probed = false; /* keys of other slots read since key's */
+		int			j;
 		int			off = so->forward ? i - slot : slot - i;
 
 		/*
@@ -2117,8 +2201,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		 * page or slice.  Whole bytes of both bitmaps that are gone go 8
 		 * entries a step (a queue read from its head walks over thousands).
 		 */
-		gone = LearnedLeafIsDead(page, &so->ki.layout, i) ||
-			(hints && LearnedHintIsSet(hints, i));
+		gone = ((dead[i >> 3] | (hints ? hints[i >> 3] : 0)) >> (i & 7)) & 1;
 		if (gone && i != last)
 		{
 			i = skip_gone_bytes(page, &so->ki.layout, hints, i, last, so->forward) - step;
@@ -2126,30 +2209,51 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		}
 
 		/*
-		 * A slice is decoded SLICE_STEP entries at a time, from the first
-		 * entry the loop reads past what is decoded: a scan that ends early
-		 * decodes little past its end, and runs of gone entries are not
-		 * decoded.  slice arrays are indexed from "from", the slice's
+		 * A slice is decoded a step at a time (16, 32, 64, then 128
+		 * entries), from the first entry the loop reads past what is
+		 * decoded: a scan that ends early decodes little past its end, a
+		 * long one makes few decoding calls, and runs of gone entries are
+		 * not decoded.  The step's columns are indexed from step_lo, its
 		 * lowest slot, in either direction.
 		 */
 		if (sliced && off >= decoded)
 		{
-			int			m = Min(decoded == 0 ? SLICE_FIRST : SLICE_STEP,
-								(so->forward ? end - i : i - end));
+			int			m = Min(stepsz, (so->forward ? end - i : i - end));
 			int			lo = so->forward ? i : i - m + 1;
 
-			ensure_slice_cap(so, lo - from + m);
-			LearnedLeafDecodeRange(&so->view, lo, m, so->slice_keys + (lo - from),
-								   so->slice_blocks + (lo - from),
-								   so->slice_offsets + (lo - from));
+			StaticAssertStmt(SLICE_FIRST <= SLICE_STEP_MAX, "the first step must fit the arrays");
+			LearnedLeafDecodeRange(&so->view, lo, m, so->step_keys, so->step_blocks,
+								   so->step_offsets);
+			step_lo = lo;
 			decoded = off + m;
+			stepsz = Min(stepsz * 2, SLICE_STEP_MAX);
 			probe = so->forward ? lo + m - 1 : lo;
 		}
-		key = sliced ? LearnedLeafImageKey(&so->ki, so->slice_keys[i - from]) :
+		key = sliced ? LearnedLeafImageKey(&so->ki, so->step_keys[i - step_lo]) :
 			leaf_key(so, page, i);
 
 		if (convex && known >= 0 && (so->forward ? i <= known : i >= known))
 			goto matched;
+
+		/* just past a run of matching entries: test the next step's end first */
+		after_run = convex && known >= 0 && i == known + step && i != last;
+		if (after_run)
+		{
+			probed = true;
+			j = run_end(so, page, i, last, sliced, probe, step_lo, &failed);
+			if (j < 0 && failed >= 0 && (so->forward ? failed > i : failed < i))
+			{
+				j = last_match(so, page, known, failed, sliced, step_lo);
+				failed = j + step;
+				if (j == known)
+					j = -1;
+			}
+			if (j >= 0)
+			{
+				known = j;
+				goto matched;
+			}
+		}
 
 		if (drv)
 		{
@@ -2171,42 +2275,62 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			}
 			continue;
 		}
-		if (convex && i != last)
+		if (convex && i != last && !after_run)
 		{
-			int			j = sliced ? probe :
-				(so->forward ? Min(i + SLICE_STEP - 1, last) : Max(i - SLICE_STEP + 1, last));
-
-			if ((so->forward ? j > i : j < i) &&
-				key_matches(so, sliced ?
-							LearnedLeafImageKey(&so->ki, so->slice_keys[j - from]) :
-							leaf_key(so, page, j)))
+			probed = true;
+			j = run_end(so, page, i, last, sliced, probe, step_lo, &failed);
+			if (j < 0 && failed >= 0 && (so->forward ? failed > i : failed < i))
+			{
+				j = last_match(so, page, i, failed, sliced, step_lo);
+				failed = j + step;
+			}
+			if (j >= 0)
 				known = j;
 		}
 matched:
-		if (gone)
-			continue;
-		if (b->nitems >= so->batch_cap)
-			ensure_batch_cap(so, Min(b->nitems * 2, room));
-		b->items[b->nitems].slot = (uint16) i;
-		if (so->ki.byref)
+		if (!gone)
 		{
-			Size		at = LearnedKeyIsVarwidth(&so->ki) ? MAXALIGN(b->keys_used) :
-				(Size) b->nitems * so->ki.keylen;
-			Size		sz = LearnedKeySize(&so->ki, key);
+			if (b->nitems >= so->batch_cap)
+				ensure_batch_cap(so, Min(b->nitems * 2, room));
+			b->items[b->nitems].slot = (uint16) i;
+			if (so->ki.byref)
+			{
+				Size		at;
+				Size		sz;
 
-			batch_key_space(b, at + sz);
-			b->items[b->nitems].key = LearnedKeyCopy(&so->ki, key, b->keys + at);
-			b->keys_used = at + sz;
+				/*
+				 * A key rebuilt from a page prefix lives in a small ring
+				 * (LearnedLeafVarKey), which the probes above may have
+				 * turned over: read it again to copy it.
+				 */
+				if (probed)
+					key = leaf_key(so, page, i);
+				at = LearnedKeyIsVarwidth(&so->ki) ? MAXALIGN(b->keys_used) :
+					(Size) b->nitems * so->ki.keylen;
+				sz = LearnedKeySize(&so->ki, key);
+
+				batch_key_space(b, at + sz);
+				b->items[b->nitems].key = LearnedKeyCopy(&so->ki, key, b->keys + at);
+				b->keys_used = at + sz;
+			}
+			else
+				b->items[b->nitems].key = key;
+			if (sliced)
+				ItemPointerSet(&b->items[b->nitems].tid,
+							   (BlockNumber) so->step_blocks[i - step_lo],
+							   (OffsetNumber) so->step_offsets[i - step_lo]);
+			else
+				b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
+			b->nitems++;
 		}
-		else
-			b->items[b->nitems].key = key;
-		if (sliced)
-			ItemPointerSet(&b->items[b->nitems].tid,
-						   (BlockNumber) so->slice_blocks[i - from],
-						   (OffsetNumber) so->slice_offsets[i - from]);
-		else
-			b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
-		b->nitems++;
+
+		/* the rest of a run known to match, at once */
+		if (convex && !so->ki.byref && known >= 0 && i != known &&
+			(so->forward ? i < known : i > known))
+		{
+			take_matching(so, page, dead, hints, i + step, known, sliced, step_lo, room);
+			i = known;
+		}
 	}
 	/* a slice ended before the page or the interval did */
 	if (!b->last && i >= 0 && i < nitems)
@@ -3429,15 +3553,13 @@ init_iteration(IndexScanDesc scan, ScanDirection dir)
 	so->pos.batch.last = false;
 }
 
+/* xs_itup of an index-only scan, for the item set_result returns */
 static void
-set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
+set_itup(IndexScanDesc scan, BatchItem *item, bool isnull)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 
-	LearnedCheckHeapTid(scan->indexRelation, &item->tid);
-	scan->xs_heaptid = item->tid;
-	scan->xs_recheck = false;
-	if (scan->xs_want_itup && !isnull && so->itup_byval != NULL)
+	if (!isnull && so->itup_byval != NULL)
 	{
 		/*
 		 * A single non-NULL by-value key: the tuple's layout never changes,
@@ -3453,7 +3575,7 @@ set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
 						TupleDescAttr(desc, 0)->attlen);
 		scan->xs_itup = so->itup_byval;
 	}
-	else if (scan->xs_want_itup)
+	else
 	{
 		MemoryContext old;
 		Datum		values[INDEX_MAX_KEYS];
@@ -3488,10 +3610,22 @@ set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
 	}
 }
 
+/* return item: its heap TID, and its index tuple to an index-only scan */
+static inline void
+set_result(IndexScanDesc scan, BatchItem *item, bool isnull)
+{
+	LearnedCheckHeapTid(scan->indexRelation, &item->tid);
+	scan->xs_heaptid = item->tid;
+	scan->xs_recheck = false;
+	if (scan->xs_want_itup)
+		set_itup(scan, item, isnull);
+}
+
 bool
 learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	Batch	   *cur = &so->pos.batch;
 
 	if (!so->qual_ok)
 		return false;
@@ -3502,6 +3636,21 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 	{
 		start_scan(scan);
 		init_iteration(scan, dir);
+	}
+
+	/*
+	 * Most calls of a long scan: the key phase's batch holds a next item and
+	 * the pending stream has nothing left (no range of it ahead, no entry
+	 * picked), so the merge below would return that item; return it here,
+	 * as btree returns its next item, without the merge's calls.
+	 */
+	if (cur->next < cur->nitems && so->pos.phase_idx < so->nphases &&
+		so->phases[so->pos.phase_idx] == PHASE_KEYS && !so->pos.static_done &&
+		so->pos.pend_pick == PICK_NONE && so->pos.pend_iv >= so->npranges)
+	{
+		so->last_static = true;
+		set_result(scan, &cur->items[cur->next++], false);
+		return true;
 	}
 
 	while (so->pos.phase_idx < so->nphases)
