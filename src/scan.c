@@ -279,6 +279,8 @@ typedef struct LearnedScanOpaqueData
 	int			npranges;
 	PendRange  *pranges;		/* non-empty intervals' runs, in key order */
 	int			pranges_cap;	/* allocated (scanCxt), kept across rescans */
+	bool		pending_kept;	/* the pin and the runs' page copies are the
+								 * last view's (load_pending) */
 	Relation	index;
 	int			nruns;			/* the view's sorted runs */
 	ScanRun    *runs;			/* in scanCxt */
@@ -727,8 +729,6 @@ choose_driver_composite(LearnedScanOpaque so)
 		so->conds[i].required = so->conds[i].attno <= eqprefix;
 }
 
-static void pending_unpin_cb(void *arg);
-
 /* an ordinary scalar condition: a value, no NULL test, no array */
 static inline bool
 simple_key(const ScanKeyData *key)
@@ -774,15 +774,14 @@ preprocess_keys(IndexScanDesc scan)
 		/* the conditions of the last preprocessing, with the new values */
 		for (i = 0; i < nkeys; i++)
 			so->conds[i].value = scan->keyData[i].sk_argument;
-		/* the pin the reset below would release (pending_unpin_cb) */
-		if (so->pin)
-			pending_unpin_cb(so->pin);
+		/* the pending view stays pinned: load_pending decides its fate */
 		return;
 	}
 
 	/* releases the pending copy's pin too (pending_unpin_cb) */
 	MemoryContextReset(so->rescanCxt);
 	so->pin = NULL;
+	so->pending_kept = false;
 	so->prep_simple = false;
 	/* so->runs (in scanCxt) stays: load_pending keeps what is still valid */
 	old = MemoryContextSwitchTo(so->rescanCxt);
@@ -3093,18 +3092,47 @@ pending_unpin_cb(void *arg)
  * abort that deletes its memory), through rescanCxt's reset callback.
  */
 static void
-load_pending(IndexScanDesc scan)
+load_pending(IndexScanDesc scan, bool meta_changed)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	LearnedPendingCache *c;
+	const LearnedPendingCache *c;
 
 	int			j;
 
 	so->npranges = 0;
+
+	/*
+	 * An MVCC scan's rescan whose metapage did not change keeps the last
+	 * view's pending entries: the copy it pinned and the run pages it
+	 * copied.  What the copy lacks was appended after the last view, which
+	 * followed the scan's snapshot, by transactions that commit after it
+	 * (or by later commands of ours): invisible to the snapshot, as btree
+	 * would return them only for the heap to reject them.  What changes
+	 * the entries a view must hold changes the metapage: a flush,
+	 * compaction, merge or sweep step (the run table, pending_merged), and
+	 * VACUUM, which bumps pending_epoch after flagging pending entries dead
+	 * and before their heap slots can be reused.  Other snapshots (a dirty
+	 * snapshot's unique or exclusion check rescans after waiting for an
+	 * inserter) read the tail again, as a fresh scan does.
+	 */
+	if (!meta_changed && so->pending_kept && IsMVCCSnapshot(scan->xs_snapshot))
+	{
+		c = pinned_copy(so);
+		so->nruns = (int) so->meta.nruns;
+		if (so->nviews < PG_UINT32_MAX)
+			so->nviews++;
+		if (so->want_keys && ((c && c->nmain + c->nrecent > 0) || so->nruns > 0))
+			find_pending_ranges(so, c && c->nmain + c->nrecent > 0 ? c : NULL);
+		return;
+	}
+	so->pending_kept = false;
 	if (so->pin)
 		pending_unpin_cb(so->pin);
 	if (so->meta.pending_head == InvalidBlockNumber)
+	{
+		so->pending_kept = true;
 		return;
+	}
 
 	/* the view's sorted runs: read in place, headers and pages on demand */
 	/*
@@ -3131,21 +3159,25 @@ load_pending(IndexScanDesc scan)
 		r->page = -1;
 	}
 
-	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
-	if (c->nmain + c->nrecent + c->nnulls == 0)
-		c = NULL;
-	else
 	{
-		if (so->pin == NULL)
+		LearnedPendingCache *got = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
+
+		c = NULL;
+		if (got->nmain + got->nrecent + got->nnulls > 0)
 		{
-			so->pin = MemoryContextAllocZero(so->rescanCxt, sizeof(PendingPin));
-			so->pin->cb.func = pending_unpin_cb;
-			so->pin->cb.arg = so->pin;
-			MemoryContextRegisterResetCallback(so->rescanCxt, &so->pin->cb);
+			if (so->pin == NULL)
+			{
+				so->pin = MemoryContextAllocZero(so->rescanCxt, sizeof(PendingPin));
+				so->pin->cb.func = pending_unpin_cb;
+				so->pin->cb.arg = so->pin;
+				MemoryContextRegisterResetCallback(so->rescanCxt, &so->pin->cb);
+			}
+			LearnedPendingPin(got);
+			so->pin->cache = got;
+			c = got;
 		}
-		LearnedPendingPin(c);
-		so->pin->cache = c;
 	}
+	so->pending_kept = true;
 	if (so->want_keys && ((c && c->nmain + c->nrecent > 0) || so->nruns > 0))
 		find_pending_ranges(so, c && c->nmain + c->nrecent > 0 ? c : NULL);
 }
@@ -3209,6 +3241,7 @@ start_scan(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *last = so->dir;	/* the last view's, still referenced */
+	bool		changed = false;
 
 	so->dir = NULL;
 
@@ -3237,8 +3270,9 @@ start_scan(IndexScanDesc scan)
 				so->meta_recent = ((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint;
 			so->meta_lsn = InvalidXLogRecPtr;
 		}
-		LearnedReadMetaKept(scan->indexRelation, &so->meta, &so->meta_buf,
-							&so->meta_recent, &so->meta_lsn);
+		if (LearnedReadMetaKept(scan->indexRelation, &so->meta, &so->meta_buf,
+								&so->meta_recent, &so->meta_lsn))
+			changed = true;
 		if (scan->indexRelation->rd_amcache)
 			((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint = so->meta_buf;
 
@@ -3271,7 +3305,7 @@ start_scan(IndexScanDesc scan)
 	if (last != NULL)
 		LearnedReleaseDirectory(last);
 
-	load_pending(scan);
+	load_pending(scan, changed);
 	so->started = true;
 	pgstat_count_index_scan(scan->indexRelation);
 }
