@@ -21,7 +21,8 @@
 #                their functions point at FILE.  Other branches' `make install`
 #                then cannot change what is measured.
 #
-# Run as root (or postgres) on Debian 12 + PostgreSQL 15 with the extension
+# Run as root (or postgres) on Debian 12 + PostgreSQL 15 (PG_MAJOR=18: the
+# bench build of 18, and --lib built against it) with the extension
 # installed (make install) or --lib, under the bench lock:
 #   flock /tmp/learned_idx_bench.lock bash bench/nestloop.sh
 #
@@ -72,6 +73,7 @@ while [ $# -gt 0 ]; do
 done
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$BENCH_DIR/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 [ -n "$OUT" ] || OUT="$BENCH_DIR/results/$(date +%Y-%m-%d_%H%M)_nestloop"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
