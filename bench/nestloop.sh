@@ -21,7 +21,8 @@
 #                their functions point at FILE.  Other branches' `make install`
 #                then cannot change what is measured.
 #
-# Run as root (or postgres) on Debian 12 + PostgreSQL 15 with the extension
+# Run as root (or postgres) on Debian 12 + PostgreSQL 15 (PG_MAJOR=18: the
+# bench build of 18, and --lib built against it) with the extension
 # installed (make install) or --lib, under the bench lock:
 #   flock /tmp/learned_idx_bench.lock bash bench/nestloop.sh
 #
@@ -72,6 +73,7 @@ while [ $# -gt 0 ]; do
 done
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$BENCH_DIR/../scripts/common.sh"
+li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 [ -n "$OUT" ] || OUT="$BENCH_DIR/results/$(date +%Y-%m-%d_%H%M)_nestloop"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
@@ -166,9 +168,9 @@ PY=""
 for c in "${BENCH_VENV:-$BENCH_DIR/.venv}/bin/python" python3; do
 	if "$c" -c 'import matplotlib' 2>/dev/null; then PY="$c"; break; fi
 done
-"${PY:-python3}" - "$OUT" "$ROWS" "$PROBES" "$REPS" "$HEAD" "$LABEL" "$HEAP" <<'EOF'
+"${PY:-python3}" - "$OUT" "$ROWS" "$PROBES" "$REPS" "$HEAD" "$LABEL" "$HEAP" "$LI_PG_MAJOR" <<'EOF'
 import csv, os, re, statistics, sys
-out, rows, probes, reps, head, label, heap = sys.argv[1:8]
+out, rows, probes, reps, head, label, heap, major = sys.argv[1:9]
 sides = ["t_l", "t_b", "t_b2"]
 lines = open(os.path.join(out, "session.out")).read().split("\n")
 want, got, plans, t, c, so_md5, order = {}, {}, {}, {}, {}, "?", []
@@ -223,12 +225,12 @@ L = ["# Nested-loop join, learned vs btree%s" % (" (%s)" % label if label else "
      "`bash bench/nestloop.sh --rows %s --probes %s --reps %s --heap-order %s` (script at commit %s; the library measured: the title's label, md5 below): %s-row inner "
      "table (int8 keys, random gaps 2..17, %s heap order), %s outer keys, hash/merge join, memoize, "
      "materialize and bitmap scans off (Nested Loop -> Index Scan, checked), all relations prewarmed in "
-     "2GB shared buffers, PostgreSQL 15, one backend for every run. Median of %s interleaved runs per "
+     "2GB shared buffers, PostgreSQL %s, one backend for every run. Median of %s interleaved runs per "
      "side; A/A = a second btree on an identical table against the first (the run's noise). Wall: "
      "psql's \\timing; CPU: the backend's time on a CPU over the query (/proc/self/schedstat), which "
      "other processes on the machine disturb less. Index sizes: learned %.1f MB, btree %.1f MB. "
      "Every side's (count, sum) equals the hash join's; learned_idx.so md5 %s." % (
-         rows, probes, reps, heap, head, rows, heap, probes, reps, lsize / 1e6, bsize / 1e6, so_md5), "",
+         rows, probes, reps, heap, head, rows, heap, probes, major, reps, lsize / 1e6, bsize / 1e6, so_md5), "",
      "| outer keys | learned ms | btree ms | btree2 ms | **learned / btree** | A/A btree2 / btree | "
      "learned CPU ms | btree CPU ms | btree2 CPU ms | **learned / btree CPU** | A/A CPU | "
      "btree / learned (CPU speed-up) |",

@@ -13,7 +13,9 @@
 # default), then times a server-side probe loop (a nested loop of PROBES
 # point lookups, half hits) REPS times: with the runs, then after
 # learned_index_merge, then through a btree.  Prints milliseconds a loop and
-# microseconds a probe.
+# microseconds a probe.  RPROBE_LIB=FILE takes the extension's code from FILE
+# (a learned_idx.so built elsewhere, e.g. of another commit) instead of the
+# installed one, as bench/nestloop.sh's --lib.
 set -euo pipefail
 ROWS="${1:-1000000}"
 PENDING="${2:-262144}"
@@ -23,7 +25,8 @@ REPS="${4:-3}"
 li_throwaway_cluster rprobe "${RPROBE_PORT:-5516}" "shared_buffers = 1GB" \
 	"fsync = off" "autovacuum = off" "jit = off"
 P() { li_as_pg psql -qAtX postgres "$@"; }
-P -c "CREATE EXTENSION learned_idx" -c "CREATE EXTENSION pg_prewarm" >/dev/null
+li_create_extension "$( [ -n "${RPROBE_LIB:-}" ] && realpath "$RPROBE_LIB" )"
+P -c "CREATE EXTENSION pg_prewarm" >/dev/null
 P -c "CREATE TABLE t AS SELECT (i * 10)::int8 AS k FROM generate_series(1, $ROWS) i ORDER BY random()" \
   -c "CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 1, pending_limit = 1000000)" \
   -c "VACUUM ANALYZE t" >/dev/null

@@ -946,6 +946,8 @@ extern void LearnedReadMergeStats(Relation index, uint64 *nmerges,
 								  LearnedMergeStatsData *stats);
 extern void LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy,
 								  Buffer *recent);
+extern bool LearnedReadMetaKept(Relation index, LearnedMetaPageData *copy,
+								Buffer *kept, Buffer *recent, XLogRecPtr *lsn);
 extern Buffer LearnedReadBufferRecent(Relation index, BlockNumber blkno,
 									  Buffer *recent);
 extern LearnedDirectory *LearnedGetDirectory(Relation index, uint32 generation);

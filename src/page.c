@@ -400,16 +400,58 @@ LearnedReadMergeStats(Relation index, uint64 *nmerges, LearnedMergeStatsData *st
 void
 LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy, Buffer *recent)
 {
-	Buffer		buf;
-	Page		page;
+	Buffer		kept = InvalidBuffer;
+	XLogRecPtr	lsn = InvalidXLogRecPtr;
 
-	buf = LearnedReadBufferRecent(index, LEARNED_METAPAGE_BLKNO, recent);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
+	LearnedReadMetaKept(index, copy, &kept, recent, &lsn);
+	ReleaseBuffer(kept);
+}
+
+/*
+ * The metapage copy of a scan that keeps the metapage pinned from its first
+ * view to its end (*kept: InvalidBuffer at first, then read, through the
+ * hint *recent, and left pinned; the caller releases it).  Copies the page
+ * under a share lock, unless its LSN is still *lsn, the LSN of the page
+ * that *copy was taken from.  Returns whether it copied.
+ *
+ * Why the LSN tells: every change of the metapage is WAL-logged
+ * (GenericXLog, LearnedXLogRanges), each sets the page's LSN to its
+ * record's, which is larger than every earlier one, and a standby's replay
+ * sets it too; a writer changes the page and its LSN under the exclusive
+ * lock.  So under our share lock an unchanged LSN is an unchanged page,
+ * and the copy is what a fresh copy would be.  An index that writes no WAL
+ * (unlogged, temporary, or made in this transaction under wal_level =
+ * minimal) keeps its LSN: *lsn stays invalid, and its page is copied every
+ * time.  Nothing takes a cleanup lock on the metapage, so the kept pin
+ * holds up no one; the lock is taken and released here alone, never with
+ * another page's, as a fresh copy takes it.
+ */
+bool
+LearnedReadMetaKept(Relation index, LearnedMetaPageData *copy, Buffer *kept,
+					Buffer *recent, XLogRecPtr *lsn)
+{
+	Page		page;
+	XLogRecPtr	now;
+
+	if (!BufferIsValid(*kept))
+		*kept = LearnedReadBufferRecent(index, LEARNED_METAPAGE_BLKNO, recent);
+	LockBuffer(*kept, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(*kept);
+	now = PageGetLSN(page);
+	if (!XLogRecPtrIsInvalid(*lsn) && now == *lsn)
+	{
+		LockBuffer(*kept, BUFFER_LOCK_UNLOCK);
+		return false;
+	}
 	LearnedCheckPage(index, page, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
 	memcpy(copy, LearnedPageGetMeta(page), sizeof(LearnedMetaPageData));
-	UnlockReleaseBuffer(buf);
+	LockBuffer(*kept, BUFFER_LOCK_UNLOCK);
+	/* a copy that fails the check is not one to keep */
+	*lsn = InvalidXLogRecPtr;
 	LearnedCheckMeta(index, copy);
+	if (RelationNeedsWAL(index))
+		*lsn = now;
+	return true;
 }
 
 /*

@@ -61,6 +61,8 @@ typedef struct PendingCacheEntry
 	BlockNumber next_blk;		/* where reading continues */
 	Buffer		recent;			/* the buffer of the last page read (a hint) */
 	int			next_slot;
+	BlockNumber tail_blk;		/* the tail page the last refresh ended on, */
+	XLogRecPtr	tail_lsn;		/* and its LSN then (invalid: no WAL, unknown) */
 	PendingFresh *fresh;		/* a refresh's small read buffer, kept */
 	LearnedPendingEntry *scratch;	/* ... and its entries, split for merging */
 	uint64	   *scratch_mkeys;
@@ -588,6 +590,8 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	pc->next_blk = LearnedTailStartBlk(meta);
 	pc->next_slot = 0;
 	pc->recent = InvalidBuffer;
+	pc->tail_blk = InvalidBlockNumber;
+	pc->tail_lsn = InvalidXLogRecPtr;
 	/* named after the index in pg_backend_memory_contexts */
 	cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending copy",
 								ALLOCSET_DEFAULT_SIZES);
@@ -987,6 +991,21 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		buf = LearnedReadBufferRecent(index, blkno, &pc->recent);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
+
+		/*
+		 * The tail page the last refresh read to its end, with the LSN it
+		 * had then: nothing was appended to it, nor a page linked after it
+		 * (each append and each new tail sets the page's LSN, under the
+		 * exclusive lock: LearnedXLogRanges, LearnedPendingNewTail), so the
+		 * copy is current.  Each rescan of a nested loop refreshes the copy:
+		 * this saves it the page's checks and the count of its slots.
+		 */
+		if (blkno == pc->tail_blk && !XLogRecPtrIsInvalid(pc->tail_lsn) &&
+			PageGetLSN(page) == pc->tail_lsn)
+		{
+			UnlockReleaseBuffer(buf);
+			break;
+		}
 		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_PENDING);
 		opaque = LearnedPageGetOpaque(page);
 		first_seq = LearnedPendingFirstSeq(page);
@@ -1056,6 +1075,8 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		{
 			/* the tail: continue from here next time */
 			pc->next_slot = n;
+			pc->tail_blk = blkno;
+			pc->tail_lsn = RelationNeedsWAL(index) ? PageGetLSN(page) : InvalidXLogRecPtr;
 			blkno = InvalidBlockNumber;
 		}
 		UnlockReleaseBuffer(buf);

@@ -237,6 +237,9 @@ typedef struct LearnedScanOpaqueData
 	IndexTuple	itup_byval;		/* a single by-value key's tuple, reused */
 	Size		itup_byval_off; /* where its key's bytes start */
 	Buffer		meta_recent;	/* the metapage's buffer last time (a hint) */
+	Buffer		meta_buf;		/* the metapage, pinned from the first view
+								 * to endscan, or InvalidBuffer */
+	XLogRecPtr	meta_lsn;		/* its LSN when meta was copied (or invalid) */
 	BlockNumber leaf_recent_blk;	/* the leaf page read_vpage read last, */
 	Buffer		leaf_recent;	/* and its buffer then (a hint) */
 
@@ -270,6 +273,15 @@ typedef struct LearnedScanOpaqueData
 	int			nfilters;
 	ScanArray  *filters;		/* other arrays: membership filters */
 
+	/*
+	 * The keys preprocess_keys digested last, when each was an ordinary
+	 * scalar condition (no NULL, no array), then kept in conds[i] for key
+	 * i: a rescan whose keys have the same flags, columns, strategies and
+	 * types (a nested loop's next probe) only takes their new values.
+	 */
+	bool		prep_simple;
+	ScanKeyData *prep_keys;		/* in scanCxt: numberOfKeys of them */
+
 	/* the view taken at scan start */
 	bool		started;
 	LearnedMetaPageData meta;
@@ -278,6 +290,9 @@ typedef struct LearnedScanOpaqueData
 								 * copy is pin->cache (pinned_copy) */
 	int			npranges;
 	PendRange  *pranges;		/* non-empty intervals' runs, in key order */
+	int			pranges_cap;	/* allocated (scanCxt), kept across rescans */
+	bool		pending_kept;	/* the pin and the runs' page copies are the
+								 * last view's (load_pending) */
 	Relation	index;
 	int			nruns;			/* the view's sorted runs */
 	ScanRun    *runs;			/* in scanCxt */
@@ -429,6 +444,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 			  nl.capacity);
 	if (!so->ki.byref)
 		cap = Min(cap, LEARNED_BATCH_INITIAL);
+	so->meta_buf = InvalidBuffer;
 	so->pos.batch.buf = InvalidBuffer;
 	so->pos.batch.resume = -1;
 	so->pos.batch.items = palloc(sizeof(BatchItem) * cap);
@@ -730,6 +746,32 @@ choose_driver_composite(LearnedScanOpaque so)
 		so->conds[i].required = so->conds[i].attno <= eqprefix;
 }
 
+/* an ordinary scalar condition: a value, no NULL test, no array */
+static inline bool
+simple_key(const ScanKeyData *key)
+{
+	return (key->sk_flags & (SK_ISNULL | SK_SEARCHARRAY | SK_SEARCHNULL |
+							 SK_SEARCHNOTNULL | SK_ROW_HEADER)) == 0;
+}
+
+/*
+ * Do keys b have the shape of keys a (simple keys, as preprocess_keys
+ * digested them): what the conditions are made from but the values.
+ */
+static bool
+same_key_shape(const ScanKeyData *a, const ScanKeyData *b, int nkeys)
+{
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+		if (a[i].sk_flags != b[i].sk_flags || a[i].sk_attno != b[i].sk_attno ||
+			a[i].sk_strategy != b[i].sk_strategy ||
+			a[i].sk_subtype != b[i].sk_subtype ||
+			a[i].sk_collation != b[i].sk_collation)
+			return false;
+	return true;
+}
+
 /*
  * Digest the scan keys: NULL tests, scalar conditions, arrays.
  */
@@ -742,11 +784,22 @@ preprocess_keys(IndexScanDesc scan)
 	int			i;
 	MemoryContext old;
 
+	so->npranges = 0;
+	so->nruns = 0;
+	if (so->prep_simple && same_key_shape(so->prep_keys, scan->keyData, nkeys))
+	{
+		/* the conditions of the last preprocessing, with the new values */
+		for (i = 0; i < nkeys; i++)
+			so->conds[i].value = scan->keyData[i].sk_argument;
+		/* the pending view stays pinned: load_pending decides its fate */
+		return;
+	}
+
 	/* releases the pending copy's pin too (pending_unpin_cb) */
 	MemoryContextReset(so->rescanCxt);
 	so->pin = NULL;
-	so->npranges = 0;
-	so->nruns = 0;
+	so->pending_kept = false;
+	so->prep_simple = false;
 	/* so->runs (in scanCxt) stays: load_pending keeps what is still valid */
 	old = MemoryContextSwitchTo(so->rescanCxt);
 	so->qual_ok = true;
@@ -846,6 +899,21 @@ preprocess_keys(IndexScanDesc scan)
 		}
 	}
 	MemoryContextSwitchTo(old);
+
+	/* every key an ordinary scalar condition: conds[i] is key i's */
+	if (so->qual_ok && so->nconds == nkeys && so->nfilters == 0 && so->driver == NULL)
+	{
+		for (i = 0; i < nkeys; i++)
+			if (!simple_key(&scan->keyData[i]))
+				break;
+		if (i == nkeys && nkeys > 0)
+		{
+			if (so->prep_keys == NULL)
+				so->prep_keys = MemoryContextAlloc(so->scanCxt, sizeof(ScanKeyData) * nkeys);
+			memcpy(so->prep_keys, scan->keyData, sizeof(ScanKeyData) * nkeys);
+			so->prep_simple = true;
+		}
+	}
 }
 
 /* a key's column: the key itself for a single column */
@@ -3045,7 +3113,13 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 	bool		approx = !LearnedKeyMapExact(&so->ki) && !local;
 	int			v;
 
-	so->pranges = MemoryContextAlloc(so->rescanCxt, sizeof(PendRange) * nintervals);
+	if (nintervals > so->pranges_cap)
+	{
+		if (so->pranges)
+			pfree(so->pranges);
+		so->pranges = MemoryContextAlloc(so->scanCxt, sizeof(PendRange) * nintervals);
+		so->pranges_cap = nintervals;
+	}
 	so->npranges = 0;
 	for (v = 0; v < nintervals; v++)
 	{
@@ -3142,18 +3216,47 @@ pending_unpin_cb(void *arg)
  * abort that deletes its memory), through rescanCxt's reset callback.
  */
 static void
-load_pending(IndexScanDesc scan)
+load_pending(IndexScanDesc scan, bool meta_changed)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	LearnedPendingCache *c;
+	const LearnedPendingCache *c;
 
 	int			j;
 
 	so->npranges = 0;
+
+	/*
+	 * An MVCC scan's rescan whose metapage did not change keeps the last
+	 * view's pending entries: the copy it pinned and the run pages it
+	 * copied.  What the copy lacks was appended after the last view, which
+	 * followed the scan's snapshot, by transactions that commit after it
+	 * (or by later commands of ours): invisible to the snapshot, as btree
+	 * would return them only for the heap to reject them.  What changes
+	 * the entries a view must hold changes the metapage: a flush,
+	 * compaction, merge or sweep step (the run table, pending_merged), and
+	 * VACUUM, which bumps pending_epoch after flagging pending entries dead
+	 * and before their heap slots can be reused.  Other snapshots (a dirty
+	 * snapshot's unique or exclusion check rescans after waiting for an
+	 * inserter) read the tail again, as a fresh scan does.
+	 */
+	if (!meta_changed && so->pending_kept && IsMVCCSnapshot(scan->xs_snapshot))
+	{
+		c = pinned_copy(so);
+		so->nruns = (int) so->meta.nruns;
+		if (so->nviews < PG_UINT32_MAX)
+			so->nviews++;
+		if (so->want_keys && ((c && c->nmain + c->nrecent > 0) || so->nruns > 0))
+			find_pending_ranges(so, c && c->nmain + c->nrecent > 0 ? c : NULL);
+		return;
+	}
+	so->pending_kept = false;
 	if (so->pin)
 		pending_unpin_cb(so->pin);
 	if (so->meta.pending_head == InvalidBlockNumber)
+	{
+		so->pending_kept = true;
 		return;
+	}
 
 	/* the view's sorted runs: read in place, headers and pages on demand */
 	/*
@@ -3180,21 +3283,25 @@ load_pending(IndexScanDesc scan)
 		r->page = -1;
 	}
 
-	c = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
-	if (c->nmain + c->nrecent + c->nnulls == 0)
-		c = NULL;
-	else
 	{
-		if (so->pin == NULL)
+		LearnedPendingCache *got = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
+
+		c = NULL;
+		if (got->nmain + got->nrecent + got->nnulls > 0)
 		{
-			so->pin = MemoryContextAllocZero(so->rescanCxt, sizeof(PendingPin));
-			so->pin->cb.func = pending_unpin_cb;
-			so->pin->cb.arg = so->pin;
-			MemoryContextRegisterResetCallback(so->rescanCxt, &so->pin->cb);
+			if (so->pin == NULL)
+			{
+				so->pin = MemoryContextAllocZero(so->rescanCxt, sizeof(PendingPin));
+				so->pin->cb.func = pending_unpin_cb;
+				so->pin->cb.arg = so->pin;
+				MemoryContextRegisterResetCallback(so->rescanCxt, &so->pin->cb);
+			}
+			LearnedPendingPin(got);
+			so->pin->cache = got;
+			c = got;
 		}
-		LearnedPendingPin(c);
-		so->pin->cache = c;
 	}
+	so->pending_kept = true;
 	if (so->want_keys && ((c && c->nmain + c->nrecent > 0) || so->nruns > 0))
 		find_pending_ranges(so, c && c->nmain + c->nrecent > 0 ? c : NULL);
 }
@@ -3258,6 +3365,7 @@ start_scan(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *last = so->dir;	/* the last view's, still referenced */
+	bool		changed = false;
 
 	so->dir = NULL;
 
@@ -3271,15 +3379,26 @@ start_scan(IndexScanDesc scan)
 		LearnedDirectory *dir;
 
 		/*
-		 * A fresh scan starts from the buffer the last scan start of this
-		 * backend found the metapage in (kept in rd_amcache, built by
-		 * ambeginscan; only a hint, which ReadRecentBuffer checks).
+		 * The scan keeps the metapage pinned from its first view to its end,
+		 * and a rescan (each probe of a nested loop) copies the page again
+		 * only if its LSN moved (LearnedReadMetaKept says why that is
+		 * enough): a probe then costs the share lock, not a buffer lookup
+		 * and the copy.  The first view starts from the buffer the last
+		 * scan start of this backend found the metapage in (kept in
+		 * rd_amcache, built by ambeginscan; only a hint, which
+		 * ReadRecentBuffer checks).
 		 */
-		if (!BufferIsValid(so->meta_recent) && scan->indexRelation->rd_amcache)
-			so->meta_recent = ((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint;
-		LearnedReadMetaRecent(scan->indexRelation, &so->meta, &so->meta_recent);
+		if (!BufferIsValid(so->meta_buf))
+		{
+			if (!BufferIsValid(so->meta_recent) && scan->indexRelation->rd_amcache)
+				so->meta_recent = ((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint;
+			so->meta_lsn = InvalidXLogRecPtr;
+		}
+		if (LearnedReadMetaKept(scan->indexRelation, &so->meta, &so->meta_buf,
+								&so->meta_recent, &so->meta_lsn))
+			changed = true;
 		if (scan->indexRelation->rd_amcache)
-			((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint = so->meta_recent;
+			((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint = so->meta_buf;
 
 		/*
 		 * A rescan in the generation of the last view (a nested loop's
@@ -3310,7 +3429,7 @@ start_scan(IndexScanDesc scan)
 	if (last != NULL)
 		LearnedReleaseDirectory(last);
 
-	load_pending(scan);
+	load_pending(scan, changed);
 	so->started = true;
 	pgstat_count_index_scan(scan->indexRelation);
 }
@@ -3853,6 +3972,8 @@ learnedendscan(IndexScanDesc scan)
 	reset_position(so);
 	if (so->dir)
 		LearnedReleaseDirectory(so->dir);
+	if (BufferIsValid(so->meta_buf))
+		ReleaseBuffer(so->meta_buf);
 	MemoryContextDelete(so->scanCxt);
 	scan->opaque = NULL;
 }
