@@ -373,10 +373,13 @@ LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *co
 /*
  * May the run whose header page (a copy) is hdr hold a key of hashes p
  * (LearnedRunFilterKey)?  False only if it holds none.  A filter page is
- * read in place.
+ * read in place, and so is a filter in the header's room when the copy
+ * holds only the header's lists (LearnedRunReadHeaderLists): then
+ * hdr_blk is the header's block, else InvalidBlockNumber.
  */
 bool
-LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunFilterProbe *p)
+LearnedRunMayContain(Relation index, const char *hdr, BlockNumber hdr_blk,
+					 const LearnedRunFilterProbe *p)
 {
 	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
 	uint32		off;
@@ -386,8 +389,26 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunFilterProb
 
 	if (fp == -2)
 		return true;
-	if (fp == -1)
+	if (fp == -1 && hdr_blk == InvalidBlockNumber)
 		return LearnedRunFilterBlockHas(hdr + off, p);
+	if (fp == -1)
+	{
+		Page		page;
+
+		/* read_header checked the filter's place against this page */
+		buf = ReadBuffer(index, hdr_blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, hdr_blk, LEARNED_PAGE_RUNHDR);
+		if (LearnedPageGetRunHeader(page)->first_seq != h->first_seq)
+		{
+			UnlockReleaseBuffer(buf);
+			LearnedReportCorrupt(index, hdr_blk, "run header changed");
+		}
+		r = LearnedRunFilterBlockHas((char *) page + off, p);
+		UnlockReleaseBuffer(buf);
+		return r;
+	}
 	buf = ReadBuffer(index, LearnedRunFilterPages(h)[fp]);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	check_filter_page(index, h, fp, BufferGetPage(buf));
@@ -674,14 +695,19 @@ LearnedRunFlushWhole(Relation index)
 
 /*
  * Read a run's header page into hdr (a BLCKSZ buffer), checked against the
- * run table's entry.
+ * run table's entry: the whole page, or (lists_only) the page header, the
+ * run header and its page and filter-page lists, without a filter kept in
+ * the header's room.  A scan that probes that filter once reads it in
+ * place (LearnedRunMayContain), so a lookup copies a few hundred bytes of
+ * the header page, not 8 kB.
  */
-void
-LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
+static void
+read_header(Relation index, const LearnedRunInfo *run, char *hdr, bool lists_only)
 {
 	Buffer		buf;
 	Page		page;
 	LearnedRunHeader *h;
+	Size		len = BLCKSZ;
 	uint32		i;
 
 	LearnedCheckLink(index, run->hdr_blk, NULL);
@@ -689,7 +715,11 @@ LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	LearnedCheckPage(index, page, run->hdr_blk, LEARNED_PAGE_RUNHDR);
-	memcpy(hdr, page, BLCKSZ);
+	h = LearnedPageGetRunHeader(page);
+	if (lists_only && h->npages <= (uint32) LEARNED_RUN_MAX_PAGES &&
+		h->nfilter <= LEARNED_RUN_MAX_FILTER)
+		len = (char *) &LearnedRunFilterPages(h)[h->nfilter] - (char *) page;
+	memcpy(hdr, page, len);
 	UnlockReleaseBuffer(buf);
 	h = LearnedPageGetRunHeader((Page) hdr);
 	if (h->first_seq != run->first_seq || h->npages != run->npages ||
@@ -711,6 +741,19 @@ LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
 			(i == 0 ? h->pages[i].blkno != run->first_blk :
 			 i + 1 == h->npages && h->pages[i].blkno != run->last_blk))
 			LearnedReportCorrupt(index, run->hdr_blk, "bad run header page list");
+}
+
+void
+LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
+{
+	read_header(index, run, hdr, false);
+}
+
+/* the header without a filter in its room (see read_header) */
+void
+LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr)
+{
+	read_header(index, run, hdr, true);
 }
 
 /*

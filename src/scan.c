@@ -176,6 +176,7 @@ typedef struct ScanRun
 	LearnedRunInfo info;
 	char	   *hdr;			/* header page copy (scanCxt), or NULL */
 	bool		hdr_valid;		/* hdr is this run's */
+	bool		hdr_whole;		/* ... with a filter in its room (run_header) */
 	int			page;			/* data page decoded, or -1 */
 	uint32		page_rank;		/* rank of its first entry */
 	int			nloaded;
@@ -2694,7 +2695,16 @@ pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 
 /* ---------- sorted runs ---------- */
 
-/* run j's header, read at its first use */
+/* see run_may_contain */
+#define SCAN_FILTER_COPY_AFTER	8
+#define SCAN_FILTER_COPY_MAX	(1024 * 1024)
+
+
+/*
+ * run j's header, read at its first use: its lists only (a filter in the
+ * header's room is then probed in place) until the scan has taken
+ * SCAN_FILTER_COPY_AFTER views, the whole page from then on.
+ */
 static const LearnedRunHeader *
 run_header(LearnedScanOpaque so, int j)
 {
@@ -2704,7 +2714,11 @@ run_header(LearnedScanOpaque so, int j)
 	{
 		if (r->hdr == NULL)
 			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
-		LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		r->hdr_whole = so->nviews >= SCAN_FILTER_COPY_AFTER;
+		if (r->hdr_whole)
+			LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		else
+			LearnedRunReadHeaderLists(so->index, &r->info, r->hdr);
 		r->hdr_valid = true;
 	}
 	return LearnedPageGetRunHeader((Page) r->hdr);
@@ -2718,9 +2732,6 @@ run_header(LearnedScanOpaque so, int j)
  * up to SCAN_FILTER_COPY_MAX bytes a scan.  A probe of a copied page reads
  * no buffer; a single lookup copies nothing.
  */
-#define SCAN_FILTER_COPY_AFTER	8
-#define SCAN_FILTER_COPY_MAX	(1024 * 1024)
-
 static bool
 run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 {
@@ -2731,15 +2742,22 @@ run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 
 	if (fp == -2)
 		return true;
+	if (fp == -1 && !r->hdr_whole && so->nviews >= SCAN_FILTER_COPY_AFTER)
+	{
+		/* a rescan loop: copy the whole header once */
+		LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		r->hdr_whole = true;
+	}
 	if (fp == -1)
-		return LearnedRunFilterBlockHas(r->hdr + off, p);
+		return r->hdr_whole ? LearnedRunFilterBlockHas(r->hdr + off, p) :
+			LearnedRunMayContain(so->index, r->hdr, r->info.hdr_blk, p);
 	if (r->fcopy == NULL || r->fcopy[fp] == NULL)
 	{
 		char	   *copy;
 
 		if (so->nviews < SCAN_FILTER_COPY_AFTER ||
 			so->filter_bytes + BLCKSZ > SCAN_FILTER_COPY_MAX)
-			return LearnedRunMayContain(so->index, r->hdr, p);
+			return LearnedRunMayContain(so->index, r->hdr, InvalidBlockNumber, p);
 		if (r->fcopy == NULL)
 			r->fcopy = MemoryContextAllocZero(so->scanCxt,
 											  sizeof(char *) * LEARNED_RUN_MAX_FILTER);
