@@ -2871,6 +2871,55 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	/* P: the first page whose first entry is past the bound */
 	lo = 0;
 	hi = npages;
+
+	/*
+	 * A composite key's image orders keys only roughly (monotone, with
+	 * ties), and a run is sorted by image first: the pages' first images
+	 * narrow P to (a, z], a the first page whose first image is the
+	 * bound's or above, z the first one above, when the first entries at
+	 * those edges agree (as pending_bound does for the tail copy).  So a
+	 * bound loads two data pages of a run, not one for each step of a
+	 * binary search over its pages; z is tested first, so that the page
+	 * the answer is usually in, a - 1, is the one left loaded.
+	 */
+	if (!exact && LearnedKeyIsComposite(&so->ki) && npages > 1)
+	{
+		int			a = 0,
+					z;
+
+		hi = npages;
+		while (a < hi)
+		{
+			int			mid = (a + hi) / 2;
+
+			if (h->pages[mid].first_mkey >= b->hint)
+				hi = mid;
+			else
+				a = mid + 1;
+		}
+		z = a;
+		hi = npages;
+		while (z < hi)
+		{
+			int			mid = (z + hi) / 2;
+
+			if (h->pages[mid].first_mkey > b->hint)
+				hi = mid;
+			else
+				z = mid + 1;
+		}
+		if ((z == npages || run_past(so, j, (int) h->pages[z].first_rank, b, false)) &&
+			(a == 0 || !run_past(so, j, (int) h->pages[a - 1].first_rank, b, false)))
+		{
+			lo = a;
+			hi = z;
+		}
+		else
+		{
+			lo = 0;
+			hi = npages;
+		}
+	}
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
