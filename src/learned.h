@@ -1258,7 +1258,8 @@ extern int	learned_merge_step_segments;
 extern bool LearnedRunFlush(Relation index, uint64 min);
 extern bool LearnedRunFlushWhole(Relation index);
 extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
-extern void LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr);
+extern void LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr,
+									  const LearnedRunFilterProbe *p, bool *probed, bool *may);
 extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
 extern void LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p);
 extern int	LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilterProbe *p,

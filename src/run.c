@@ -693,35 +693,13 @@ LearnedRunFlushWhole(Relation index)
 
 /* ---------- readers ---------- */
 
-/*
- * Read a run's header page into hdr (a BLCKSZ buffer), checked against the
- * run table's entry: the whole page, or (lists_only) the page header, the
- * run header and its page and filter-page lists, without a filter kept in
- * the header's room.  A scan that probes that filter once reads it in
- * place (LearnedRunMayContain), so a lookup copies a few hundred bytes of
- * the header page, not 8 kB.
- */
-static void
-read_header(Relation index, const LearnedRunInfo *run, char *hdr, bool lists_only)
+/* what is wrong with a run's header (a copy, hdr) against the run table, or NULL */
+static const char *
+header_problem(const LearnedRunInfo *run, const char *hdr)
 {
-	Buffer		buf;
-	Page		page;
-	LearnedRunHeader *h;
-	Size		len = BLCKSZ;
+	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
 	uint32		i;
 
-	LearnedCheckLink(index, run->hdr_blk, NULL);
-	buf = ReadBuffer(index, run->hdr_blk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	LearnedCheckPage(index, page, run->hdr_blk, LEARNED_PAGE_RUNHDR);
-	h = LearnedPageGetRunHeader(page);
-	if (lists_only && h->npages <= (uint32) LEARNED_RUN_MAX_PAGES &&
-		h->nfilter <= LEARNED_RUN_MAX_FILTER)
-		len = (char *) &LearnedRunFilterPages(h)[h->nfilter] - (char *) page;
-	memcpy(hdr, page, len);
-	UnlockReleaseBuffer(buf);
-	h = LearnedPageGetRunHeader((Page) hdr);
 	if (h->first_seq != run->first_seq || h->npages != run->npages ||
 		h->nentries != run->nentries || h->nkeys != run->nkeys ||
 		h->npages == 0 || h->npages > (uint32) LEARNED_RUN_MAX_PAGES ||
@@ -733,27 +711,81 @@ read_header(Relation index, const LearnedRunInfo *run, char *hdr, bool lists_onl
 		  (uint64) h->filter_off + (uint64) h->filter_blocks * LEARNED_RUN_FILTER_BLOCK >
 		  ((PageHeader) hdr)->pd_special)) ||
 		(h->filter_blocks == 0) != (h->nkeys == 0))
-		LearnedReportCorrupt(index, run->hdr_blk, "run header does not match the run table");
+		return "run header does not match the run table";
 	for (i = 0; i < h->npages; i++)
 		if ((i == 0 ? h->pages[i].first_rank != 0 :
 			 h->pages[i].first_rank <= h->pages[i - 1].first_rank) ||
 			h->pages[i].first_rank >= h->nentries ||
 			(i == 0 ? h->pages[i].blkno != run->first_blk :
 			 i + 1 == h->npages && h->pages[i].blkno != run->last_blk))
-			LearnedReportCorrupt(index, run->hdr_blk, "bad run header page list");
+			return "bad run header page list";
+	return NULL;
+}
+
+/*
+ * Read a run's header page into hdr (a BLCKSZ buffer), checked against the
+ * run table's entry: the whole page, or (lists_only) the page header, the
+ * run header and its page and filter-page lists, without a filter kept in
+ * the header's room.  With p (lists_only), a filter in the header's room
+ * is probed for p on the page while it is locked: *probed says whether it
+ * was (or the run has no filter), *may its answer.  So a lookup reads a
+ * few hundred bytes of a run's header page, in one visit, not 8 kB.
+ */
+static void
+read_header(Relation index, const LearnedRunInfo *run, char *hdr, bool lists_only,
+			const LearnedRunFilterProbe *p, bool *probed, bool *may)
+{
+	Buffer		buf;
+	Page		page;
+	LearnedRunHeader *h;
+	Size		len = BLCKSZ;
+	const char *problem;
+
+	LearnedCheckLink(index, run->hdr_blk, NULL);
+	buf = ReadBuffer(index, run->hdr_blk);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, run->hdr_blk, LEARNED_PAGE_RUNHDR);
+	h = LearnedPageGetRunHeader(page);
+	if (lists_only && h->npages <= (uint32) LEARNED_RUN_MAX_PAGES &&
+		h->nfilter <= LEARNED_RUN_MAX_FILTER)
+		len = (char *) &LearnedRunFilterPages(h)[h->nfilter] - (char *) page;
+	memcpy(hdr, page, len);
+	problem = header_problem(run, hdr);
+	if (probed)
+		*probed = false;
+	if (problem == NULL && p != NULL)
+	{
+		uint32		off;
+		int			fp = LearnedRunFilterWhere(LearnedPageGetRunHeader((Page) hdr), p, &off);
+
+		/* header_problem checked the filter's place in the page */
+		if (fp == -2 || fp == -1)
+		{
+			*probed = true;
+			*may = fp == -2 || LearnedRunFilterBlockHas((char *) page + off, p);
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	if (problem)
+		LearnedReportCorrupt(index, run->hdr_blk, problem);
 }
 
 void
 LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
 {
-	read_header(index, run, hdr, false);
+	read_header(index, run, hdr, false, NULL, NULL, NULL);
 }
 
-/* the header without a filter in its room (see read_header) */
+/*
+ * The header without a filter in its room (see read_header); with p, that
+ * filter probed for p (*probed, *may).
+ */
 void
-LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr)
+LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr,
+						  const LearnedRunFilterProbe *p, bool *probed, bool *may)
 {
-	read_header(index, run, hdr, true);
+	read_header(index, run, hdr, true, p, probed, may);
 }
 
 /*

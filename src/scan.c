@@ -2718,7 +2718,7 @@ run_header(LearnedScanOpaque so, int j)
 		if (r->hdr_whole)
 			LearnedRunReadHeader(so->index, &r->info, r->hdr);
 		else
-			LearnedRunReadHeaderLists(so->index, &r->info, r->hdr);
+			LearnedRunReadHeaderLists(so->index, &r->info, r->hdr, NULL, NULL, NULL);
 		r->hdr_valid = true;
 	}
 	return LearnedPageGetRunHeader((Page) r->hdr);
@@ -2736,10 +2736,26 @@ static bool
 run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 {
 	ScanRun    *r = &so->runs[j];
-	const LearnedRunHeader *h = run_header(so, j);
+	const LearnedRunHeader *h;
 	uint32		off;
-	int			fp = LearnedRunFilterWhere(h, p, &off);
+	int			fp;
 
+	/* a header read now: a filter in its room is probed in the same visit */
+	if (!r->hdr_valid && so->nviews < SCAN_FILTER_COPY_AFTER)
+	{
+		bool		probed;
+		bool		may;
+
+		if (r->hdr == NULL)
+			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+		LearnedRunReadHeaderLists(so->index, &r->info, r->hdr, p, &probed, &may);
+		r->hdr_whole = false;
+		r->hdr_valid = true;
+		if (probed)
+			return may;
+	}
+	h = run_header(so, j);
+	fp = LearnedRunFilterWhere(h, p, &off);
 	if (fp == -2)
 		return true;
 	if (fp == -1 && !r->hdr_whole && so->nviews >= SCAN_FILTER_COPY_AFTER)
