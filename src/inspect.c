@@ -325,7 +325,7 @@ learned_index_segments(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* ---------- learned_index_check ---------- */
+/* ---------- learned_index_runs, learned_index_sweep ---------- */
 
 PG_FUNCTION_INFO_V1(learned_index_runs);
 
@@ -443,6 +443,8 @@ learned_index_sweep(PG_FUNCTION_ARGS)
 	relation_close(index, AccessShareLock);
 	return (Datum) 0;
 }
+
+/* ---------- learned_index_check ---------- */
 
 PG_FUNCTION_INFO_V1(learned_index_check);
 

@@ -1509,9 +1509,85 @@ vacuum_sweep(Relation index, LearnedMergeBy by)
 	return merged;
 }
 
+/*
+ * VACUUM's rewrite of its mostly dead segments (rewrite[], by segment
+ * number), one group of sweep_step_segments at a time, each group its own
+ * merge and flip, followed by a collection.  Deletes spread over the keys
+ * bring many segments to the dead fraction in the same VACUUM, and one
+ * merge would write all of them beside the old ones: the file grew by the
+ * whole static stage, and the truncation could not cut it back.  In
+ * groups, VACUUM's horizon (vacuum_horizon) frees each group's replaced
+ * pages at once when no other snapshot predates its flip, and the next
+ * group reuses them, so the file grows by about one group.  The groups are
+ * found again by their first page after each flip: a segment not yet
+ * rewritten keeps its pages, and one the merge of an entry that arrived
+ * meanwhile rewrote anyway is no longer found and is skipped.  Outside a
+ * lazy VACUUM (whose horizon alone lets a group reuse the one before), or
+ * with learned_idx.merge_step_segments = -1, one merge rewrites them all.
+ */
+static int64
+rewrite_in_groups(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeBy by)
+{
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	BlockNumber *starts;
+	uint32		nstarts = 0;
+	uint32		done = 0;
+	uint32		group;
+	uint32		s;
+	int64		merged = 0;
+
+	if (!(MyProc->statusFlags & PROC_IN_VACUUM) || learned_merge_step_segments < 0 ||
+		RelationUsesLocalBuffers(index))
+		return merge_locked(index, rewrite, nrewrite, by);
+	LearnedReadMeta(index, &meta);
+	dir = LearnedGetDirectory(index, meta.generation);
+	if (meta.sweep_end_seq != 0 || nrewrite != dir->nsegments)
+		return merge_locked(index, rewrite, nrewrite, by);
+	group = sweep_step_segments(dir);
+	starts = palloc(sizeof(BlockNumber) * Max(nrewrite, 1));
+	for (s = 0; s < nrewrite; s++)
+		if (rewrite[s])
+			starts[nstarts++] = dir->segments[s].start_blk;
+	if (nstarts <= group)
+	{
+		pfree(starts);
+		return merge_locked(index, rewrite, nrewrite, by);
+	}
+	while (done < nstarts)
+	{
+		uint32		end = Min(nstarts, done + group);
+		bool	   *now;
+		bool		any = false;
+		uint32		i;
+
+		LearnedReadMeta(index, &meta);
+		dir = LearnedGetDirectory(index, meta.generation);
+		now = palloc0(sizeof(bool) * Max(dir->nsegments, 1));
+		for (s = 0; s < dir->nsegments; s++)
+			for (i = done; i < end; i++)
+				if (dir->segments[s].start_blk == starts[i])
+				{
+					now[s] = true;
+					any = true;
+				}
+		if (any)
+		{
+			merged += merge_locked(index, now, dir->nsegments, by);
+			(void) collect_garbage_locked(index, NULL);
+		}
+		pfree(now);
+		done = end;
+	}
+	pfree(starts);
+	return merged;
+}
+
 int64
 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeBy by)
 {
+	if (rewrite != NULL)
+		return rewrite_in_groups(index, rewrite, nrewrite, by);
 	return merge_locked(index, rewrite, nrewrite, by);
 }
 
@@ -1927,6 +2003,87 @@ relocation_lowers(const LearnedDirectory *dir, const bool *move, const bool *fre
 }
 
 /*
+ * After VACUUM's merge the pending list is one page, the tail, with every
+ * entry merged; it was allocated while the pages a merge then replaced
+ * were still in use, so it may sit in the middle of what is now a hole,
+ * where it splits the hole for the segments moved below and can keep the
+ * truncation from cutting the file.  Put an empty tail page on the lowest
+ * free block instead, in one record with the metapage (a flip: pending
+ * epoch + 1 and last_flip_xid, so that a scan that read the old metapage
+ * may still read the old page until GC frees it).  The free block is found
+ * before the metapage is locked, to keep inserts waiting only for the
+ * flip; the metapage's exclusive lock then shuts out appends (they hold it
+ * shared), so the count read under it is final.  Returns whether it moved.
+ */
+static bool
+move_tail_down(Relation index)
+{
+	LearnedMetaPageData meta;
+	Buffer		metabuf;
+	Buffer		tailbuf;
+	Buffer		newbuf;
+	Page		metapage;
+	LearnedMetaPage m;
+	BlockNumber blk;
+	uint64		appended;
+	FullTransactionId flip_xid;
+	GenericXLogState *state;
+
+	LearnedReadMeta(index, &meta);
+	if (meta.pending_tail == InvalidBlockNumber)
+		return false;
+	for (blk = 1; blk < meta.pending_tail; blk++)
+		if (GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2)
+			break;
+	if (blk >= meta.pending_tail)
+		return false;
+
+	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	m = LearnedPageGetMeta(BufferGetPage(metabuf));
+	LearnedCheckMeta(index, m);
+	if (m->nruns > 0 || m->sweep_end_seq != 0 || m->pending_pages != 1 ||
+		m->pending_tail != meta.pending_tail || m->pending_head != m->pending_tail)
+	{
+		UnlockReleaseBuffer(metabuf);
+		return false;
+	}
+	LearnedCheckLink(index, m->pending_tail, NULL);
+	tailbuf = ReadBuffer(index, m->pending_tail);
+	LockBuffer(tailbuf, BUFFER_LOCK_SHARE);
+	LearnedCheckPage(index, BufferGetPage(tailbuf), m->pending_tail, LEARNED_PAGE_PENDING);
+	appended = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +
+		LearnedPendingCount(BufferGetPage(tailbuf), m->keylen);
+	UnlockReleaseBuffer(tailbuf);
+	if (appended != m->pending_merged ||
+		!BufferIsValid(newbuf = claim_block(index, blk)))
+	{
+		UnlockReleaseBuffer(metabuf);
+		return false;
+	}
+	RecordUsedIndexPage(index, blk);
+	learned_fault("tail-move-before-flip");
+
+	flip_xid = ReadNextFullTransactionId();
+	state = LearnedXLogStart(index);
+	metapage = LearnedXLogRegister(state, metabuf, false);
+	m = LearnedPageGetMeta(metapage);
+	LearnedPendingInitPage(LearnedXLogRegister(state, newbuf, true), m->keylen,
+						   m->generation, appended);
+	m->pending_head = blk;
+	m->pending_tail = blk;
+	m->pending_tail_seq = appended;
+	m->pending_epoch++;
+	m->last_flip_xid = U64FromFullTransactionId(flip_xid);
+	LearnedXLogFinish(state);
+	UnlockReleaseBuffer(newbuf);
+	UnlockReleaseBuffer(metabuf);
+	elog(DEBUG1, "learned index \"%s\": the pending list's page moves down to block %u",
+		 RelationGetRelationName(index), blk);
+	return true;
+}
+
+/*
  * After VACUUM's merge and collection, the file may be mostly free and
  * still not be cut: first fit puts a segment that fits in no hole (up to
  * 128 contiguous pages, where runs freed scattered single pages) at the
@@ -1963,6 +2120,11 @@ relocate_segments(Relation index, BlockNumber busy_end)
 	if (meta.nruns > 0 || meta.sweep_end_seq != 0 ||
 		LearnedPendingAppended(index, &meta) != meta.pending_merged)
 		return busy_end;
+	if (move_tail_down(index))
+	{
+		busy_end = collect_garbage_locked(index, NULL);
+		LearnedReadMeta(index, &meta);
+	}
 	dir = LearnedGetDirectory(index, meta.generation);
 	used = 1 + (uint64) meta.dir_npages + meta.nulls_npages + meta.pending_pages;
 	for (s = 0; s < dir->nsegments; s++)

@@ -73,29 +73,6 @@ sub verify
 	return;
 }
 
-# Runs $sql with the fail point set; expects an ERROR naming it, or (with
-# :panic) a crash; waits for recovery.  Returns the stderr.
-sub fail_with
-{
-	my ($fp, $sql, $name) = @_;
-	my $offset = -s $node->logfile;
-	my ($ret, $out, $err) = $node->psql('postgres',
-		"SET learned_idx.fail_point = '$fp';\n$sql",
-		on_error_stop => 1);
-	my ($point) = $fp =~ /^([^:]+)/;
-	if ($fp =~ /:panic$/)
-	{
-		isnt($ret, 0, "$name: the statement failed");
-		dyn_wait_ready($node, $offset);
-		ok($node->log_contains(qr/PANIC:  learned_idx fault injected at "$point"/, $offset),
-			"$name: the server log shows the PANIC");
-	}
-	else
-	{
-		like($err, qr/ERROR:  learned_idx fault injected at "$point"/, "$name: ERROR at $point");
-	}
-	return $err;
-}
 
 # When garbage collection did not run: the metapage's last_flip_xid (a u64
 # at byte 136 of block 0), the next xid, and who holds back the horizon.
@@ -176,7 +153,7 @@ foreach my $c (@cycles)
 		$before = dyn_info($node, 't_k');
 		$sql = "INSERT INTO t (k, v) SELECT i * 3, 'lost' FROM generate_series(1, 50000) i;";
 	}
-	fail_with($fp, $sql, $name);
+	dyn_fail_with($node, $fp, $sql, $name);
 	if ($how eq 'insert')
 	{
 		$node->safe_psql('postgres', 'ALTER INDEX t_k RESET (pending_limit)');
@@ -261,7 +238,7 @@ cmp_ok($max, '<=', int(1.3 * $first_max) + 1,
 		$node->safe_psql('postgres', 'SELECT txid_current()');
 		$node->safe_psql('postgres', 'VACUUM t');
 		churn();
-		fail_with('merge-before-flip:panic', "SELECT learned_index_merge('t_k');",
+		dyn_fail_with($node, 'merge-before-flip:panic', "SELECT learned_index_merge('t_k');",
 			"no checkpoint $i");
 		$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
 		$node->safe_psql('postgres', 'SELECT txid_current()');
@@ -292,7 +269,7 @@ foreach my $fp ('vacuum-after-truncate', 'vacuum-after-truncate:panic')
 	$snap->query_safe('COMMIT');
 	$snap->quit;
 	$node->safe_psql('postgres', 'SELECT txid_current()');
-	fail_with($fp, 'VACUUM t4;', "truncation, $fp");
+	dyn_fail_with($node, $fp, 'VACUUM t4;', "truncation, $fp");
 	my $after = dyn_info($node, 't4_k')->{total_pages};
 	cmp_ok($after, '<', $before, "truncation, $fp: the index was cut ($before to $after pages)");
 	dyn_compare($node, 't4', "truncation, $fp");

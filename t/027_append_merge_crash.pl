@@ -98,22 +98,7 @@ foreach my $c (@cycles)
 	$seg = last_segment();
 	append_batch();
 	my $gen0 = dyn_info($node, 't_k')->{generation};
-	my $offset = -s $node->logfile;
-	my ($ret, $out, $err) = $node->psql('postgres',
-		"SET learned_idx.fail_point = '$fp';\nSELECT learned_index_merge('t_k');",
-		on_error_stop => 1);
-	my ($point) = $fp =~ /^([^:]+)/;
-	isnt($ret, 0, "$name: the merge failed");
-	if ($fp =~ /:panic$/)
-	{
-		dyn_wait_ready($node, $offset);
-		ok($node->log_contains(qr/PANIC:  learned_idx fault injected at "$point"/, $offset),
-			"$name: the server log shows the PANIC");
-	}
-	else
-	{
-		like($err, qr/ERROR:  learned_idx fault injected at "$point"/, "$name: ERROR at $point");
-	}
+	dyn_fail_with($node, $fp, "SELECT learned_index_merge('t_k');", $name);
 	my $gen1 = dyn_info($node, 't_k')->{generation};
 	if (defined $gen_moves)
 	{

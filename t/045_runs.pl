@@ -82,26 +82,6 @@ sub verify
 	return;
 }
 
-sub fail_with
-{
-	my ($fp, $sql, $name) = @_;
-	my $offset = -s $node->logfile;
-	my ($ret, $out, $err) = $node->psql('postgres',
-		"SET learned_idx.fail_point = '$fp';\n$sql", on_error_stop => 1);
-	my ($point) = $fp =~ /^([^:]+)/;
-	if ($fp =~ /:panic$/)
-	{
-		isnt($ret, 0, "$name: the statement failed");
-		dyn_wait_ready($node, $offset);
-		ok($node->log_contains(qr/PANIC:  learned_idx fault injected at "$point"/, $offset),
-			"$name: the server log shows the PANIC");
-	}
-	else
-	{
-		like($err, qr/ERROR:  learned_idx fault injected at "$point"/, "$name: ERROR at $point");
-	}
-	return;
-}
 
 # baseline: flushes, then a compaction of four tier-0 runs
 $node->safe_psql('postgres', insert_sql()) for 1 .. 4;
@@ -131,7 +111,7 @@ foreach my $fp ('run-start', 'flush-after-write', 'flush-after-flip',
 			}
 			is(tier0(), '3', "$name: three tier-0 runs before the failing INSERT");
 		}
-		fail_with("$fp$kind", insert_sql(1100), $name);
+		dyn_fail_with($node, "$fp$kind", insert_sql(1100), $name);
 		verify("$name: after the failure");
 		# the next flush and a merge work
 		$node->safe_psql('postgres', insert_sql(1100));
@@ -173,7 +153,7 @@ foreach my $kind ('', ':panic')
 	}
 	is(tier0(), '3', "$name: three tier-0 runs of 4,072 entries before the failing INSERT");
 	is(filter_pages(), '0', "$name: their filters fit their headers");
-	fail_with("compact-after-write$kind", insert_big(), $name);
+	dyn_fail_with($node, "compact-after-write$kind", insert_big(), $name);
 	verify("$name: after the failure");
 	$node->safe_psql('postgres', insert_big());
 	ok(filter_pages() > 0, "$name: the next compaction writes filter pages");

@@ -83,26 +83,6 @@ sub verify
 	return;
 }
 
-sub fail_with
-{
-	my ($fp, $sql, $name) = @_;
-	my $offset = -s $node->logfile;
-	my ($ret, $out, $err) = $node->psql('postgres',
-		"SET learned_idx.fail_point = '$fp';\n$sql", on_error_stop => 1);
-	my ($point) = $fp =~ /^([^:]+)/;
-	if ($fp =~ /:panic$/)
-	{
-		isnt($ret, 0, "$name: the statement failed");
-		dyn_wait_ready($node, $offset);
-		ok($node->log_contains(qr/PANIC:  learned_idx fault injected at "$point"/, $offset),
-			"$name: the server log shows the PANIC");
-	}
-	else
-	{
-		like($err, qr/ERROR:  learned_idx fault injected at "$point"/, "$name: ERROR at $point");
-	}
-	return;
-}
 
 # baseline: a sweep, step by step, to its end
 $node->safe_psql('postgres', insert_sql()) for 1 .. 3;
@@ -128,7 +108,7 @@ foreach my $fp ('sweep-start', 'sweep-before-flip', 'sweep-after-flip')
 		$node->safe_psql('postgres', insert_sql()) for 1 .. 2;
 		step();
 		is(sweeping(), '1', "$name: a sweep in progress");
-		fail_with("$fp$kind", q{SELECT learned_index_merge_step('t_k')}, $name);
+		dyn_fail_with($node, "$fp$kind", q{SELECT learned_index_merge_step('t_k')}, $name);
 		verify("$name: after the failure");
 		# inserts go on, the sweep continues to its end
 		$node->safe_psql('postgres', insert_sql());

@@ -7,7 +7,8 @@
 # collection frees a step's replaced pages as soon as no other snapshot
 # predates the flip (it does not wait for a transaction to end after it, as
 # the snapshot horizon does).  Segments that keep the end of the file from
-# being cut move down before the truncation.
+# being cut move down before the truncation.  Segments that deletes left
+# mostly dead are rewritten in groups too.
 #
 # Checked: the merge proceeds in steps (one generation each); a cursor whose
 # snapshot predates the VACUUM still reads every row of it from the pages
@@ -24,6 +25,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use LearnedCheck;
+use LearnedDynamic;
 
 my $node = PostgreSQL::Test::Cluster->new('vacuum_sweep');
 $node->init(allows_streaming => 1);
@@ -40,7 +42,7 @@ $standby->init_from_backup($node, 'b', has_streaming => 1);
 $standby->start;
 
 $node->safe_psql('postgres',
-	'CREATE EXTENSION learned_idx; CREATE EXTENSION pg_freespacemap');
+	'CREATE EXTENSION learned_idx; CREATE EXTENSION pg_freespacemap; CREATE EXTENSION pageinspect');
 $node->safe_psql('postgres', q{
 CREATE TABLE v (id int, k int8) WITH (autovacuum_enabled = off);
 INSERT INTO v SELECT i, 10 * i FROM generate_series(1, 200000) i;
@@ -118,6 +120,52 @@ my $fresh = $node->safe_psql('postgres', "SELECT pg_relation_size('v_fresh') / 8
 $node->safe_psql('postgres', 'DROP INDEX v_fresh');
 cmp_ok($pages, '<=', 1.5 * $fresh,
 	"after VACUUM the index has $pages pages, a fresh build $fresh");
+
+# 3. deletes spread over every segment: VACUUM rewrites the mostly dead
+# segments one group (here one segment) at a time, each group reusing the
+# pages the one before replaced, instead of all of them beside the old
+# ones in one merge
+my $segs3 = info('segments');
+my $pages3 = info('total_pages');
+$node->safe_psql('postgres', 'DELETE FROM v WHERE id % 3 = 0');
+my $gen2 = info('generation');
+$node->safe_psql('postgres', 'VACUUM v');
+my $gen3 = info('generation');
+cmp_ok($gen3 - $gen2, '>=', $segs3,
+	"the $segs3 mostly dead segments were rewritten one flip each (generation $gen2 -> $gen3)");
+is(waiting(), '0', 'no replaced page waits after the rewrites');
+my $pages4 = info('total_pages');
+cmp_ok($pages4, '<=', $pages3,
+	"a third of the rows deleted: $pages3 pages before VACUUM, $pages4 after");
+
+# 4. the pending list's page does not stay in a hole.  A long pending
+# chain goes at the end of the file; a merge (not VACUUM's) leaves its last
+# page as the whole list and writes the new static stage by first fit; the
+# VACUUM after it frees the old one below that page.  The VACUUM then puts
+# the list's page on the lowest free block, so no free page lies below it.
+sub tail_block
+{
+	return $node->safe_psql('postgres', q{
+SELECT string_agg(b::text, ',') FROM generate_series(1, pg_relation_size('v_k') / 8192 - 1) b
+ WHERE get_byte(get_raw_page('v_k', b::int), 8190) = 154
+   AND get_byte(get_raw_page('v_k', b::int), 8191) = 255
+   AND get_byte(get_raw_page('v_k', b::int), 8176) = 5});
+}
+load(4);
+$node->safe_psql('postgres', "SELECT learned_index_merge('v_k')");
+my ($before) = tail_block() =~ /(\d+)$/;
+# an ERROR before the move's flip leaves the list where it was
+dyn_fail_with($node, 'tail-move-before-flip', 'VACUUM v;', 'moving the pending page');
+like(tail_block(), qr/(^|,)$before$/, 'the failed move left the pending page where it was');
+is($node->safe_psql('postgres', "SELECT learned_index_check('v_k', true)"), 't',
+	'learned_index_check passes after the failed move');
+$node->safe_psql('postgres', 'VACUUM v');
+is(info('pending_entries'), '0', 'nothing is pending after VACUUM');
+my $tail = tail_block();
+like($tail, qr/^\d+$/, "one pending page, block $before before VACUUM, $tail after");
+is($node->safe_psql('postgres',
+	"SELECT count(*) FROM pg_freespace('v_k') WHERE avail > 0 AND blkno < $tail"),
+	'0', 'no free page below the pending list\'s page');
 
 is($node->safe_psql('postgres', "SELECT learned_index_check('v_k', true)"), 't',
 	'learned_index_check passes');

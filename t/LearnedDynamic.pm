@@ -16,7 +16,7 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(dyn_modes dyn_queries dyn_compare dyn_all_found dyn_check
   dyn_info dyn_wait_ready dyn_page_types dyn_compare_nodes dyn_dml_scripts
-  dyn_truncation_layout dyn_standby);
+  dyn_truncation_layout dyn_standby dyn_fail_with);
 
 # Settings that force each kind of scan.
 my %MODES = (
@@ -257,8 +257,6 @@ GROUP BY 1 ORDER BY 1});
 	return \%h;
 }
 
-# After a PANIC (restart_after_crash = on), wait until the server accepts
-# queries again.
 # Wait until the server accepts queries again after a crash.  With the log
 # offset taken before the crash, first wait for the end of crash recovery in
 # the log: between the PANIC and the postmaster's restart a "SELECT 1" can
@@ -284,6 +282,31 @@ sub dyn_wait_ready
 		usleep(100_000);
 	}
 	BAIL_OUT('the server did not come back after the crash');
+}
+
+# Runs $sql on $node with learned_idx.fail_point set to $fp; expects the
+# statement to fail: an ERROR naming the fault point, or (with a ":panic"
+# suffix, restart_after_crash = on) a PANIC in the server log, after which
+# it waits until crash recovery is over.  Returns the stderr.
+sub dyn_fail_with
+{
+	my ($node, $fp, $sql, $name) = @_;
+	my $offset = -s $node->logfile;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SET learned_idx.fail_point = '$fp';\n$sql", on_error_stop => 1);
+	my ($point) = $fp =~ /^([^:]+)/;
+	isnt($ret, 0, "$name: the statement failed");
+	if ($fp =~ /:panic$/)
+	{
+		dyn_wait_ready($node, $offset);
+		ok($node->log_contains(qr/PANIC:  learned_idx fault injected at "$point"/, $offset),
+			"$name: the server log shows the PANIC");
+	}
+	else
+	{
+		like($err, qr/ERROR:  learned_idx fault injected at "$point"/, "$name: ERROR at $point");
+	}
+	return $err;
 }
 
 1;
