@@ -80,6 +80,11 @@ def run(a):
     admin.execute("DROP DATABASE IF EXISTS r_%s" % side)
     admin.execute("CREATE DATABASE r_%s TEMPLATE t_%s" % (side, side))
     c = T.connect("r_" + side)
+    if a.set:
+        # e.g. --set merge_ratio=40: every learned index of the copy
+        for (name,) in c.execute("SELECT c.relname FROM pg_class c JOIN pg_am m ON m.oid = c.relam "
+                                 "WHERE m.amname = 'learned'").fetchall():
+            c.execute("ALTER INDEX %s SET (%s)" % (name, a.set))
     c.execute("CHECKPOINT")
     c.close()
     cmd = ["taskset", "-c", "0-%d" % ((os.cpu_count() or 1) - 1), a.gotpc, "tpcc", "run"] + common(a) + [
@@ -158,6 +163,7 @@ def main():
     r.add_argument("secs", type=int)
     r.add_argument("--perf")
     r.add_argument("--dwarf")
+    r.add_argument("--set", help="reloptions for every learned index of the run's copy, e.g. merge_ratio=40")
     i = sub.add_parser("info")
     i.add_argument("db")
     c = sub.add_parser("account")
