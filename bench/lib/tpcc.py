@@ -24,6 +24,8 @@ import time
 
 import psycopg
 
+import pgdb
+
 # name, table, key columns, kind: "pk" (a primary key in go-tpc's DDL) or "sec" (secondary)
 INDEXES = [
     ("warehouse_pkey", "warehouse", ("w_id",), "pk"),
@@ -131,15 +133,17 @@ def load_base(gotpc, common, warehouses, csvdir, schema):
     return None
 
 
-def create_indexes(c, am_name, side):
-    """Create INDEXES in the database of connection c for schema side; yields (name, am, why btree)."""
+def create_indexes(c, am_name, side, with_opts=None):
+    """Create INDEXES in the database of connection c for schema side, the learned ones WITH
+    with_opts (a dict of reloptions, run.sh's --learned-with); yields (name, am, why btree)."""
     if side != "btree" and am_name == "learned":
         c.execute("CREATE EXTENSION IF NOT EXISTS learned_idx")
     for name, table, cols, kind in INDEXES:
         ok, why = learned_ok(c, am_name, table, cols, kind, side)
         am = am_name if ok else "btree"
         uniq = "UNIQUE " if kind == "pk" else ""
-        c.execute("CREATE %sINDEX %s ON %s USING %s (%s)" % (uniq, name, table, am, ", ".join(cols)))
+        rel = " WITH (%s)" % pgdb.reloptions_text(with_opts) if ok and with_opts and am == "learned" else ""
+        c.execute("CREATE %sINDEX %s ON %s USING %s (%s)%s" % (uniq, name, table, am, ", ".join(cols), rel))
         yield name, am, why
 
 
@@ -170,7 +174,7 @@ def run_tpcc(a, raw, problems):
         db = "tpcc_" + side
         admin.execute("CREATE DATABASE %s TEMPLATE tpcc_base" % db)
         c = connect(db)
-        for name, am, why in create_indexes(c, a.learned_am, side):
+        for name, am, why in create_indexes(c, a.learned_am, side, getattr(a, "learned_with_opts", None)):
             ix = byname.setdefault(name, {"name": name, "table": INDEX_TABLE[name],
                                           "columns": ",".join(INDEX_COLS[name]), "kind": INDEX_KIND[name]})
             ix["am_" + side] = am
