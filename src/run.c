@@ -373,10 +373,13 @@ LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *co
 /*
  * May the run whose header page (a copy) is hdr hold a key of hashes p
  * (LearnedRunFilterKey)?  False only if it holds none.  A filter page is
- * read in place.
+ * read in place, and so is a filter in the header's room when the copy
+ * holds only the header's lists (LearnedRunReadHeaderLists): then
+ * hdr_blk is the header's block, else InvalidBlockNumber.
  */
 bool
-LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunFilterProbe *p)
+LearnedRunMayContain(Relation index, const char *hdr, BlockNumber hdr_blk,
+					 const LearnedRunFilterProbe *p)
 {
 	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
 	uint32		off;
@@ -386,8 +389,26 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunFilterProb
 
 	if (fp == -2)
 		return true;
-	if (fp == -1)
+	if (fp == -1 && hdr_blk == InvalidBlockNumber)
 		return LearnedRunFilterBlockHas(hdr + off, p);
+	if (fp == -1)
+	{
+		Page		page;
+
+		/* read_header checked the filter's place against this page */
+		buf = ReadBuffer(index, hdr_blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, hdr_blk, LEARNED_PAGE_RUNHDR);
+		if (LearnedPageGetRunHeader(page)->first_seq != h->first_seq)
+		{
+			UnlockReleaseBuffer(buf);
+			LearnedReportCorrupt(index, hdr_blk, "run header changed");
+		}
+		r = LearnedRunFilterBlockHas((char *) page + off, p);
+		UnlockReleaseBuffer(buf);
+		return r;
+	}
 	buf = ReadBuffer(index, LearnedRunFilterPages(h)[fp]);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	check_filter_page(index, h, fp, BufferGetPage(buf));
@@ -672,26 +693,13 @@ LearnedRunFlushWhole(Relation index)
 
 /* ---------- readers ---------- */
 
-/*
- * Read a run's header page into hdr (a BLCKSZ buffer), checked against the
- * run table's entry.
- */
-void
-LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
+/* what is wrong with a run's header (a copy, hdr) against the run table, or NULL */
+static const char *
+header_problem(const LearnedRunInfo *run, const char *hdr)
 {
-	Buffer		buf;
-	Page		page;
-	LearnedRunHeader *h;
+	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
 	uint32		i;
 
-	LearnedCheckLink(index, run->hdr_blk, NULL);
-	buf = ReadBuffer(index, run->hdr_blk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	LearnedCheckPage(index, page, run->hdr_blk, LEARNED_PAGE_RUNHDR);
-	memcpy(hdr, page, BLCKSZ);
-	UnlockReleaseBuffer(buf);
-	h = LearnedPageGetRunHeader((Page) hdr);
 	if (h->first_seq != run->first_seq || h->npages != run->npages ||
 		h->nentries != run->nentries || h->nkeys != run->nkeys ||
 		h->npages == 0 || h->npages > (uint32) LEARNED_RUN_MAX_PAGES ||
@@ -703,14 +711,81 @@ LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
 		  (uint64) h->filter_off + (uint64) h->filter_blocks * LEARNED_RUN_FILTER_BLOCK >
 		  ((PageHeader) hdr)->pd_special)) ||
 		(h->filter_blocks == 0) != (h->nkeys == 0))
-		LearnedReportCorrupt(index, run->hdr_blk, "run header does not match the run table");
+		return "run header does not match the run table";
 	for (i = 0; i < h->npages; i++)
 		if ((i == 0 ? h->pages[i].first_rank != 0 :
 			 h->pages[i].first_rank <= h->pages[i - 1].first_rank) ||
 			h->pages[i].first_rank >= h->nentries ||
 			(i == 0 ? h->pages[i].blkno != run->first_blk :
 			 i + 1 == h->npages && h->pages[i].blkno != run->last_blk))
-			LearnedReportCorrupt(index, run->hdr_blk, "bad run header page list");
+			return "bad run header page list";
+	return NULL;
+}
+
+/*
+ * Read a run's header page into hdr (a BLCKSZ buffer), checked against the
+ * run table's entry: the whole page, or (lists_only) the page header, the
+ * run header and its page and filter-page lists, without a filter kept in
+ * the header's room.  With p (lists_only), a filter in the header's room
+ * is probed for p on the page while it is locked: *probed says whether it
+ * was (or the run has no filter), *may its answer.  So a lookup reads a
+ * few hundred bytes of a run's header page, in one visit, not 8 kB.
+ */
+static void
+read_header(Relation index, const LearnedRunInfo *run, char *hdr, bool lists_only,
+			const LearnedRunFilterProbe *p, bool *probed, bool *may)
+{
+	Buffer		buf;
+	Page		page;
+	LearnedRunHeader *h;
+	Size		len = BLCKSZ;
+	const char *problem;
+
+	LearnedCheckLink(index, run->hdr_blk, NULL);
+	buf = ReadBuffer(index, run->hdr_blk);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, run->hdr_blk, LEARNED_PAGE_RUNHDR);
+	h = LearnedPageGetRunHeader(page);
+	if (lists_only && h->npages <= (uint32) LEARNED_RUN_MAX_PAGES &&
+		h->nfilter <= LEARNED_RUN_MAX_FILTER)
+		len = (char *) &LearnedRunFilterPages(h)[h->nfilter] - (char *) page;
+	memcpy(hdr, page, len);
+	problem = header_problem(run, hdr);
+	if (probed)
+		*probed = false;
+	if (problem == NULL && p != NULL)
+	{
+		uint32		off;
+		int			fp = LearnedRunFilterWhere(LearnedPageGetRunHeader((Page) hdr), p, &off);
+
+		/* header_problem checked the filter's place in the page */
+		if (fp == -2 || fp == -1)
+		{
+			*probed = true;
+			*may = fp == -2 || LearnedRunFilterBlockHas((char *) page + off, p);
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	if (problem)
+		LearnedReportCorrupt(index, run->hdr_blk, problem);
+}
+
+void
+LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
+{
+	read_header(index, run, hdr, false, NULL, NULL, NULL);
+}
+
+/*
+ * The header without a filter in its room (see read_header); with p, that
+ * filter probed for p (*probed, *may).
+ */
+void
+LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr,
+						  const LearnedRunFilterProbe *p, bool *probed, bool *may)
+{
+	read_header(index, run, hdr, true, p, probed, may);
 }
 
 /*

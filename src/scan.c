@@ -176,6 +176,7 @@ typedef struct ScanRun
 	LearnedRunInfo info;
 	char	   *hdr;			/* header page copy (scanCxt), or NULL */
 	bool		hdr_valid;		/* hdr is this run's */
+	bool		hdr_whole;		/* ... with a filter in its room (run_header) */
 	int			page;			/* data page decoded, or -1 */
 	uint32		page_rank;		/* rank of its first entry */
 	int			nloaded;
@@ -2886,7 +2887,16 @@ pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 
 /* ---------- sorted runs ---------- */
 
-/* run j's header, read at its first use */
+/* see run_may_contain */
+#define SCAN_FILTER_COPY_AFTER	8
+#define SCAN_FILTER_COPY_MAX	(1024 * 1024)
+
+
+/*
+ * run j's header, read at its first use: its lists only (a filter in the
+ * header's room is then probed in place) until the scan has taken
+ * SCAN_FILTER_COPY_AFTER views, the whole page from then on.
+ */
 static const LearnedRunHeader *
 run_header(LearnedScanOpaque so, int j)
 {
@@ -2896,7 +2906,11 @@ run_header(LearnedScanOpaque so, int j)
 	{
 		if (r->hdr == NULL)
 			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
-		LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		r->hdr_whole = so->nviews >= SCAN_FILTER_COPY_AFTER;
+		if (r->hdr_whole)
+			LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		else
+			LearnedRunReadHeaderLists(so->index, &r->info, r->hdr, NULL, NULL, NULL);
 		r->hdr_valid = true;
 	}
 	return LearnedPageGetRunHeader((Page) r->hdr);
@@ -2910,28 +2924,48 @@ run_header(LearnedScanOpaque so, int j)
  * up to SCAN_FILTER_COPY_MAX bytes a scan.  A probe of a copied page reads
  * no buffer; a single lookup copies nothing.
  */
-#define SCAN_FILTER_COPY_AFTER	8
-#define SCAN_FILTER_COPY_MAX	(1024 * 1024)
-
 static bool
 run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 {
 	ScanRun    *r = &so->runs[j];
-	const LearnedRunHeader *h = run_header(so, j);
+	const LearnedRunHeader *h;
 	uint32		off;
-	int			fp = LearnedRunFilterWhere(h, p, &off);
+	int			fp;
 
+	/* a header read now: a filter in its room is probed in the same visit */
+	if (!r->hdr_valid && so->nviews < SCAN_FILTER_COPY_AFTER)
+	{
+		bool		probed;
+		bool		may;
+
+		if (r->hdr == NULL)
+			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+		LearnedRunReadHeaderLists(so->index, &r->info, r->hdr, p, &probed, &may);
+		r->hdr_whole = false;
+		r->hdr_valid = true;
+		if (probed)
+			return may;
+	}
+	h = run_header(so, j);
+	fp = LearnedRunFilterWhere(h, p, &off);
 	if (fp == -2)
 		return true;
+	if (fp == -1 && !r->hdr_whole && so->nviews >= SCAN_FILTER_COPY_AFTER)
+	{
+		/* a rescan loop: copy the whole header once */
+		LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		r->hdr_whole = true;
+	}
 	if (fp == -1)
-		return LearnedRunFilterBlockHas(r->hdr + off, p);
+		return r->hdr_whole ? LearnedRunFilterBlockHas(r->hdr + off, p) :
+			LearnedRunMayContain(so->index, r->hdr, r->info.hdr_blk, p);
 	if (r->fcopy == NULL || r->fcopy[fp] == NULL)
 	{
 		char	   *copy;
 
 		if (so->nviews < SCAN_FILTER_COPY_AFTER ||
 			so->filter_bytes + BLCKSZ > SCAN_FILTER_COPY_MAX)
-			return LearnedRunMayContain(so->index, r->hdr, p);
+			return LearnedRunMayContain(so->index, r->hdr, InvalidBlockNumber, p);
 		if (r->fcopy == NULL)
 			r->fcopy = MemoryContextAllocZero(so->scanCxt,
 											  sizeof(char *) * LEARNED_RUN_MAX_FILTER);
@@ -3045,6 +3079,55 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	/* P: the first page whose first entry is past the bound */
 	lo = 0;
 	hi = npages;
+
+	/*
+	 * A composite key's image orders keys only roughly (monotone, with
+	 * ties), and a run is sorted by image first: the pages' first images
+	 * narrow P to (a, z], a the first page whose first image is the
+	 * bound's or above, z the first one above, when the first entries at
+	 * those edges agree (as pending_bound does for the tail copy).  So a
+	 * bound loads two data pages of a run, not one for each step of a
+	 * binary search over its pages; z is tested first, so that the page
+	 * the answer is usually in, a - 1, is the one left loaded.
+	 */
+	if (!exact && LearnedKeyIsComposite(&so->ki) && npages > 1)
+	{
+		int			a = 0,
+					z;
+
+		hi = npages;
+		while (a < hi)
+		{
+			int			mid = (a + hi) / 2;
+
+			if (h->pages[mid].first_mkey >= b->hint)
+				hi = mid;
+			else
+				a = mid + 1;
+		}
+		z = a;
+		hi = npages;
+		while (z < hi)
+		{
+			int			mid = (z + hi) / 2;
+
+			if (h->pages[mid].first_mkey > b->hint)
+				hi = mid;
+			else
+				z = mid + 1;
+		}
+		if ((z == npages || run_past(so, j, (int) h->pages[z].first_rank, b, false)) &&
+			(a == 0 || !run_past(so, j, (int) h->pages[a - 1].first_rank, b, false)))
+		{
+			lo = a;
+			hi = z;
+		}
+		else
+		{
+			lo = 0;
+			hi = npages;
+		}
+	}
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;

@@ -24,6 +24,8 @@ import time
 
 import psycopg
 
+import pgdb
+
 # name, table, key columns, kind: "pk" (a primary key in go-tpc's DDL) or "sec" (secondary)
 INDEXES = [
     ("warehouse_pkey", "warehouse", ("w_id",), "pk"),
@@ -91,33 +93,27 @@ def parse_run(out):
     return res
 
 
-def run_tpcc(a, raw, problems):
-    """Returns a dict for meta.json (tpmC per side and rep, index table, sizes) or None."""
-    gotpc = a.gotpc
-    if not gotpc or not os.path.exists(gotpc):
-        log("go-tpc not found (%s): TPC-C skipped" % gotpc)
-        return {"skipped": "go-tpc binary not found at %s (run.sh builds it when `go` is available)" % gotpc}
-    common = ["-d", "postgres", "-H", "127.0.0.1", "-P", str(a.port), "-U", "postgres",
-              "--conn-params", "sslmode=disable"]
-    sides = ["btree", "learned"] + (["learned_all"] if a.tpcc_replace_pk else [])
-    out = {"warehouses": a.tpcc_wh, "threads": a.tpcc_threads, "secs": a.tpcc_secs, "reps": a.tpcc_reps,
-           "replace_pk": a.tpcc_replace_pk, "sides": sides, "runs": [], "indexes": []}
-    csvdir = os.path.join(raw, "tpcc_csv")
+INDEX_TABLE = {n: t for n, t, _, _ in INDEXES}
+INDEX_COLS = {n: c for n, _, c, _ in INDEXES}
+INDEX_KIND = {n: k for n, _, _, k in INDEXES}
+
+
+def load_base(gotpc, common, warehouses, csvdir, schema):
+    """Generate go-tpc's data as CSV into csvdir and load it into a new database tpcc_base
+    (the key-less schema); returns an error message or None."""
     shutil.rmtree(csvdir, ignore_errors=True)
     os.makedirs(csvdir)
-    t0 = time.time()
-    cmd = [gotpc, "tpcc", "prepare"] + common + ["-D", "tpcc_csvgen", "--warehouses", str(a.tpcc_wh), "-T", "2",
+    cmd = [gotpc, "tpcc", "prepare"] + common + ["-D", "tpcc_csvgen", "--warehouses", str(warehouses), "-T", "2",
                                                "--output-type", "csv", "--output-dir", csvdir, "--no-check"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        problems.append("TPC-C: go-tpc prepare failed: %s" % (r.stderr or r.stdout)[-500:])
-        return out
+        return "TPC-C: go-tpc prepare failed: %s" % (r.stderr or r.stdout)[-500:]
     admin = connect("postgres")
-    for db in ["tpcc_base", "tpcc_csvgen"] + ["tpcc_" + x for x in sides]:
+    for db in ("tpcc_base", "tpcc_csvgen"):
         admin.execute("DROP DATABASE IF EXISTS %s" % db)
     admin.execute("CREATE DATABASE tpcc_base")
     base = connect("tpcc_base")
-    with open(os.path.join(a.bench_dir, "tpcc", "schema.sql")) as fh:
+    with open(schema) as fh:
         base.execute(fh.read())
     for t in TABLES:
         files = sorted(glob.glob(os.path.join(csvdir, "*.%s.*.csv" % t)) +
@@ -132,7 +128,45 @@ def run_tpcc(a, raw, problems):
                                 break
                             cp.write(chunk)
     base.close()
+    admin.close()
     shutil.rmtree(csvdir, ignore_errors=True)
+    return None
+
+
+def create_indexes(c, am_name, side, with_opts=None):
+    """Create INDEXES in the database of connection c for schema side, the learned ones WITH
+    with_opts (a dict of reloptions, run.sh's --learned-with); yields (name, am, why btree)."""
+    if side != "btree" and am_name == "learned":
+        c.execute("CREATE EXTENSION IF NOT EXISTS learned_idx")
+    for name, table, cols, kind in INDEXES:
+        ok, why = learned_ok(c, am_name, table, cols, kind, side)
+        am = am_name if ok else "btree"
+        uniq = "UNIQUE " if kind == "pk" else ""
+        rel = " WITH (%s)" % pgdb.reloptions_text(with_opts) if ok and with_opts and am == "learned" else ""
+        c.execute("CREATE %sINDEX %s ON %s USING %s (%s)%s" % (uniq, name, table, am, ", ".join(cols), rel))
+        yield name, am, why
+
+
+def run_tpcc(a, raw, problems):
+    """Returns a dict for meta.json (tpmC per side and rep, index table, sizes) or None."""
+    gotpc = a.gotpc
+    if not gotpc or not os.path.exists(gotpc):
+        log("go-tpc not found (%s): TPC-C skipped" % gotpc)
+        return {"skipped": "go-tpc binary not found at %s (run.sh builds it when `go` is available)" % gotpc}
+    common = ["-d", "postgres", "-H", "127.0.0.1", "-P", str(a.port), "-U", "postgres",
+              "--conn-params", "sslmode=disable"]
+    sides = ["btree", "learned"] + (["learned_all"] if a.tpcc_replace_pk else [])
+    out = {"warehouses": a.tpcc_wh, "threads": a.tpcc_threads, "secs": a.tpcc_secs, "reps": a.tpcc_reps,
+           "replace_pk": a.tpcc_replace_pk, "sides": sides, "runs": [], "indexes": []}
+    csvdir = os.path.join(raw, "tpcc_csv")
+    t0 = time.time()
+    admin = connect("postgres")
+    for db in ["tpcc_" + x for x in sides]:
+        admin.execute("DROP DATABASE IF EXISTS %s" % db)
+    err = load_base(gotpc, common, a.tpcc_wh, csvdir, os.path.join(a.bench_dir, "tpcc", "schema.sql"))
+    if err:
+        problems.append(err)
+        return out
     out["load_s"] = time.time() - t0
     log("TPC-C %d warehouse(s) generated and loaded in %.1fs" % (a.tpcc_wh, out["load_s"]))
     byname = {}
@@ -140,14 +174,9 @@ def run_tpcc(a, raw, problems):
         db = "tpcc_" + side
         admin.execute("CREATE DATABASE %s TEMPLATE tpcc_base" % db)
         c = connect(db)
-        if side != "btree" and a.learned_am == "learned":
-            c.execute("CREATE EXTENSION IF NOT EXISTS learned_idx")
-        for name, table, cols, kind in INDEXES:
-            ok, why = learned_ok(c, a.learned_am, table, cols, kind, side)
-            am = a.learned_am if ok else "btree"
-            uniq = "UNIQUE " if kind == "pk" else ""
-            c.execute("CREATE %sINDEX %s ON %s USING %s (%s)" % (uniq, name, table, am, ", ".join(cols)))
-            ix = byname.setdefault(name, {"name": name, "table": table, "columns": ",".join(cols), "kind": kind})
+        for name, am, why in create_indexes(c, a.learned_am, side, getattr(a, "learned_with_opts", None)):
+            ix = byname.setdefault(name, {"name": name, "table": INDEX_TABLE[name],
+                                          "columns": ",".join(INDEX_COLS[name]), "kind": INDEX_KIND[name]})
             ix["am_" + side] = am
             ix["why_btree_" + side] = why
             ix["bytes_" + side] = c.execute("SELECT pg_relation_size(%s)", (name,)).fetchone()[0]
