@@ -2080,7 +2080,6 @@ move_tail_down(Relation index)
 {
 	LearnedMetaPageData meta;
 	Buffer		metabuf;
-	Buffer		tailbuf;
 	Buffer		newbuf;
 	Page		metapage;
 	LearnedMetaPage m;
@@ -2108,13 +2107,7 @@ move_tail_down(Relation index)
 		UnlockReleaseBuffer(metabuf);
 		return false;
 	}
-	LearnedCheckLink(index, m->pending_tail, NULL);
-	tailbuf = ReadBuffer(index, m->pending_tail);
-	LockBuffer(tailbuf, BUFFER_LOCK_SHARE);
-	LearnedCheckPage(index, BufferGetPage(tailbuf), m->pending_tail, LEARNED_PAGE_PENDING);
-	appended = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +
-		LearnedPendingCount(BufferGetPage(tailbuf), m->keylen);
-	UnlockReleaseBuffer(tailbuf);
+	appended = LearnedPendingAppended(index, m);
 	if (appended != m->pending_merged ||
 		!BufferIsValid(newbuf = claim_block(index, blk)))
 	{
