@@ -75,6 +75,7 @@ static BlockNumber collect_garbage_if_due(Relation index, const LearnedMetaPageD
 static int64 sweep_step(Relation index, LearnedMergeBy by);
 static int64 vacuum_sweep(Relation index, LearnedMergeBy by);
 static int64 merge_far_over(Relation index, LearnedMergeBy by);
+static bool far_over_now(Relation index);
 static bool witness_passed(Relation index, const LearnedMetaPageData *meta);
 static void witness_record(Relation index, uint64 flip_xid);
 
@@ -1584,9 +1585,18 @@ static int64
 merge_far_over(Relation index, LearnedMergeBy by)
 {
 	int64		merged = 0;
+	int			round;
 
-	if (LearnedNoOpenScans() && !RecoveryInProgress())
-		merged = sweep_all(index, by);
+	/*
+	 * Entries appended during a sweep are left for the triggers, unless
+	 * they took the list far past the limit again (other writers went on).
+	 */
+	for (round = 0; round < 2 && LearnedNoOpenScans() && !RecoveryInProgress(); round++)
+	{
+		merged += sweep_all(index, by);
+		if (!far_over_now(index))
+			return merged;
+	}
 	return merged + merge_locked(index, NULL, 0, by);
 }
 
@@ -2519,14 +2529,34 @@ static int64
 merge_or_step(Relation index, LearnedMergeBy by)
 {
 	LearnedMetaPageData meta;
-	MergeTrigger t;
 	int64		n;
 
-	LearnedReadMeta(index, &meta);
-	if (merge_trigger(index, &meta, LearnedPendingAppended(index, &meta) - meta.pending_merged, &t) &&
-		t.far_over)
+	if (far_over_now(index))
 		return merge_far_over(index, by);
 	n = sweep_step(index, by);
+
+	/*
+	 * No sweep may start because no entry is in a run yet (the tail was
+	 * not flushed: a list past pending_limit before tail_limit, or flushes
+	 * turned off).  A trigger's merge (an inserter's or the worker's, with
+	 * no scan open) then flushes the whole tail into a run and takes a
+	 * step, as VACUUM does: a whole merge of random keys writes the whole
+	 * static stage beside the old one, which waits for the snapshot
+	 * horizon, and an inserting transaction running meanwhile holds that
+	 * back.
+	 */
+	if (n < 0 && (by == LEARNED_MERGE_BY_INSERT || by == LEARNED_MERGE_BY_WORKER) &&
+		learned_merge_step_segments >= 0 && !RelationUsesLocalBuffers(index) &&
+		!RecoveryInProgress() && LearnedNoOpenScans())
+	{
+		LearnedReadMeta(index, &meta);
+		if (meta.nsegments >= 2 && meta.sweep_end_seq == 0 && meta.nruns < LEARNED_MAX_RUNS)
+		{
+			alloc_map_reset();
+			if (LearnedRunFlushWhole(index))
+				n = sweep_step(index, by);
+		}
+	}
 	if (n < 0)
 		return merge_locked(index, NULL, 0, by);
 
@@ -2541,6 +2571,18 @@ merge_or_step(Relation index, LearnedMergeBy by)
 	if (tail_over(&meta, LearnedPendingAppended(index, &meta)))
 		(void) LearnedRunFlush(index, Max(1, learned_tail_limit / 2));
 	return n;
+}
+
+/* whether the list is far past pending_limit now (the caller holds the merge lock) */
+static bool
+far_over_now(Relation index)
+{
+	LearnedMetaPageData meta;
+	MergeTrigger t;
+
+	LearnedReadMeta(index, &meta);
+	return merge_trigger(index, &meta, LearnedPendingAppended(index, &meta) - meta.pending_merged, &t) &&
+		t.far_over;
 }
 
 /*
@@ -2663,8 +2705,6 @@ static void
 far_over_merge(Relation index)
 {
 	int			waited;
-	LearnedMetaPageData m;
-	MergeTrigger t;
 	bool		noscan = LearnedNoOpenScans();
 
 	/*
@@ -2688,9 +2728,7 @@ far_over_merge(Relation index)
 	}
 	if (noscan)
 		UnlockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
-	LearnedReadMeta(index, &m);
-	if (merge_trigger(index, &m, LearnedPendingAppended(index, &m) - m.pending_merged, &t) &&
-		t.far_over)
+	if (far_over_now(index))
 		merge_far_over(index, LEARNED_MERGE_BY_INSERT);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 }

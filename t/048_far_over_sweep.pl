@@ -38,7 +38,6 @@ wal_consistency_checking = 'generic'
 wal_keep_size = '1GB'
 learned_idx.merge_step_segments = 1
 learned_idx.log_merge_min_duration = 0
-learned_idx.tail_limit = 300
 });
 $node->start;
 $node->safe_psql('postgres',
@@ -142,7 +141,12 @@ foreach my $fp ('sweep-between-steps', 'sweep-before-flip')
 		my $name = "$fp$kind";
 		my $count = $node->safe_psql('postgres', 'SELECT count(*) FROM v');
 
-		dyn_fail_with($node, "$fp$kind", big_insert(20000), $name);
+		# 20,000 entries pending (no merge meanwhile), then one insert
+		# far past the limit: its merge flushes them and sweeps in steps
+		dyn_fail_with($node, "$fp$kind", 'BEGIN; SET LOCAL learned_idx.auto_merge = off; '
+			  . big_insert(20000)
+			  . ' SET LOCAL learned_idx.auto_merge = on; INSERT INTO v VALUES (-1, 5); COMMIT;',
+			$name);
 		is($node->safe_psql('postgres', 'SELECT count(*) FROM v'), $count,
 			"$name: the failed INSERT's rows are gone");
 		verify("$name: after the failure");
