@@ -1607,7 +1607,7 @@ merge_far_over(Relation index, LearnedMergeBy by)
  * bring many segments to the dead fraction in the same VACUUM, and one
  * merge would write all of them beside the old ones: the file grew by the
  * whole static stage, and the truncation could not cut it back.  In
- * groups, VACUUM's horizon (vacuum_horizon) frees each group's replaced
+ * groups, VACUUM's horizon (gc_horizon) frees each group's replaced
  * pages at once when no other snapshot predates its flip, and the next
  * group reuses them, so the file grows by about one group.  The groups are
  * found again by their first page after each flip: a segment not yet
@@ -2457,7 +2457,7 @@ LearnedCollectGarbage(Relation index, bool merge)
 
 		/*
 		 * What the merge replaced, the last step of a sweep included: VACUUM
-		 * may see the horizon pass it at once (vacuum_horizon), and the
+		 * may see the horizon pass it at once (gc_horizon), and the
 		 * truncation then cuts it too.
 		 */
 		if (after.generation != before.generation || after.nflushes != before.nflushes)
@@ -2847,6 +2847,20 @@ worker_lock(const LOCKTAG *tag)
 }
 
 /*
+ * At the worker's exit, its session lock (LEARNED_WORKER_LOCK) may still be
+ * held: a FATAL (SIGTERM) between two transactions.  Session locks outside
+ * a transaction are not released at exit (ShutdownPostgres aborts only a
+ * transaction in progress), and a worker lock left behind would keep every
+ * later worker of the index from starting; so release them, as the logical
+ * replication apply worker does.
+ */
+static void
+worker_onexit(int code, Datum arg)
+{
+	LockReleaseAll(DEFAULT_LOCKMETHOD, true);
+}
+
+/*
  * Whether the worker should merge the list (again): past the ratio trigger,
  * and not far past pending_limit (the inserters merge that, see below).
  */
@@ -2900,6 +2914,7 @@ learned_merge_worker_main(Datum arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	before_shmem_exit(worker_onexit, (Datum) 0);
 	SET_LOCKTAG_PAGE(wtag, dboid, indexoid, LEARNED_WORKER_LOCK);
 
 	while (again)
