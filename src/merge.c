@@ -76,6 +76,7 @@ static int64 sweep_step(Relation index, LearnedMergeBy by);
 static int64 vacuum_sweep(Relation index, LearnedMergeBy by);
 static int64 merge_far_over(Relation index, LearnedMergeBy by);
 static bool far_over_now(Relation index);
+static bool tail_over(const LearnedMetaPageData *meta, uint64 appended);
 static bool witness_passed(Relation index, const LearnedMetaPageData *meta);
 static void witness_record(Relation index, uint64 flip_xid);
 
@@ -1556,6 +1557,15 @@ sweep_all(Relation index, LearnedMergeBy by)
 			if (meta.sweep_end_seq == 0)
 				break;
 			learned_fault("sweep-between-steps");
+
+			/*
+			 * Inserts go on meanwhile and cannot flush (we hold the merge
+			 * lock): flush for them, as merge_or_step does, or the tail
+			 * (and every backend's copy of it) grows with the whole sweep.
+			 */
+			if (tail_over(&meta, LearnedPendingAppended(index, &meta)))
+				(void) LearnedRunFlush(index, Max(1, learned_tail_limit / 2));
+			LearnedReadMeta(index, &meta);
 		}
 		if (flushed)
 			break;
