@@ -1725,8 +1725,8 @@ mark_run(uint8 *reach, BlockNumber nblocks, BlockNumber start, uint32 npages)
  * every other backend and of the replication slots, into *oldest
  * (InvalidTransactionId if there is none), for a caller that runs no scan
  * of a learned index that could outlive a flip: a lazy VACUUM
- * (PROC_IN_VACUUM), or a backend with no learned index scan open
- * (LearnedNoOpenScans: a merge worker, an inserter); false for any other.
+ * (PROC_IN_VACUUM) or a merge worker; false for any other (an inserter's
+ * sweep has the flip witness instead, below).
  * A page replaced by a flip whose next xid was x can then be freed if x
  * precedes *oldest (or there is none): a scan that read the old metapage
  * took its snapshot before the flip, so its backend's xmin is at most x for
@@ -1747,6 +1747,8 @@ mark_run(uint8 *reach, BlockNumber nblocks, BlockNumber start, uint32 npages)
  * the new metapage.  Not used while vacuum_defer_cleanup_age (15) holds
  * the horizon back.
  */
+static bool in_merge_worker = false;
+
 static bool
 gc_horizon(TransactionId *oldest)
 {
@@ -1755,7 +1757,7 @@ gc_horizon(TransactionId *oldest)
 	uint32		i;
 
 	*oldest = InvalidTransactionId;
-	if (!((MyProc->statusFlags & PROC_IN_VACUUM) || LearnedNoOpenScans()) ||
+	if (!((MyProc->statusFlags & PROC_IN_VACUUM) || in_merge_worker) ||
 		LI_DEFER_CLEANUP_AGE > 0)
 		return false;
 	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
@@ -2921,6 +2923,7 @@ learned_merge_worker_main(Datum arg)
 	LOCKTAG		wtag;
 
 	memcpy(&dboid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
+	in_merge_worker = true;
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
