@@ -78,7 +78,7 @@ static int64 merge_far_over(Relation index, LearnedMergeBy by);
 static bool far_over_now(Relation index);
 static bool tail_over(const LearnedMetaPageData *meta, uint64 appended);
 static bool witness_passed(Relation index, const LearnedMetaPageData *meta);
-static void witness_record(Relation index, uint64 flip_xid);
+static void witness_record(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- page allocation ---------- */
 
@@ -1363,7 +1363,7 @@ sweep_step(Relation index, LearnedMergeBy by)
 	uint64		written;
 	uint64		replaced;
 	int64		merged;
-	uint64		flip_xid;
+	LearnedMetaPageData flipped;
 
 	LearnedReadMeta(index, &meta);
 	if (meta.sweep_end_seq == 0 && !sweep_eligible(&meta))
@@ -1488,10 +1488,10 @@ sweep_step(Relation index, LearnedMergeBy by)
 	stats->last_merge_us = end - start;
 	/* under the exclusive lock, as merge_locked's flip_xid */
 	m->last_flip_xid = U64FromFullTransactionId(ReadNextFullTransactionId());
-	flip_xid = m->last_flip_xid;
+	memcpy(&flipped, m, sizeof(flipped));
 	LearnedXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);
-	witness_record(index, flip_xid);
+	witness_record(index, &flipped);
 	learned_fault("sweep-after-flip");
 
 	log_merge(index, by, merged, gen, written, replaced, freed, start, end);
@@ -1547,7 +1547,7 @@ sweep_all(Relation index, LearnedMergeBy by)
 		 * collection can free that too once they have moved on.
 		 */
 		LearnedReadMeta(index, &meta);
-		witness_record(index, meta.last_flip_xid);
+		witness_record(index, &meta);
 		if (!sweep_eligible(&meta))
 			break;
 		while (meta.sweep_end_seq != 0 || sweep_eligible(&meta))
@@ -1821,9 +1821,10 @@ gc_horizon_passed(bool have, TransactionId oldest, TransactionId x)
  * virtual transaction id: with hot_standby_feedback its xmin must unset or
  * pass the flip, as a replication slot's must.  The caller itself must
  * have no scan open (LearnedNoOpenScans).  The witness is only for the
- * last flip, and only in the backend that made it: any other flip since
- * (another backend's) voids it, and garbage collection falls back to the
- * horizon and the stamps.
+ * last flip, named by its xid and pending_epoch (every flip bumps it; two
+ * flips with no xid assigned between them have the same xid), and only in
+ * the backend that took it: any flip since voids it, and garbage
+ * collection falls back to the horizon and the stamps.
  */
 typedef struct WitnessEntry
 {
@@ -1836,9 +1837,10 @@ static WitnessEntry *witness = NULL;
 static int	witness_n = 0;
 static Oid	witness_relid = InvalidOid;
 static uint64 witness_flip = 0;
+static uint64 witness_epoch = 0;
 
 static void
-witness_record(Relation index, uint64 flip_xid)
+witness_record(Relation index, const LearnedMetaPageData *meta)
 {
 	uint32		i;
 
@@ -1864,7 +1866,8 @@ witness_record(Relation index, uint64 flip_xid)
 	}
 	LWLockRelease(ProcArrayLock);
 	witness_relid = RelationGetRelid(index);
-	witness_flip = flip_xid;
+	witness_flip = meta->last_flip_xid;
+	witness_epoch = meta->pending_epoch;
 }
 
 static bool
@@ -1880,6 +1883,7 @@ witness_passed(Relation index, const LearnedMetaPageData *meta)
 	bool		passed = true;
 
 	if (witness_relid != RelationGetRelid(index) || witness_flip != meta->last_flip_xid ||
+		witness_epoch != (uint64) meta->pending_epoch ||
 		!LearnedNoOpenScans() || LI_DEFER_CLEANUP_AGE > 0 || RecoveryInProgress())
 		return false;
 	x = XidFromFullTransactionId(FullTransactionIdFromU64(witness_flip));
