@@ -1563,8 +1563,13 @@ sweep_all(Relation index, LearnedMergeBy by)
 			 * lock): flush for them, as merge_or_step does, or the tail
 			 * (and every backend's copy of it) grows with the whole sweep.
 			 */
-			if (tail_over(&meta, LearnedPendingAppended(index, &meta)))
-				(void) LearnedRunFlush(index, Max(1, learned_tail_limit / 2));
+			if (tail_over(&meta, LearnedPendingAppended(index, &meta)) &&
+				LearnedRunFlush(index, Max(1, learned_tail_limit / 2)))
+			{
+				/* the flush flipped: a witness of that flip for the next GC */
+				LearnedReadMeta(index, &meta);
+				witness_record(index, &meta);
+			}
 			LearnedReadMeta(index, &meta);
 		}
 		if (flushed)

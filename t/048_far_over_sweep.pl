@@ -11,8 +11,8 @@
 # backend that might still read them has moved on (the flip witness).
 #
 # Checked: one INSERT of 48,000 random keys (6 times twice the limit)
-# merges in steps and ends below twice a fresh build (a whole merge per
-# episode left about one static stage more per episode); a cursor of
+# merges in steps and ends below 2.5 times a fresh build (a whole merge
+# per episode left about one static stage more per episode); a cursor of
 # another session whose snapshot predates the INSERT keeps its pages (they
 # wait) and reads every row of its snapshot in order; an ERROR and a PANIC
 # between two steps and before a step's flip (fault points
@@ -106,8 +106,10 @@ cmp_ok($steps, '>=', 3 * $segments,
 cmp_ok(info('pending_entries'), '<=', 8193, 'the list is under twice the limit');
 my $pages = info('total_pages');
 my $fresh = fresh_pages();
-cmp_ok($pages, '<', 2 * $fresh,
-	"after the INSERT the index has $pages pages, under twice a fresh build ($fresh)");
+# (whole merges: about 6.6x; swept: 1.7x, with room for the worker's
+# merges, which the INSERT's own open transaction holds back)
+cmp_ok($pages, '<', 2.5 * $fresh,
+	"after the INSERT the index has $pages pages, under 2.5 times a fresh build ($fresh)");
 verify('after a far-over INSERT');
 
 # 2. a cursor whose snapshot predates the INSERT keeps the pages it reads
