@@ -38,6 +38,9 @@ wal_consistency_checking = 'generic'
 wal_keep_size = '1GB'
 learned_idx.merge_step_segments = 1
 learned_idx.log_merge_min_duration = 0
+# no merge worker: the inserting session merges inline (one step at a
+# trigger, every step far past the limit), so the pages are its alone
+max_worker_processes = 0
 });
 $node->start;
 $node->safe_psql('postgres',
