@@ -286,9 +286,12 @@ li_strxfrm(pg_locale_t loc, char *dst, const char *src, Size srclen, Size dstsiz
  * through one (section 5 of docs/architecture.md).
  *
  * li_read_stream_begin returns NULL where there are none (15, 16), and the
- * caller reads each page with ReadBuffer as before; the callback returns
- * the next block, or InvalidBlockNumber at the end of the stream, and
- * li_read_stream_next then returns InvalidBuffer.
+ * caller reads each page with ReadBuffer as before.  all: every block the
+ * callback names will be read (a range whose end is known), so the stream
+ * may ask for them at once (READ_STREAM_FULL) rather than ramp up from one
+ * block ahead.  The callback returns the next block, or InvalidBlockNumber
+ * at the end of the stream, and li_read_stream_next then returns
+ * InvalidBuffer.
  */
 #if PG_VERSION_NUM >= 170000
 #include "storage/read_stream.h"
@@ -296,10 +299,10 @@ typedef ReadStream LiReadStream;
 typedef ReadStreamBlockNumberCB LiReadStreamCB;
 
 static inline LiReadStream *
-li_read_stream_begin(Relation rel, LiReadStreamCB cb, void *arg)
+li_read_stream_begin(Relation rel, bool all, LiReadStreamCB cb, void *arg)
 {
-	return read_stream_begin_relation(READ_STREAM_DEFAULT, NULL, rel,
-									  MAIN_FORKNUM, cb, arg, 0);
+	return read_stream_begin_relation(all ? READ_STREAM_FULL : READ_STREAM_DEFAULT,
+									  NULL, rel, MAIN_FORKNUM, cb, arg, 0);
 }
 #define li_read_stream_next(stream)	read_stream_next_buffer((stream), NULL)
 #define li_read_stream_end(stream)	read_stream_end(stream)
@@ -309,7 +312,7 @@ typedef BlockNumber (*LiReadStreamCB) (LiReadStream *stream, void *arg,
 									   void *per_buffer_data);
 
 static inline LiReadStream *
-li_read_stream_begin(Relation rel, LiReadStreamCB cb, void *arg)
+li_read_stream_begin(Relation rel, bool all, LiReadStreamCB cb, void *arg)
 {
 	return NULL;
 }

@@ -2547,7 +2547,7 @@ stream_next_block(LiReadStream *stream, void *arg, void *per_buffer_data)
  * rest to be read a page at a time.
  */
 static uint32
-interval_last_vpage(IndexScanDesc scan)
+interval_last_vpage(IndexScanDesc scan, bool *bounded)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	Bound		end;
@@ -2555,8 +2555,9 @@ interval_last_vpage(IndexScanDesc scan)
 				whi;
 	int			slots[2];
 
-	if (!has_bound(so, !so->forward) ||
-		!make_bound(so, so->pos.interval, !so->forward, &end))
+	*bounded = has_bound(so, !so->forward) &&
+		make_bound(so, so->pos.interval, !so->forward, &end);
+	if (!*bounded)
 		return so->forward ? so->dir->nvpages - 1 : 0;
 	model_window(scan, &end, &wlo, &whi, slots);
 	return so->forward ? whi : wlo;
@@ -2566,9 +2567,9 @@ interval_last_vpage(IndexScanDesc scan)
  * Read and share-lock the scan's next leaf page vp (static_advance), as
  * read_vpage does.  When the interval goes on past vp, the pages from vp to
  * its predicted end are read through a read stream (compat.h), which asks
- * for them ahead of the scan, all at once when they are not in shared
- * buffers; a scan whose pages are cached costs the stream one page pinned
- * ahead.  The stream starts at the scan's second page: a range that ends on
+ * for them ahead of the scan: all at once when the interval has an end
+ * (a range), else from one page ahead, twice as many after each page that
+ * needed a read (an open range, as likely stopped early by a LIMIT).  The stream starts at the scan's second page: a range that ends on
  * the page it was positioned on (most short ones) never makes one.
  */
 static Buffer
@@ -2583,7 +2584,8 @@ next_vpage(IndexScanDesc scan, uint32 vp, int *nitems)
 		stream_end(so);
 	if (so->stream == NULL && !so->stream_spent && learned_read_stream)
 	{
-		uint32		last = interval_last_vpage(scan);
+		bool		bounded;
+		uint32		last = interval_last_vpage(scan, &bounded);
 
 		if (so->forward ? last > vp : last < vp)
 		{
@@ -2591,7 +2593,7 @@ next_vpage(IndexScanDesc scan, uint32 vp, int *nitems)
 
 			so->stream_vp = so->stream_next = vp;
 			so->stream_last = last;
-			so->stream = li_read_stream_begin(scan->indexRelation,
+			so->stream = li_read_stream_begin(scan->indexRelation, bounded,
 											  stream_next_block, so);
 			MemoryContextSwitchTo(old);
 		}
