@@ -1,4 +1,4 @@
--- 67_read_stream
+-- 68_read_stream
 --
 -- On 17 and later a range's leaf pages after its first are read through a
 -- read stream (learned_idx.read_stream, on by default), up to the model's
