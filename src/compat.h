@@ -278,46 +278,4 @@ li_strxfrm(pg_locale_t loc, char *dst, const char *src, Size srclen, Size dstsiz
 #define LI_DEFER_CLEANUP_AGE 0
 #endif
 
-/*
- * Read streams (17): a scan that knows the blocks it will read next names
- * them through a callback, and the stream reads ahead, asynchronously where
- * the major can (18's AIO: io_method worker or io_uring), combining
- * neighbouring blocks into one read.  scan.c reads a range's next leaf pages
- * through one (section 5 of docs/architecture.md).
- *
- * li_read_stream_begin returns NULL where there are none (15, 16), and the
- * caller reads each page with ReadBuffer as before.  all: every block the
- * callback names will be read (a range whose end is known), so the stream
- * may ask for them at once (READ_STREAM_FULL) rather than ramp up from one
- * block ahead.  The callback returns the next block, or InvalidBlockNumber
- * at the end of the stream, and li_read_stream_next then returns
- * InvalidBuffer.
- */
-#if PG_VERSION_NUM >= 170000
-#include "storage/read_stream.h"
-typedef ReadStream LiReadStream;
-typedef ReadStreamBlockNumberCB LiReadStreamCB;
-
-static inline LiReadStream *
-li_read_stream_begin(Relation rel, bool all, LiReadStreamCB cb, void *arg)
-{
-	return read_stream_begin_relation(all ? READ_STREAM_FULL : READ_STREAM_DEFAULT,
-									  NULL, rel, MAIN_FORKNUM, cb, arg, 0);
-}
-#define li_read_stream_next(stream)	read_stream_next_buffer((stream), NULL)
-#define li_read_stream_end(stream)	read_stream_end(stream)
-#else
-typedef struct LiReadStream LiReadStream;
-typedef BlockNumber (*LiReadStreamCB) (LiReadStream *stream, void *arg,
-									   void *per_buffer_data);
-
-static inline LiReadStream *
-li_read_stream_begin(Relation rel, bool all, LiReadStreamCB cb, void *arg)
-{
-	return NULL;
-}
-#define li_read_stream_next(stream)	((void) (stream), InvalidBuffer)
-#define li_read_stream_end(stream)	((void) (stream))
-#endif
-
 #endif							/* LEARNED_COMPAT_H */

@@ -59,7 +59,6 @@ int			learned_tail_limit = LEARNED_DEFAULT_TAIL_LIMIT;
 int			learned_merge_step_segments = 0;
 char	   *learned_fail_point = NULL;
 int			learned_map_columns_guc = 0;
-bool		learned_read_stream = true;
 
 void		_PG_init(void);
 
@@ -134,12 +133,6 @@ _PG_init(void)
 							   "Test only: raise an error (name) or a PANIC (name:panic) at a named merge step.",
 							   NULL, &learned_fail_point, "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("learned_idx.read_stream",
-							 "Reads the next leaf pages of a range scan through a read stream (PostgreSQL 17 and later).",
-							 "Off: a page at a time, as on 15 and 16, where this does nothing.",
-							 &learned_read_stream, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("learned_idx.map_columns",
 							"Experiments: pack at most this many leading columns of a composite key into the models' key image at CREATE INDEX (0: as many as fit).",

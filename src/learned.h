@@ -913,7 +913,6 @@ extern bool LearnedKeyOutOfRange(const LearnedKeyInfo *ki, Datum key);
 extern void LearnedKeyRangeAdd(const LearnedKeyInfo *ki, Datum key,
 							   uint64 *lo, uint64 *hi);
 extern int	learned_map_columns_guc;
-extern bool learned_read_stream;
 
 /* ---------- page.c ---------- */
 

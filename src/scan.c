@@ -245,19 +245,6 @@ typedef struct LearnedScanOpaqueData
 	Buffer		leaf_recent;	/* and its buffer then (a hint) */
 
 	/*
-	 * A range's next leaf pages through a read stream (next_vpage): the
-	 * stream (NULL: none, or a major without them), the vpage its callback
-	 * names next, the vpage it returns next, and the last vpage it names
-	 * (the first, backward).  stream_spent: the stream reached that vpage
-	 * in this interval, and the rest is read a page at a time.
-	 */
-	LiReadStream *stream;
-	int64		stream_vp;
-	int64		stream_next;
-	int64		stream_last;
-	bool		stream_spent;
-
-	/*
 	 * Where the last positioning found its boundary (find_boundary), kept
 	 * across rescans: a nested loop whose outer side comes in key order
 	 * rescans with ascending keys, and the next boundary is then usually on
@@ -571,20 +558,9 @@ release_pins(LearnedScanOpaque so)
 	so->npins = 0;
 }
 
-/* end the scan's read stream, unpinning the pages it read ahead */
-static void
-stream_end(LearnedScanOpaque so)
-{
-	if (so->stream)
-		li_read_stream_end(so->stream);
-	so->stream = NULL;
-	so->stream_spent = false;
-}
-
 static void
 reset_position(LearnedScanOpaque so)
 {
-	stream_end(so);
 	release_batch(so, &so->pos.batch);
 	if (so->mark_valid)
 	{
@@ -2520,112 +2496,6 @@ position_interval(IndexScanDesc scan)
 	return true;
 }
 
-/* ---------- a range's next pages through a read stream ---------- */
-
-/* the read stream's callback: the block of the next vpage, in scan order */
-static BlockNumber
-stream_next_block(LiReadStream *stream, void *arg, void *per_buffer_data)
-{
-	LearnedScanOpaque so = (LearnedScanOpaque) arg;
-	LearnedDirectory *dir = so->dir;
-	int64		vp = so->stream_vp;
-	uint32		segno;
-	LearnedSegment *seg;
-
-	if (so->forward ? vp > so->stream_last : vp < so->stream_last)
-		return InvalidBlockNumber;
-	so->stream_vp += so->forward ? 1 : -1;
-	seg = vpage_segment(dir, (uint32) vp, &segno);
-	return seg->start_blk + ((uint32) vp - dir->seg_first_vpage[segno]);
-}
-
-/*
- * The last vpage the current interval can need in the scan's direction (the
- * first, backward): the model's window for the bound on the far side (the
- * end of a range, or of an equality's run), or the index's end without one.
- * Only a guess, for the read stream: a window that ends too soon leaves the
- * rest to be read a page at a time.
- */
-static uint32
-interval_last_vpage(IndexScanDesc scan, bool *bounded)
-{
-	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	Bound		end;
-	uint32		wlo,
-				whi;
-	int			slots[2];
-
-	*bounded = has_bound(so, !so->forward) &&
-		make_bound(so, so->pos.interval, !so->forward, &end);
-	if (!*bounded)
-		return so->forward ? so->dir->nvpages - 1 : 0;
-	model_window(scan, &end, &wlo, &whi, slots);
-	return so->forward ? whi : wlo;
-}
-
-/*
- * Read and share-lock the scan's next leaf page vp (static_advance), as
- * read_vpage does.  When the interval goes on past vp, the pages from vp to
- * its predicted end are read through a read stream (compat.h), which asks
- * for them ahead of the scan: all at once when the interval has an end
- * (a range), else from one page ahead, twice as many after each page that
- * needed a read (an open range, as likely stopped early by a LIMIT).  The stream starts at the scan's second page: a range that ends on
- * the page it was positioned on (most short ones) never makes one.
- */
-static Buffer
-next_vpage(IndexScanDesc scan, uint32 vp, int *nitems)
-{
-	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	LearnedDirectory *dir = so->dir;
-	Buffer		buf;
-
-	/* not where the stream is (a restored mark): start again from vp */
-	if (so->stream && so->stream_next != vp)
-		stream_end(so);
-	if (so->stream == NULL && !so->stream_spent && learned_read_stream)
-	{
-		bool		bounded;
-		uint32		last = interval_last_vpage(scan, &bounded);
-
-		if (so->forward ? last > vp : last < vp)
-		{
-			MemoryContext old = MemoryContextSwitchTo(so->scanCxt);
-
-			so->stream_vp = so->stream_next = vp;
-			so->stream_last = last;
-			so->stream = li_read_stream_begin(scan->indexRelation, bounded,
-											  stream_next_block, so);
-			MemoryContextSwitchTo(old);
-		}
-		/* one guess per interval (and none where streams are missing) */
-		so->stream_spent = (so->stream == NULL);
-	}
-	if (so->stream)
-	{
-		buf = li_read_stream_next(so->stream);
-		if (BufferIsValid(buf))
-		{
-			uint32		segno;
-			LearnedSegment *seg = vpage_segment(dir, vp, &segno);
-
-			if (BufferGetBlockNumber(buf) !=
-				seg->start_blk + (vp - dir->seg_first_vpage[segno]))
-				elog(ERROR, "learned index read stream out of step at block %u",
-					 BufferGetBlockNumber(buf));
-			so->stream_next = so->forward ? (int64) vp + 1 : (int64) vp - 1;
-			if (dir->leaf_hint)
-				dir->leaf_hint[vp] = buf;
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			*nitems = open_vpage(scan, vp, buf, true);
-			return buf;
-		}
-		/* past the predicted end: the rest a page at a time */
-		stream_end(so);
-		so->stream_spent = true;
-	}
-	return read_vpage(scan, vp, nitems);
-}
-
 /*
  * Make the batch hold a next static item, or mark the static stream done.
  */
@@ -2649,7 +2519,6 @@ static_advance(IndexScanDesc scan)
 		}
 		if (b->last)
 		{
-			stream_end(so);
 			release_batch(so, b);
 			/* next array value in scan order */
 			if (so->driver && so->forward && pos->interval + 1 < so->driver->nvalues)
@@ -2685,7 +2554,7 @@ static_advance(IndexScanDesc scan)
 			Buffer		buf;
 
 			release_batch(so, b);
-			buf = next_vpage(scan, vp, &n);
+			buf = read_vpage(scan, vp, &n);
 			fill_batch(scan, buf, vp, n, so->forward ? 0 : n - 1);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
