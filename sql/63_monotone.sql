@@ -14,53 +14,10 @@
 -- verified would miss the rows before it (descending and repeated keys)
 -- or past it.
 
--- nl_check(outer, inner, idx, cond): the join of outer o and inner t on
--- cond, once as a nested loop into idx (the LATERAL subquery with OFFSET 0
--- keeps o outside), once as a hash join over sequential scans.  Prints
--- rows=N and ok, or WRONG with the rows each side lacks; "plan!" when the
--- nested loop did not scan idx.  A range condition has no hash join: the
--- reference joins on ref_cond instead, with the offsets d of ref_from
--- (t.k = o.k + d).
-CREATE FUNCTION nl_check(outer_tab text, inner_tab text, idx text, cond text,
-                         ref_from text DEFAULT NULL, ref_cond text DEFAULT NULL)
-RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    nl text := format('SELECT o.n, x.id FROM %I o CROSS JOIN LATERAL '
-                      '(SELECT t.id FROM %I t WHERE %s OFFSET 0) x', outer_tab, inner_tab, cond);
-    hj text := format('SELECT o.n, t.id FROM %I o %s JOIN %I t ON %s', outer_tab,
-                      coalesce('CROSS JOIN ' || ref_from, ''), inner_tab, coalesce(ref_cond, cond));
-    plan text := '';
-    ln text;
-    got text[];
-    ref text[];
-    missing int;
-    extra int;
-BEGIN
-    PERFORM set_config('enable_seqscan', 'off', true);
-    PERFORM set_config('enable_bitmapscan', 'off', true);
-    PERFORM set_config('enable_indexonlyscan', 'off', true);
-    PERFORM set_config('enable_memoize', 'off', true);
-    PERFORM set_config('enable_material', 'off', true);
-    PERFORM set_config('enable_hashjoin', 'off', true);
-    PERFORM set_config('enable_mergejoin', 'off', true);
-    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || nl LOOP
-        plan := plan || ln || ' ';
-    END LOOP;
-    EXECUTE format('SELECT array_agg(r::text) FROM (%s) r', nl) INTO got;
-    PERFORM set_config('enable_seqscan', 'on', true);
-    PERFORM set_config('enable_indexscan', 'off', true);
-    PERFORM set_config('enable_nestloop', 'off', true);
-    PERFORM set_config('enable_hashjoin', 'on', true);
-    EXECUTE format('SELECT array_agg(r::text) FROM (%s) r', hj) INTO ref;
-    PERFORM set_config('enable_indexscan', 'on', true);
-    PERFORM set_config('enable_nestloop', 'on', true);
-    SELECT count(*) INTO missing FROM (SELECT unnest(ref) EXCEPT ALL SELECT unnest(got)) s;
-    SELECT count(*) INTO extra FROM (SELECT unnest(got) EXCEPT ALL SELECT unnest(ref)) s;
-    RETURN 'rows=' || coalesce(cardinality(ref), 0) ||
-        CASE WHEN missing = 0 AND extra = 0 THEN ' ok'
-             ELSE format(' WRONG: %s missing, %s extra', missing, extra) END ||
-        CASE WHEN plan ~ ('Nested Loop.*Index Scan using ' || idx || ' ') THEN '' ELSE ' plan!' END;
-END $$;
+-- nl_check(): the nested loop against a join over sequential scans (sql/include/nlcheck.sql)
+\set ECHO none
+\i sql/include/nlcheck.sql
+\set ECHO all
 
 -- The outer tables: n orders them (they are written in n order and read by
 -- a sequential scan in that order).

@@ -4011,6 +4011,35 @@ pending_to_bitmap(Relation index, LearnedScanOpaque so, TIDBitmap *tbm,
 	return n;
 }
 
+/*
+ * Add every TID of the static stage's matching entries (keys or NULLs, as
+ * the advance function walks them) to a bitmap, batch by batch.
+ */
+static int64
+static_to_bitmap(IndexScanDesc scan, TIDBitmap *tbm,
+				 void (*advance) (IndexScanDesc scan))
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	Batch	   *b = &so->pos.batch;
+	int64		ntids = 0;
+
+	so->pos.static_done = false;
+	for (;;)
+	{
+		advance(scan);
+		if (so->pos.static_done || b->next >= b->nitems)
+			break;
+		for (; b->next < b->nitems; b->next++)
+		{
+			LearnedCheckHeapTid(scan->indexRelation, &b->items[b->next].tid);
+			tbm_add_tuples(tbm, &b->items[b->next].tid, 1, false);
+			ntids++;
+		}
+	}
+	release_batch(so, b);
+	return ntids;
+}
+
 int64
 learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
@@ -4030,22 +4059,7 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 	if (so->want_keys)
 	{
-		Batch	   *b = &so->pos.batch;
-
-		so->pos.static_done = false;
-		for (;;)
-		{
-			static_advance(scan);
-			if (so->pos.static_done || b->next >= b->nitems)
-				break;
-			for (; b->next < b->nitems; b->next++)
-			{
-				LearnedCheckHeapTid(scan->indexRelation, &b->items[b->next].tid);
-				tbm_add_tuples(tbm, &b->items[b->next].tid, 1, false);
-				ntids++;
-			}
-		}
-		release_batch(so, b);
+		ntids += static_to_bitmap(scan, tbm, static_advance);
 		for (i = 0; i < so->npranges; i++)
 		{
 			const PendRange *r = &so->pranges[i];
@@ -4077,22 +4091,7 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	if (so->want_nulls)
 	{
-		Batch	   *b = &so->pos.batch;
-
-		so->pos.static_done = false;
-		for (;;)
-		{
-			nulls_advance(scan);
-			if (so->pos.static_done || b->next >= b->nitems)
-				break;
-			for (; b->next < b->nitems; b->next++)
-			{
-				LearnedCheckHeapTid(scan->indexRelation, &b->items[b->next].tid);
-				tbm_add_tuples(tbm, &b->items[b->next].tid, 1, false);
-				ntids++;
-			}
-		}
-		release_batch(so, b);
+		ntids += static_to_bitmap(scan, tbm, nulls_advance);
 		if (c)
 		{
 			for (i = 0; i < c->nnulls; i++)

@@ -1,4 +1,4 @@
--- 66_rescans
+-- 67_rescans
 --
 -- What a rescan keeps from the last one when nothing it depends on
 -- changed, and when it must stop keeping it:
@@ -17,48 +17,12 @@
 -- by a sequential scan), through appends to the tail page, a new tail
 -- page, flushes into runs, merges, on logged, unlogged and temporary
 -- tables.
--- rs_check(outer, inner, idx, cond): the join of outer o and inner t on
--- cond, once as a nested loop into idx, once as a hash join (or, for a
--- condition a hash join cannot take, a nested loop over sequential scans),
--- rows as (outer n, inner ctid).
--- Prints rows=N and ok, or WRONG with the rows each side lacks; "plan!"
--- when the nested loop did not scan idx.
-CREATE FUNCTION rs_check(outer_tab text, inner_tab text, idx text, cond text)
-RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    q text := format('SELECT o.n, x.id FROM %I o CROSS JOIN LATERAL '
-                     '(SELECT t.ctid AS id FROM %I t WHERE %s OFFSET 0) x', outer_tab, inner_tab, cond);
-    plan text := '';
-    ln text;
-    got text[];
-    ref text[];
-    missing int;
-    extra int;
-BEGIN
-    PERFORM set_config('enable_seqscan', 'off', true);
-    PERFORM set_config('enable_bitmapscan', 'off', true);
-    PERFORM set_config('enable_indexonlyscan', 'off', true);
-    PERFORM set_config('enable_memoize', 'off', true);
-    PERFORM set_config('enable_material', 'off', true);
-    PERFORM set_config('enable_hashjoin', 'off', true);
-    PERFORM set_config('enable_mergejoin', 'off', true);
-    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        plan := plan || ln || ' ';
-    END LOOP;
-    EXECUTE format('SELECT array_agg(r::text) FROM (%s) r', q) INTO got;
-    PERFORM set_config('enable_seqscan', 'on', true);
-    PERFORM set_config('enable_indexscan', 'off', true);
-    PERFORM set_config('enable_hashjoin', 'on', true);
-    EXECUTE format('SELECT array_agg(r::text) FROM (SELECT o.n, t.ctid FROM %I o JOIN %I t ON %s) r',
-                   outer_tab, inner_tab, cond) INTO ref;
-    PERFORM set_config('enable_indexscan', 'on', true);
-    SELECT count(*) INTO missing FROM (SELECT unnest(ref) EXCEPT ALL SELECT unnest(got)) s;
-    SELECT count(*) INTO extra FROM (SELECT unnest(got) EXCEPT ALL SELECT unnest(ref)) s;
-    RETURN 'rows=' || coalesce(cardinality(ref), 0) ||
-        CASE WHEN missing = 0 AND extra = 0 THEN ' ok'
-             ELSE format(' WRONG: %s missing, %s extra', missing, extra) END ||
-        CASE WHEN plan ~ ('Nested Loop.*Index Scan using ' || idx || ' ') THEN '' ELSE ' plan!' END;
-END $$;
+
+-- nl_check(): the nested loop against a join over sequential scans (sql/include/nlcheck.sql)
+\set ECHO none
+\i sql/include/nlcheck.sql
+\set ECHO all
+
 -- Fresh scans see what was appended since the last one: one entry on the
 -- tail page the last refresh read to its end, then entries enough for new
 -- tail pages, on a logged, an unlogged and a temporary table (no WAL: the
@@ -102,17 +66,8 @@ INSERT INTO rs_log SELECT g * 2 + 1, -g FROM generate_series(1, 100) g;
 INSERT INTO rs_unl SELECT g * 2 + 1, -g FROM generate_series(1, 100) g;
 INSERT INTO rs_tmp SELECT g * 2 + 1, -g FROM generate_series(1, 100) g;
 SELECT rs_tail('rs_log') AS logged, rs_tail('rs_unl') AS unlogged, rs_tail('rs_tmp') AS temporary;
-        logged         |       unlogged        |       temporary       
------------------------+-----------------------+-----------------------
- 1 2 3 1501 1502 1500  | 1 2 3 1501 1502 1500  | 1 2 3 1501 1502 1500 
-(1 row)
-
 SELECT pending_entries > 1000 AS pending, pending_pages > 2 AS several_tail_pages
 FROM learned_index_info('rs_log_k');
- pending | several_tail_pages 
----------+--------------------
- t       | t
-(1 row)
 
 -- A nested loop whose rescans cross appends, flushes into runs and a
 -- merge: the outer side's volatile function, at given outer rows, inserts
@@ -180,18 +135,9 @@ BEGIN
         CASE WHEN plan ~ ('Nested Loop.*Index Scan using ' || tab || '_k ') THEN '' ELSE ' plan!' END;
 END $$;
 SELECT rs_during('rs_log') AS logged, rs_during('rs_unl') AS unlogged;
-           logged            |          unlogged           
------------------------------+-----------------------------
- rows=1429 ok flushed merged | rows=1429 ok flushed merged
-(1 row)
-
 -- the rows inserted during the joins, now visible
-SELECT rs_check('rs_out', 'rs_log', 'rs_log_k', 't.k = o.k') AS logged,
-       rs_check('rs_out', 'rs_unl', 'rs_unl_k', 't.k = o.k') AS unlogged;
-    logged    |   unlogged   
---------------+--------------
- rows=1716 ok | rows=1716 ok
-(1 row)
+SELECT nl_check('rs_out', 'rs_log', 'rs_log_k', 't.k = o.k', col => 'ctid') AS logged,
+       nl_check('rs_out', 'rs_unl', 'rs_unl_k', 't.k = o.k', col => 'ctid') AS unlogged;
 
 -- Runs, a tail and the static stage, probed in key order (the runs' page
 -- copies kept from one rescan to the next) and shuffled.
@@ -204,27 +150,13 @@ INSERT INTO rs_runs (k) SELECT g * 4 + 2 FROM generate_series(1, 6000, 5) g;
 RESET learned_idx.tail_limit;
 INSERT INTO rs_runs (k) SELECT g * 4 + 3 FROM generate_series(1, 6000, 50) g;
 SELECT count(*) > 1 AS runs FROM learned_index_runs('rs_runs_k') WHERE run IS NOT NULL;
- runs 
-------
- t
-(1 row)
-
 SELECT entries > 0 AS tail FROM learned_index_runs('rs_runs_k') WHERE run IS NULL;
- tail 
-------
- t
-(1 row)
-
 CREATE TABLE rs_o_asc AS SELECT g AS n, g::int8 * 2 AS k FROM generate_series(1, 12100) g;
 CREATE TABLE rs_o_rand AS SELECT * FROM rs_o_asc ORDER BY hashint4(n);
 CREATE TABLE rs_o_few AS SELECT g AS n, g::int8 * 61 AS k FROM generate_series(1, 400) g;
-SELECT rs_check('rs_o_asc', 'rs_runs', 'rs_runs_k', 't.k = o.k') AS ascending,
-       rs_check('rs_o_rand', 'rs_runs', 'rs_runs_k', 't.k = o.k') AS shuffled,
-       rs_check('rs_o_few', 'rs_runs', 'rs_runs_k', 't.k >= o.k AND t.k < o.k + 3') AS ranges;
-  ascending   |   shuffled   |   ranges    
---------------+--------------+-------------
- rows=7200 ok | rows=7200 ok | rows=459 ok
-(1 row)
+SELECT nl_check('rs_o_asc', 'rs_runs', 'rs_runs_k', 't.k = o.k', col => 'ctid') AS ascending,
+       nl_check('rs_o_rand', 'rs_runs', 'rs_runs_k', 't.k = o.k', col => 'ctid') AS shuffled,
+       nl_check('rs_o_few', 'rs_runs', 'rs_runs_k', 't.k >= o.k AND t.k < o.k + 3', col => 'ctid') AS ranges;
 
 -- Key shapes that change between rescans: NULL outer values among the
 -- others, arrays of 0 to 60 values (each rescan's intervals: the pending
@@ -238,14 +170,9 @@ INSERT INTO rs_o_arr SELECT g, ARRAY(SELECT (g * 37 + i * 11) % 24000 FROM gener
 FROM generate_series(1, 300) g;
 CREATE TABLE rs_o_i4 (n int, k int4);
 INSERT INTO rs_o_i4 SELECT g, g * 45 FROM generate_series(1, 500) g;
-SELECT rs_check('rs_o_null', 'rs_runs', 'rs_runs_k', 't.k = o.k') AS null_outer,
-       rs_check('rs_o_arr', 'rs_runs', 'rs_runs_k', 't.k = ANY (o.ks)') AS arrays,
-       rs_check('rs_o_i4', 'rs_runs', 'rs_runs_k', 't.k > o.k AND t.k <= o.k + 6') AS int4_range;
-  null_outer  |    arrays    |  int4_range  
---------------+--------------+--------------
- rows=1020 ok | rows=3545 ok | rows=1263 ok
-(1 row)
-
+SELECT nl_check('rs_o_null', 'rs_runs', 'rs_runs_k', 't.k = o.k', col => 'ctid') AS null_outer,
+       nl_check('rs_o_arr', 'rs_runs', 'rs_runs_k', 't.k = ANY (o.ks)', col => 'ctid') AS arrays,
+       nl_check('rs_o_i4', 'rs_runs', 'rs_runs_k', 't.k > o.k AND t.k <= o.k + 6', col => 'ctid') AS int4_range;
 CREATE TABLE rs_text (id serial, k text);
 INSERT INTO rs_text (k) SELECT 'key' || lpad(g::text, 5, '0') FROM generate_series(1, 8000, 2) g;
 CREATE INDEX rs_text_k ON rs_text USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
@@ -256,23 +183,12 @@ INSERT INTO rs_comp (a, b) SELECT g / 10, g % 10 FROM generate_series(0, 19999) 
 CREATE INDEX rs_comp_ab ON rs_comp USING learned (a, b) WITH (merge_ratio = 1, pending_limit = 100000);
 INSERT INTO rs_comp (a, b) SELECT g / 10, g % 10 + 20 FROM generate_series(0, 19999, 7) g;
 CREATE TABLE rs_o_comp AS SELECT g AS n, g / 3 AS a, g % 12 AS b FROM generate_series(0, 5999) g;
-SELECT rs_check('rs_o_text', 'rs_text', 'rs_text_k', 't.k = o.k') AS text,
-       rs_check('rs_o_comp', 'rs_comp', 'rs_comp_ab', 't.a = o.a AND t.b > o.b') AS composite;
-     text     |   composite   
---------------+---------------
- rows=1334 ok | rows=31074 ok
-(1 row)
+SELECT nl_check('rs_o_text', 'rs_text', 'rs_text_k', 't.k = o.k', col => 'ctid') AS text,
+       nl_check('rs_o_comp', 'rs_comp', 'rs_comp_ab', 't.a = o.a AND t.b > o.b', col => 'ctid') AS composite;
 
 SELECT learned_index_check(i, true) FROM unnest(ARRAY['rs_log_k', 'rs_unl_k', 'rs_runs_k']::regclass[]) i;
- learned_index_check 
----------------------
- t
- t
- t
-(3 rows)
-
 RESET learned_idx.auto_merge;
 DROP TABLE rs_log, rs_unl, rs_tmp, rs_out, rs_runs, rs_o_asc, rs_o_rand, rs_o_few, rs_o_null, rs_o_arr,
     rs_o_i4, rs_text, rs_o_text, rs_comp, rs_o_comp;
-DROP FUNCTION rs_check(text, text, text, text), rs_tail(text), rs_probe(text, int, int8),
+DROP FUNCTION nl_check(text, text, text, text, text, text, text), rs_tail(text), rs_probe(text, int, int8),
     rs_during(text);
