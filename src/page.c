@@ -808,7 +808,7 @@ LearnedXLogRanges(Relation index, Buffer buf, const LearnedByteRange *ranges,
 
 	Assert(CritSectionCount > 0);
 	Assert(nranges <= LEARNED_XLOG_MAX_RANGES);
-	/* the tail page (insert.c): never a run page, so never hinted */
+	/* the tail page: never hinted (insert.c refuses one that is) */
 	Assert(!(LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_PAGE_HINTED));
 	MarkBufferDirty(buf);
 	if (!RelationNeedsWAL(index))
