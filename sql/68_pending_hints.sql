@@ -3,37 +3,18 @@
 -- (LEARNED_PENDING_HINT, counted in hinted_entries), which every backend's
 -- later scans skip; an entry of the unsorted tail keeps the hint in the
 -- backend's copy.  Either way the next scan visits no heap page for them:
--- the heap buffers of EXPLAIN (ANALYZE, BUFFERS) drop.  Answers never
--- change: every query is compared with a sequential scan.
+-- the buffers of EXPLAIN (ANALYZE, BUFFERS) drop.  Answers never change:
+-- every query is compared with a sequential scan.
 SET learned_idx.auto_merge = off;
 SET learned_idx.tail_limit = 200;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 
-CREATE FUNCTION ph_same(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    a text;
-    b text;
-BEGIN
-    EXECUTE format('SELECT string_agg(x::text, '','') FROM (%s) x', q) INTO a;
-    SET LOCAL enable_seqscan = on;
-    SET LOCAL enable_indexscan = off;
-    SET LOCAL enable_indexonlyscan = off;
-    SET LOCAL enable_bitmapscan = off;
-    EXECUTE format('SELECT string_agg(x::text, '','') FROM (%s) x', q) INTO b;
-    RETURN CASE WHEN a IS NOT DISTINCT FROM b THEN 'same' ELSE 'DIFFERENT: ' || coalesce(a, '<null>') || ' vs ' || coalesce(b, '<null>') END;
-END $$;
-
--- the shared buffers an index scan touched (index and heap), from
--- EXPLAIN (ANALYZE, BUFFERS): a count, not a time
-CREATE FUNCTION ph_hits(q text) RETURNS int8 LANGUAGE plpgsql AS $$
-DECLARE
-    j json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || q INTO j;
-    RETURN (j -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::int8 +
-           (j -> 0 -> 'Plan' ->> 'Shared Read Blocks')::int8;
-END $$;
+-- lcheck() compares with a sequential scan; query_blocks() counts the
+-- buffers a query's plan touched (sql/include/lcheck.sql)
+\set ECHO none
+\i sql/include/lcheck.sql
+\set ECHO all
 
 CREATE TABLE ph (k int8, pad text) WITH (autovacuum_enabled = off);
 INSERT INTO ph SELECT g, repeat('x', 200) FROM generate_series(1, 1000) g;
@@ -58,17 +39,17 @@ SELECT hinted_entries FROM learned_index_info('ph_k');
 -- delete them: the first scan walks over every deleted entry, fetching its
 -- heap tuple, and hints it; the second fetches none
 DELETE FROM ph WHERE k > 1000;
-SELECT ph_hits('SELECT k FROM ph WHERE k > 1000') AS first_scan_hits \gset
-SELECT ph_hits('SELECT k FROM ph WHERE k > 1000') AS second_scan_hits \gset
+SELECT query_blocks('SELECT k FROM ph WHERE k > 1000') AS first_scan_hits \gset
+SELECT query_blocks('SELECT k FROM ph WHERE k > 1000') AS second_scan_hits \gset
 SELECT :first_scan_hits > 3000 AS first_visits_every_entry,
        :second_scan_hits < 100 AS second_visits_no_heap;
 -- on the run pages: the run entries, and not the tail's
 SELECT i.hinted_entries = (SELECT sum(entries) FROM learned_index_runs('ph_k') WHERE run IS NOT NULL)
        AS runs_hinted
 FROM learned_index_info('ph_k') i;
-SELECT ph_same('SELECT k FROM ph WHERE k > 900 ORDER BY k');
-SELECT ph_same('SELECT k FROM ph WHERE k > 900 ORDER BY k DESC');
-SELECT ph_same('SELECT k FROM ph WHERE k BETWEEN 1990 AND 2010');
+SELECT lcheck('SELECT k FROM ph WHERE k > 900 ORDER BY k', 'is,ios,bis');
+SELECT lcheck('SELECT k FROM ph WHERE k > 900 ORDER BY k DESC', 'is,ios,bis');
+SELECT lcheck('SELECT k FROM ph WHERE k BETWEEN 1990 AND 2010', 'is,ios,bis');
 SELECT learned_index_check('ph_k', true);
 
 -- another backend: the run pages' hints are shared, the tail copy's are not
@@ -77,8 +58,8 @@ SET learned_idx.auto_merge = off;
 SET learned_idx.tail_limit = 200;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-SELECT ph_hits('SELECT k FROM ph WHERE k > 1000') AS other_first_hits \gset
-SELECT ph_hits('SELECT k FROM ph WHERE k > 1000') AS other_second_hits \gset
+SELECT query_blocks('SELECT k FROM ph WHERE k > 1000') AS other_first_hits \gset
+SELECT query_blocks('SELECT k FROM ph WHERE k > 1000') AS other_second_hits \gset
 SELECT :other_first_hits < :first_scan_hits AS run_hints_shared,
        :other_first_hits > :other_second_hits AS tail_hints_its_own,
        :other_second_hits < 100 AS then_no_heap;
@@ -94,7 +75,7 @@ SET enable_bitmapscan = off;
 
 -- rows inserted after the hints: found (new entries, new TIDs)
 INSERT INTO ph SELECT g, 'y' FROM generate_series(1001, 1010) g;
-SELECT ph_same('SELECT k FROM ph WHERE k > 995 ORDER BY k');
+SELECT lcheck('SELECT k FROM ph WHERE k > 995 ORDER BY k', 'is,ios,bis');
 
 -- a unique index: the insert's check walks over deleted duplicates in a
 -- run, hinting them, and the same keys insert again
@@ -116,7 +97,7 @@ SELECT learned_index_check('pu_k', true);
 VACUUM ph;
 SELECT hinted_entries, pending_entries FROM learned_index_info('ph_k');
 SELECT learned_index_check('ph_k', true);
-SELECT ph_same('SELECT k FROM ph WHERE k > 995 ORDER BY k');
+SELECT lcheck('SELECT k FROM ph WHERE k > 995 ORDER BY k', 'is,ios,bis');
 DELETE FROM pu WHERE k BETWEEN 200 AND 300;
 SELECT count(*) FROM pu WHERE k BETWEEN 150 AND 350;
 SELECT learned_index_merge('pu_k') > 0 AS merged;
@@ -124,4 +105,3 @@ SELECT count(*) FROM pu WHERE k BETWEEN 150 AND 350;
 SELECT learned_index_check('pu_k', true);
 
 DROP TABLE ph, pu;
-DROP FUNCTION ph_same(text), ph_hits(text);
