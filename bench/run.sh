@@ -35,6 +35,9 @@
 #   --sweep-list L   error_bound values of the in-suite sweep (default 8,32,128 quick)
 #   --tpcc-wh W --tpcc-secs S --tpcc-reps R --pgbs-scale S
 #   --tpcc-keep-pk   TPC-C without the learned_all schema (primary keys as UNIQUE learned indexes)
+#   --tpcc-disk-resident  TPC-C runs with shared_buffers a quarter of btree's index set after the
+#                    load and debug_io_direct = data (16+), the OS page cache dropped: every
+#                    shared-buffer miss reads the disk (issue 30's target 10)
 #   --n N            override the number of rows per dataset
 #   --sweep-eps      instead of the main comparison, build learned with error_bound in
 #                    {8,16,32,64,128} (plus one btree reference) on every dataset
@@ -125,7 +128,8 @@ while [ $# -gt 0 ]; do
     --duration|--workloads|--extras|--conns|--churn-rounds) PYARGS+=("$1" "$2"); shift ;;
     --quick|--full) PYARGS+=("$1") ;;
     --smoke) PYARGS+=("$1"); SMOKE=1 ;;
-    --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk|--disk-resident) PYARGS+=("$1") ;;
+    --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk|--tpcc-disk-resident|--disk-resident)
+      PYARGS+=("$1") ;;
     --pgb-secs|--pgb-write-secs|--pgb-reps|--pgb-reps-point|--pgb-keys|--cold-probes|--cold-sb|--sweep-list|\
     --disk-resident-mb|\
     --sweep-probes|--sweep-reps|--tpcc-wh|--tpcc-secs|--tpcc-reps|--tpcc-threads|--pgbs-scale|--pgbs-reps)

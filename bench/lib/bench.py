@@ -597,6 +597,9 @@ def main():
     p.add_argument("--tpcc-secs", type=int)
     p.add_argument("--tpcc-reps", type=int)
     p.add_argument("--tpcc-keep-pk", dest="tpcc_replace_pk", action="store_false")
+    p.add_argument("--tpcc-disk-resident", action="store_true",
+                   help="TPC-C runs with shared_buffers a quarter of btree's index set and debug_io_direct = "
+                        "data (16+)")
     p.add_argument("--pgbs-scale", type=int)
     p.add_argument("--pgbs-reps", type=int)
     a = p.parse_args()

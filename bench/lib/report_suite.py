@@ -406,6 +406,13 @@ def suite_sections(out, rows, meta, by, dss):
                         "; **learned_all** (the primary keys too, as UNIQUE `learned` indexes)"
                         if "learned_all" in sides else " (learned_all, with learned primary keys, skipped: "
                         "--tpcc-keep-pk)"))
+            dr = tp.get("disk_resident")
+            if dr:
+                L.append("")
+                L.append("**Disk-resident runs:** shared_buffers = %d kB, a quarter of btree's index set after "
+                         "the load (%d bytes), %s, the OS page cache dropped before the runs: every "
+                         "shared-buffer miss reads the disk." % (int(dr["shared_buffers_kB"]), int(dr["btree_index_bytes"]),
+                                                                 dr["io"]))
             L.append("")
             L.append("| schema | tpmC median (all runs) | tpmC / btree | NEW_ORDER p99 ms | total index bytes before / "
                      "after the runs |")
