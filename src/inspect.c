@@ -124,7 +124,12 @@ learned_index_info(PG_FUNCTION_ARGS)
 				/* an entry a sweep merged is counted in the static stage */
 				if (!(flags & LEARNED_PENDING_DEAD) && first_seq + i >= meta.pending_merged &&
 					!LearnedSeqSwept(&meta, first_seq + i))
+				{
 					pending++;
+					/* a run entry's hint (LEARNED_PENDING_HINT) */
+					if (flags & LEARNED_PENDING_HINT)
+						hinted++;
+				}
 			}
 		}
 		pending_pages++;
@@ -1036,7 +1041,21 @@ learned_index_check(PG_FUNCTION_ARGS)
 			/* a variable-width key's place and size on its page */
 			if (!(flags & LEARNED_PENDING_NULL))
 				(void) LearnedPendingKey(index, &ki, page, blk, ip);
-			if (heapallindexed && !(flags & LEARNED_PENDING_DEAD))
+
+			/*
+			 * Hints are set only on run pages, which then carry the page
+			 * flag that has LearnedXLogRegister log them whole; a hinted
+			 * entry is left out of the indexed TIDs as a hinted static one
+			 * is (on a primary), so that a live tuple behind a hint is
+			 * reported.
+			 */
+			if ((flags & LEARNED_PENDING_HINT) &&
+				(first_seq + i >= meta.runs_end_seq || meta.nruns == 0 ||
+				 !(LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_PAGE_HINTED)))
+				check_fail(index, "a pending entry outside the runs, or on a page without the hint flag, is hinted",
+						   psprintf("block %u, slot %d", blk, i));
+			if (heapallindexed && !(flags & LEARNED_PENDING_DEAD) &&
+				!((flags & LEARNED_PENDING_HINT) && !RecoveryInProgress()))
 			{
 				ItemPointerData tid = LearnedPendingTid(page, ip);
 

@@ -627,6 +627,21 @@ typedef struct LearnedPendingItem
 
 #define LEARNED_PENDING_NULL	0x0001
 #define LEARNED_PENDING_DEAD	0x0002
+/*
+ * A run entry whose heap tuple a scan found dead to every transaction
+ * (kill_prior_tuple): later scans on the primary skip it without a heap
+ * visit.  A hint, as a leaf page's hint bitmap: set under a share lock
+ * with MarkBufferDirtyHint, only on run data pages (LearnedRunHint; the
+ * tail, which inserts change in place, keeps its hints in each backend's
+ * copy instead), never WAL-logged by itself; a page holding one carries
+ * LEARNED_PENDING_PAGE_HINTED, and LearnedXLogRegister logs such a page
+ * whole, so that a standby's replayed page stays the primary's byte for
+ * byte.  Scans in recovery ignore it; merges, flushes and compactions read
+ * the entry as live (they drop only LEARNED_PENDING_DEAD).
+ */
+#define LEARNED_PENDING_HINT	0x0004
+/* page flag of a pending page: some record has LEARNED_PENDING_HINT */
+#define LEARNED_PENDING_PAGE_HINTED	0x0001
 #define LEARNED_PENDING_HDR		(sizeof(uint16) + sizeof(ItemPointerData))
 #define LEARNED_PENDING_FLAGS_OFF	0
 #define LEARNED_PENDING_TID_OFF		((int) sizeof(uint16))
@@ -1210,10 +1225,18 @@ typedef struct LearnedPendingEntry
 {
 	Datum		key;
 	ItemPointerData tid;
-	uint16		slot;			/* its slot on the page */
+	uint16		slot;			/* its slot on the page (| _SLOT_KILLED) */
 	BlockNumber blkno;			/* pending page holding it */
 	uint32		seqlo;			/* low 32 bits of its sequence number */
 } LearnedPendingEntry;
+
+/*
+ * In a backend's copy of the tail (pending.c): the top bit of an entry's
+ * slot says that a scan of this backend found its heap tuple dead to every
+ * transaction (kill_prior_tuple, scan.c); its scans skip it.  Slots are
+ * far below it (LearnedPendingCapacity).
+ */
+#define LEARNED_PENDING_SLOT_KILLED	0x8000
 
 /*
  * Sorted by (key, TID): a large array and a small recent one, merged when
@@ -1332,6 +1355,7 @@ extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedR
 extern void LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy,
 							 BlockNumber blkno, int i, LearnedPendingEntry *e, uint64 *mkey,
 							 uint16 *flags, MemoryContext cxt);
+extern void LearnedRunHint(Relation index, int keylen, const LearnedPendingEntry *e);
 extern int	LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 							   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
 							   uint64 *mkeys, uint16 *flags, MemoryContext cxt);

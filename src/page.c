@@ -277,8 +277,9 @@ LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 		LearnedReportCorrupt(index, blkno,
 							 psprintf("unexpected page type %u (expected %u, page generation %u)",
 									  opaque->type, expected_type, opaque->generation));
-	/* pending pages have one record layout: no page flags (learned.h) */
-	if (opaque->type == LEARNED_PAGE_PENDING && opaque->flags != 0)
+	/* pending pages have one record layout: no page flags but the hint's */
+	if (opaque->type == LEARNED_PAGE_PENDING &&
+		(opaque->flags & ~LEARNED_PENDING_PAGE_HINTED) != 0)
 		LearnedReportCorrupt(index, blkno, "bad pending page flags");
 }
 
@@ -675,8 +676,26 @@ LearnedXLogStart(Relation index)
 Page
 LearnedXLogRegister(GenericXLogState *state, Buffer buf, bool newpage)
 {
-	Page		page = GenericXLogRegisterBuffer(state, buf,
-												 newpage ? GENERIC_XLOG_FULL_IMAGE : 0);
+	Page		page;
+
+	/*
+	 * A pending page whose run entries carry hints (LEARNED_PENDING_HINT):
+	 * they lie in the records, between bytes the change may touch, and the
+	 * writers (VACUUM's dead marks, a flush's link, garbage collection's
+	 * stamp) are rare next to a scan's visits, so the page is logged whole,
+	 * hints included, rather than cleared record by record (which would
+	 * need the record width, and would lose them).
+	 */
+	if (!newpage)
+	{
+		Page		cur = BufferGetPage(buf);
+
+		if (LearnedPageKind(cur) == LEARNED_PAGE_PENDING &&
+			(LearnedPageGetOpaque(cur)->flags & LEARNED_PENDING_PAGE_HINTED))
+			newpage = true;
+	}
+	page = GenericXLogRegisterBuffer(state, buf,
+									 newpage ? GENERIC_XLOG_FULL_IMAGE : 0);
 
 	if (!newpage && (LearnedPageKind(page) == LEARNED_PAGE_LEAF ||
 					 LearnedPageKind(page) == LEARNED_PAGE_NULLS))
@@ -789,6 +808,8 @@ LearnedXLogRanges(Relation index, Buffer buf, const LearnedByteRange *ranges,
 
 	Assert(CritSectionCount > 0);
 	Assert(nranges <= LEARNED_XLOG_MAX_RANGES);
+	/* the tail page: never hinted (insert.c refuses one that is) */
+	Assert(!(LearnedPageGetOpaque(page)->flags & LEARNED_PENDING_PAGE_HINTED));
 	MarkBufferDirty(buf);
 	if (!RelationNeedsWAL(index))
 		return;

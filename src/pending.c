@@ -1060,6 +1060,8 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 				fresh[nfresh++].mkey = LearnedKeyMap(ki, e->key);
 			}
 			e->tid = LearnedPendingTid(page, p);
+			StaticAssertStmt(LearnedPendingCapacity(1) < LEARNED_PENDING_SLOT_KILLED,
+							 "a pending page's slots must stay below the copy's kill flag");
 			e->slot = (uint16) i;
 			e->blkno = blkno;
 			e->seqlo = (uint32) (first_seq + i);

@@ -908,7 +908,7 @@ LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run
  * Decode the entry in slot i of a run's data page (locked, or a copy, of
  * block blkno):
  * the entry (its key copied into cxt), its mapped key and its flags
- * (LEARNED_PENDING_NULL, _DEAD).
+ * (LEARNED_PENDING_NULL, _DEAD, _HINT).
  */
 void
 LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumber blkno,
@@ -923,7 +923,7 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 	e->slot = (uint16) i;
 	e->blkno = blkno;
 	e->seqlo = (uint32) (LearnedPendingFirstSeq(page) + i);
-	*flags = f & (LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD);
+	*flags = f & (LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD | LEARNED_PENDING_HINT);
 	if (f & LEARNED_PENDING_NULL)
 	{
 		e->key = (Datum) 0;
@@ -934,6 +934,52 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 		e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p), cxt);
 		*mkey = LearnedKeyMap(ki, e->key);
 	}
+}
+
+/*
+ * Set the hint flag (LEARNED_PENDING_HINT) of the run entry e, which a
+ * scan returned from a copy of its data page and whose heap tuple the
+ * executor then found dead to every transaction (kill_prior_tuple), as
+ * btree's _bt_killitems sets LP_DEAD: under a share lock, with
+ * MarkBufferDirtyHint.  Only the entry's own flags change, and nobody else
+ * changes them under a share lock (VACUUM's dead mark takes a cleanup
+ * lock), so a plain store loses nothing; another backend setting the same
+ * flag stores the same bytes.  The page also gets
+ * LEARNED_PENDING_PAGE_HINTED, for LearnedXLogRegister.  The scan's view
+ * still names the run, so its page cannot have been recycled (garbage
+ * collection waits for the view's snapshot), but this is only a hint:
+ * a page that does not hold the entry at its slot any more is left alone.
+ */
+void
+LearnedRunHint(Relation index, int keylen, const LearnedPendingEntry *e)
+{
+	Buffer		buf;
+	Page		page;
+	LearnedPageOpaque op;
+
+	buf = ReadBuffer(index, e->blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	op = LearnedPageGetOpaque(page);
+	if (!PageIsNew(page) &&
+		PageGetSpecialSize(page) == MAXALIGN(sizeof(LearnedPageOpaqueData)) &&
+		op->page_id == LEARNED_PAGE_ID && op->type == LEARNED_PAGE_PENDING &&
+		(uint32) (LearnedPendingFirstSeq(page) + e->slot) == e->seqlo &&
+		e->slot < LearnedPendingCount(page, keylen))
+	{
+		char	   *p = LearnedPendingItemPtr(page, keylen, e->slot);
+		uint16		flags = LearnedPendingFlags(page, p);
+		ItemPointerData tid = LearnedPendingTid(page, p);
+
+		if (ItemPointerEquals(&tid, (ItemPointer) &e->tid) &&
+			!(flags & (LEARNED_PENDING_DEAD | LEARNED_PENDING_HINT)))
+		{
+			LearnedPendingSetFlags(page, p, flags | LEARNED_PENDING_HINT);
+			op->flags |= LEARNED_PENDING_PAGE_HINTED;
+			MarkBufferDirtyHint(buf, true);
+		}
+	}
+	UnlockReleaseBuffer(buf);
 }
 
 /*

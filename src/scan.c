@@ -325,6 +325,17 @@ typedef struct LearnedScanOpaqueData
 	 */
 	bool		last_static;
 	bool		ignore_hints;	/* a scan started in recovery (learned.h) */
+
+	/*
+	 * ... or the pending entry it returned (NULL: none): in the pinned copy
+	 * (last_pick PICK_MAIN or PICK_RECENT), whose kill is remembered in the
+	 * copy (LEARNED_PENDING_SLOT_KILLED), or in a run (PICK_RUN0 + j),
+	 * copied to last_run_entry, whose kill sets the entry's hint on its
+	 * data page (LearnedRunHint)
+	 */
+	const LearnedPendingEntry *last_pend;
+	int			last_pick;
+	LearnedPendingEntry last_run_entry;
 	int			nkilled;
 	int			killed_cap;
 	int		   *killed;
@@ -511,12 +522,42 @@ kill_items(LearnedScanOpaque so)
 	so->nkilled = 0;
 }
 
+/*
+ * The executor found the heap tuple of the pending entry last returned dead
+ * to all.  A run entry gets its hint on its data page, where every backend's
+ * later scans skip it (LearnedRunHint).  An entry of the unsorted tail
+ * cannot: inserts change the tail page in place with small WAL deltas,
+ * which a hint between its records would make differ from a standby's
+ * page; the hint stays in this backend's copy, which keeps it until the
+ * entry leaves the tail (a flush, whose run then takes hints of its own)
+ * or the copy is rebuilt.  The copy's entries are this backend's own and
+ * the flag only says what is true of the heap tuple for good (dead to
+ * every snapshot; its TID can only be reused after VACUUM has marked the
+ * entry itself dead), so a version of the copy that another scan of this
+ * backend still pins may see it too.
+ */
+static void
+remember_pending_kill(LearnedScanOpaque so)
+{
+	if (so->ignore_hints)
+		return;
+	if (so->last_pick >= PICK_RUN0)
+		LearnedRunHint(so->index, so->ki.keylen, &so->last_run_entry);
+	else
+		((LearnedPendingEntry *) so->last_pend)->slot |= LEARNED_PENDING_SLOT_KILLED;
+}
+
 /* the executor found the heap tuple of the item last returned dead to all */
 static void
 remember_kill(LearnedScanOpaque so)
 {
 	Batch	   *b = &so->pos.batch;
 
+	if (so->last_pend != NULL)
+	{
+		remember_pending_kill(so);
+		return;
+	}
 	if (!so->last_static || b->next < 1 || b->next > b->nitems ||
 		!BufferIsValid(b->buf))
 		return;
@@ -3041,8 +3082,10 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 	}
 	if (mkey)
 		*mkey = r->mkeys[i];
+	/* a hinted entry is skipped as a dead one, but in recovery */
 	if (dead)
-		*dead = (r->flags[i] & LEARNED_PENDING_DEAD) != 0;
+		*dead = (r->flags[i] & LEARNED_PENDING_DEAD) != 0 ||
+			((r->flags[i] & LEARNED_PENDING_HINT) && !so->ignore_hints);
 	return &r->ents[i];
 }
 
@@ -3404,6 +3447,7 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 	Page		page;
 	uint64		first_seq;
 	bool		ok = false;
+	int			slot = e->slot & ~LEARNED_PENDING_SLOT_KILLED;
 
 	release_pins(so);
 	buf = ReadBuffer(scan->indexRelation, e->blkno);
@@ -3411,10 +3455,10 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 	page = BufferGetPage(buf);
 	LearnedCheckPage(scan->indexRelation, page, e->blkno, LEARNED_PAGE_PENDING);
 	first_seq = LearnedPendingFirstSeq(page);
-	if ((uint32) (first_seq + e->slot) == e->seqlo &&
-		e->slot < LearnedPendingCount(page, so->ki.keylen))
+	if ((uint32) (first_seq + slot) == e->seqlo &&
+		slot < LearnedPendingCount(page, so->ki.keylen))
 	{
-		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, e->slot);
+		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, slot);
 		uint16		flags = LearnedPendingFlags(page, p);
 		ItemPointerData tid = LearnedPendingTid(page, p);
 
@@ -3575,6 +3619,13 @@ pending_step(LearnedScanOpaque so, int pick)
 	so->pos.pend_pick = PICK_NONE;
 }
 
+/* did this backend find the copy entry's heap tuple dead to all? */
+static inline bool
+copy_entry_killed(LearnedScanOpaque so, const LearnedPendingEntry *e)
+{
+	return (e->slot & LEARNED_PENDING_SLOT_KILLED) && !so->ignore_hints;
+}
+
 /*
  * The pending stream's next matching entry with a key, or NULL: the nearer
  * (in physical direction) of the current range's next main and recent
@@ -3602,6 +3653,18 @@ pending_next_entry(LearnedScanOpaque so)
 		if (so->pos.pend_iv >= so->npranges)
 			return NULL;
 		r = &so->pranges[so->forward ? so->pos.pend_iv : so->npranges - 1 - so->pos.pend_iv];
+		if ((so->forward ? mi < r->main_hi : mi >= r->main_lo) &&
+			copy_entry_killed(so, &c->main[mi]))
+		{
+			so->pos.pend_main += d;
+			continue;
+		}
+		if ((so->forward ? ri < r->recent_hi : ri >= r->recent_lo) &&
+			copy_entry_killed(so, &c->recent[ri]))
+		{
+			so->pos.pend_recent += d;
+			continue;
+		}
 		if (so->forward ? mi < r->main_hi : mi >= r->main_lo)
 		{
 			pick = PICK_MAIN;
@@ -3835,6 +3898,7 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 	if (scan->kill_prior_tuple)
 		remember_kill(so);
 	so->last_static = false;
+	so->last_pend = NULL;
 	if (!so->started)
 	{
 		start_scan(scan);
@@ -3907,13 +3971,22 @@ learnedgettuple(IndexScanDesc scan, ScanDirection dir)
 		else
 		{
 			const LearnedPendingEntry *ref = so->pend_entry;
+			int			pick = so->pos.pend_pick;
 
 			if (phase == PHASE_NULLS)
 				so->pos.pend_null++;
 			else
-				pending_step(so, so->pos.pend_pick);
+				pending_step(so, pick);
 			if (so->check_pending && !pending_entry_usable(scan, ref))
 				continue;
+			if (phase == PHASE_KEYS)
+			{
+				/* for kill_prior_tuple on the next call */
+				so->last_pend = ref;
+				so->last_pick = pick;
+				if (pick >= PICK_RUN0)
+					so->last_run_entry = *ref;
+			}
 			set_result(scan, p, phase == PHASE_NULLS);
 		}
 		return true;
@@ -3930,7 +4003,7 @@ pending_to_bitmap(Relation index, LearnedScanOpaque so, TIDBitmap *tbm,
 	int			i;
 
 	for (i = lo; i < hi; i++)
-		if (key_matches(so, arr[i].key))
+		if (!copy_entry_killed(so, &arr[i]) && key_matches(so, arr[i].key))
 		{
 			LearnedCheckHeapTid(index, (ItemPointer) &arr[i].tid);
 			tbm_add_tuples(tbm, (ItemPointer) &arr[i].tid, 1, false);

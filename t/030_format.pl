@@ -81,7 +81,8 @@ $node->safe_psql('postgres', 'DROP INDEX f_model');
 #     the 24-byte header and the first sequence number) and take 16 bytes
 #     for int8: flags (2), TID (6), key (8); every key but slot 0's is
 #     stored XORed with slot 0's, for keys of 1 to 8 bytes.  A pending page
-#     has no opaque flags (the special space's uint16 at 12).
+#     has no opaque flags (the special space's uint16 at 12) but a run page's
+#     LEARNED_PENDING_PAGE_HINTED (1).
 sub pending_flags
 {
 	my ($idx, $blk) = @_;
@@ -146,11 +147,19 @@ is($node->safe_psql('postgres', q{SELECT learned_index_check('f7_k', true)}), 't
 # a pending page flag is refused
 $p = relfile_path($node, 'f7_k');
 $node->stop;
-relfile_patch($p, $f7second * $bs + $bs - 16 + 12, pack('S', 1));
+relfile_patch($p, $f7second * $bs + $bs - 16 + 12, pack('S', 2));
 $node->start;
 ($ret, $out, $err) = $node->psql('postgres', q{INSERT INTO f7 VALUES (now(), 2)});
 isnt($ret, 0, 'a pending page with opaque flags is refused');
 like($err, qr/learned index "f7_k" is corrupted.*bad pending page flags/s, 'reported as corruption');
+# the hint flag belongs on run pages: the tail page (appends log deltas)
+# never has it
+$node->stop;
+relfile_patch($p, $f7second * $bs + $bs - 16 + 12, pack('S', 1));
+$node->start;
+($ret, $out, $err) = $node->psql('postgres', q{INSERT INTO f7 VALUES (now(), 2)});
+isnt($ret, 0, 'a tail page flagged hinted is refused');
+like($err, qr/learned index "f7_k" is corrupted.*tail page is flagged hinted/s, 'reported as corruption');
 $node->stop;
 relfile_patch($p, $f7second * $bs + $bs - 16 + 12, pack('S', 0));
 # the second page holds 292 records (slots 0-291), and pd_lower, which
