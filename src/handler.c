@@ -32,6 +32,8 @@
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
 
 #include "learned.h"
 
@@ -255,6 +257,54 @@ learned_fault(const char *point)
 		elog(ERROR, "learned_idx fault injected at \"%s\"", point);
 	if (strcmp(learned_fail_point + len, ":panic") == 0)
 		elog(PANIC, "learned_idx fault injected at \"%s\"", point);
+}
+
+/*
+ * This backend's open learned index scans (ambeginscan to amendscan, the
+ * unique check's included), counted per top transaction: a scan never
+ * outlives its transaction (a holdable cursor is materialised before the
+ * commit), and one that an ERROR abandoned without amendscan is forgotten
+ * at the next transaction instead of counting for good.  Garbage
+ * collection may leave this backend's own snapshot out of its horizon only
+ * when it has none open (merge.c, gc_horizon and the flip witness): a scan
+ * opened later reads the current metapage.
+ */
+static int	open_scans = 0;
+static LocalTransactionId open_scans_lxid = InvalidLocalTransactionId;
+
+static LocalTransactionId
+my_lxid(void)
+{
+	VirtualTransactionId vxid;
+
+	GET_VXID_FROM_PGPROC(vxid, *MyProc);
+	return vxid.localTransactionId;
+}
+
+void
+LearnedScanOpened(void)
+{
+	LocalTransactionId lxid = my_lxid();
+
+	if (lxid != open_scans_lxid)
+	{
+		open_scans = 0;
+		open_scans_lxid = lxid;
+	}
+	open_scans++;
+}
+
+void
+LearnedScanClosed(void)
+{
+	if (my_lxid() == open_scans_lxid && open_scans > 0)
+		open_scans--;
+}
+
+bool
+LearnedNoOpenScans(void)
+{
+	return my_lxid() != open_scans_lxid || open_scans == 0;
 }
 
 /*

@@ -78,6 +78,19 @@
 #define LEARNED_MERGE_LOCK		0
 
 /*
+ * Held in share mode by an inserter that waits for the merge lock with no
+ * learned index scan open (merge.c, far_over_merge): a backend holding it
+ * reads no page of the index, so a flip witness need not wait for it.
+ */
+#define LEARNED_NOSCAN_LOCK		1
+
+/*
+ * Held (session lock) by the merge worker of the index while it may still
+ * look at the list again (merge.c, learned_merge_worker_main).
+ */
+#define LEARNED_WORKER_LOCK		2
+
+/*
  * pending_limit reloption and GUC, in kB.  12 MB is about 786k int8 entries
  * (16 bytes a record), whose per-backend sorted copy takes about 27 MB (35
  * bytes an entry): what 4 MB, the earlier default, cost before the copy was
@@ -1376,6 +1389,11 @@ extern char *learned_fail_point;
 
 /* test-only fault injection: ERROR or PANIC at a named point */
 extern void learned_fault(const char *point);
+
+/* this backend's open learned index scans (handler.c) */
+extern void LearnedScanOpened(void);
+extern void LearnedScanClosed(void);
+extern bool LearnedNoOpenScans(void);
 
 /* ---------- merge.c ---------- */
 

@@ -70,9 +70,15 @@ PG_FUNCTION_INFO_V1(learned_index_merge);
 PG_FUNCTION_INFO_V1(learned_index_merge_step);
 
 static BlockNumber collect_garbage_locked(Relation index, BlockNumber *nfreed);
-static BlockNumber collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta);
+static BlockNumber collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta,
+										  bool any);
 static int64 sweep_step(Relation index, LearnedMergeBy by);
 static int64 vacuum_sweep(Relation index, LearnedMergeBy by);
+static int64 merge_far_over(Relation index, LearnedMergeBy by);
+static bool far_over_now(Relation index);
+static bool tail_over(const LearnedMetaPageData *meta, uint64 appended);
+static bool witness_passed(Relation index, const LearnedMetaPageData *meta);
+static void witness_record(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- page allocation ---------- */
 
@@ -1039,7 +1045,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 		return swept;
 	}
 	if (rewrite == NULL)
-		freed = collect_garbage_if_due(index, &meta);
+		freed = collect_garbage_if_due(index, &meta, false);
 	dir = LearnedGetDirectory(index, meta.generation);
 	LearnedKeyInfoInit(index, &ki);
 	LearnedKeyInfoLoadMap(index, &ki);
@@ -1357,6 +1363,7 @@ sweep_step(Relation index, LearnedMergeBy by)
 	uint64		written;
 	uint64		replaced;
 	int64		merged;
+	LearnedMetaPageData flipped;
 
 	LearnedReadMeta(index, &meta);
 	if (meta.sweep_end_seq == 0 && !sweep_eligible(&meta))
@@ -1368,7 +1375,7 @@ sweep_step(Relation index, LearnedMergeBy by)
 	old = MemoryContextSwitchTo(cxt);
 
 	/* the pages earlier steps replaced, for this step's writes to reuse */
-	freed = collect_garbage_if_due(index, &meta);
+	freed = collect_garbage_if_due(index, &meta, false);
 	if (meta.sweep_end_seq == 0)
 	{
 		end_seq = LearnedTailStartSeq(&meta);
@@ -1481,8 +1488,10 @@ sweep_step(Relation index, LearnedMergeBy by)
 	stats->last_merge_us = end - start;
 	/* under the exclusive lock, as merge_locked's flip_xid */
 	m->last_flip_xid = U64FromFullTransactionId(ReadNextFullTransactionId());
+	memcpy(&flipped, m, sizeof(flipped));
 	LearnedXLogFinish(state);
 	UnlockReleaseBuffer(metabuf);
+	witness_record(index, &flipped);
 	learned_fault("sweep-after-flip");
 
 	log_merge(index, by, merged, gen, written, replaced, freed, start, end);
@@ -1492,30 +1501,31 @@ sweep_step(Relation index, LearnedMergeBy by)
 }
 
 /*
- * VACUUM's whole merge as a sweep.  A whole merge of random keys reaches
+ * A whole merge as a sweep: VACUUM's, and the merge of a list far past
+ * pending_limit (merge_far_over).  A whole merge of random keys reaches
  * every segment, so it writes a whole new static stage beside the old one,
  * which waits for the snapshot horizon: the file doubled and kept that
  * high-water mark.  Instead: flush the whole tail into a run
  * (LearnedRunFlushWhole), so that every pending entry is in a sorted run,
  * then sweep the runs in steps (sweep_step); each step's garbage
- * collection frees the pages the steps before it replaced, since VACUUM
- * sees its own horizon pass as soon as no other snapshot predates the
- * flip (vacuum_horizon), and the step reuses them.  Twice at most: a full
- * run table is swept before the tail can be flushed.  What is appended
- * meanwhile is merged whole by the caller.  Only a lazy VACUUM gains:
- * anyone else's steps could not reuse each other's pages while its own
- * snapshot predates them (learned_index_merge stays a whole merge).
- * Returns the entries merged.
+ * collection frees the pages the steps before it replaced once no scan can
+ * read them (VACUUM's horizon, gc_horizon, or this backend's flip witness,
+ * witness_passed), and the step reuses them.  Twice at most: a full run
+ * table is swept before the tail can be flushed.  What is appended
+ * meanwhile is merged whole by the caller.  Only a caller with no scan of
+ * its own open gains: its own snapshot predates each of its flips, and
+ * only then may garbage collection leave it out (learned_index_merge,
+ * whose caller may hold cursors, stays a whole merge).  Returns the
+ * entries merged.
  */
 static int64
-vacuum_sweep(Relation index, LearnedMergeBy by)
+sweep_all(Relation index, LearnedMergeBy by)
 {
 	LearnedMetaPageData meta;
 	int64		merged = 0;
 	int			round;
 
-	if (!(MyProc->statusFlags & PROC_IN_VACUUM) || learned_merge_step_segments < 0 ||
-		RelationUsesLocalBuffers(index))
+	if (learned_merge_step_segments < 0 || RelationUsesLocalBuffers(index))
 		return 0;
 	/* no sweep on a static stage of one segment (sweep_eligible): no flush */
 	LearnedReadMeta(index, &meta);
@@ -1529,7 +1539,15 @@ vacuum_sweep(Relation index, LearnedMergeBy by)
 		alloc_map_reset();
 		flushed = LearnedRunFlushWhole(index);
 
+		/*
+		 * The witness of the last flip, ours or not (a worker's step, a
+		 * flush): taken at any moment after a flip, under the merge lock
+		 * (no flip happens meanwhile), it holds every backend that may
+		 * still read what the flip replaced, so the first step's garbage
+		 * collection can free that too once they have moved on.
+		 */
 		LearnedReadMeta(index, &meta);
+		witness_record(index, &meta);
 		if (!sweep_eligible(&meta))
 			break;
 		while (meta.sweep_end_seq != 0 || sweep_eligible(&meta))
@@ -1538,11 +1556,63 @@ vacuum_sweep(Relation index, LearnedMergeBy by)
 			LearnedReadMeta(index, &meta);
 			if (meta.sweep_end_seq == 0)
 				break;
+			learned_fault("sweep-between-steps");
+
+			/*
+			 * Inserts go on meanwhile and cannot flush (we hold the merge
+			 * lock): flush for them, as merge_or_step does, or the tail
+			 * (and every backend's copy of it) grows with the whole sweep.
+			 */
+			if (tail_over(&meta, LearnedPendingAppended(index, &meta)) &&
+				LearnedRunFlush(index, Max(1, learned_tail_limit / 2)))
+			{
+				/* the flush flipped: a witness of that flip for the next GC */
+				LearnedReadMeta(index, &meta);
+				witness_record(index, &meta);
+			}
+			LearnedReadMeta(index, &meta);
 		}
 		if (flushed)
 			break;
 	}
 	return merged;
+}
+
+/* VACUUM's whole merge (merge_locked): swept in a lazy VACUUM */
+static int64
+vacuum_sweep(Relation index, LearnedMergeBy by)
+{
+	if (!(MyProc->statusFlags & PROC_IN_VACUUM))
+		return 0;
+	return sweep_all(index, by);
+}
+
+/*
+ * The merge of a list far past twice pending_limit (an inserter's, or the
+ * worker's): the whole list, which bounds it, but swept (sweep_all) when
+ * this backend has no learned index scan open, then what arrived meanwhile
+ * whole.  One whole merge wrote the whole static stage beside the old one,
+ * and that generation waited for the snapshot horizon, which the
+ * inserter's own open transaction holds back as long as it runs: at 10M
+ * rows it was half of the index's peak.  The caller holds the merge lock.
+ */
+static int64
+merge_far_over(Relation index, LearnedMergeBy by)
+{
+	int64		merged = 0;
+	int			round;
+
+	/*
+	 * Entries appended during a sweep are left for the triggers, unless
+	 * they took the list far past the limit again (other writers went on).
+	 */
+	for (round = 0; round < 2 && LearnedNoOpenScans() && !RecoveryInProgress(); round++)
+	{
+		merged += sweep_all(index, by);
+		if (!far_over_now(index))
+			return merged;
+	}
+	return merged + merge_locked(index, NULL, 0, by);
 }
 
 /*
@@ -1552,7 +1622,7 @@ vacuum_sweep(Relation index, LearnedMergeBy by)
  * bring many segments to the dead fraction in the same VACUUM, and one
  * merge would write all of them beside the old ones: the file grew by the
  * whole static stage, and the truncation could not cut it back.  In
- * groups, VACUUM's horizon (vacuum_horizon) frees each group's replaced
+ * groups, VACUUM's horizon (gc_horizon) frees each group's replaced
  * pages at once when no other snapshot predates its flip, and the next
  * group reuses them, so the file grows by about one group.  The groups are
  * found again by their first page after each flip: a segment not yet
@@ -1656,37 +1726,44 @@ mark_run(uint8 *reach, BlockNumber nblocks, BlockNumber start, uint32 npages)
 }
 
 /*
- * In a lazy VACUUM (PROC_IN_VACUUM): the oldest xmin (or xid, to stay as
- * strict as the snapshot horizon) of every other backend and of the
- * replication slots, into *oldest (InvalidTransactionId if there is none);
- * false outside a VACUUM.  A page replaced by a flip whose next xid was x
- * can then be freed if x precedes *oldest (or there is none): a scan that
- * read the old metapage took its snapshot before the flip, so its backend's
- * xmin is at most x for as long as it runs.  A standby's
- * hot_standby_feedback is seen as a slot's xmin, or without a slot as its
- * walsender's own xmin.
+ * The oldest xmin (or xid, to stay as strict as the snapshot horizon) of
+ * every other backend and of the replication slots, into *oldest
+ * (InvalidTransactionId if there is none), for a caller that runs no scan
+ * of a learned index that could outlive a flip: a lazy VACUUM
+ * (PROC_IN_VACUUM) or a merge worker; false for any other (an inserter's
+ * sweep has the flip witness instead, below).
+ * A page replaced by a flip whose next xid was x can then be freed if x
+ * precedes *oldest (or there is none): a scan that read the old metapage
+ * took its snapshot before the flip, so its backend's xmin is at most x for
+ * as long as it runs.  A standby's hot_standby_feedback is seen as a slot's
+ * xmin, or without a slot as its walsender's own xmin.
  *
  * This is the horizon of GlobalVisCheckRemovableFullXid without its cap at
  * the latest completed xid + 1.  That cap is why no flip is removable until
  * a transaction that took an xid after it has ended: when the inserts have
  * stopped, a VACUUM that merges in steps (merge_locked) could not reuse
  * between steps the pages each step replaced, and the index would hold the
- * old and the new static stage at its end.  VACUUM itself is left out, as
- * every horizon leaves out a VACUUM's xmin: it runs no scan of the index
- * that outlives a flip.  Other VACUUMs are left out as the horizon leaves
- * them out.  Called by GC, after the flips, under the metapage's exclusive
- * lock: a backend taking its snapshot meanwhile reads the new metapage.
- * Not used while vacuum_defer_cleanup_age (15) holds the horizon back.
+ * old and the new static stage at its end; and the last steps of a merge
+ * worker waited for the next VACUUM.  The caller itself is left out, as
+ * every horizon leaves out a VACUUM's xmin: it has no scan open, and one it
+ * opens later reads the current metapage.  Other VACUUMs are left out as
+ * the horizon leaves them out.  Called by GC, after the flips, under the
+ * metapage's exclusive lock: a backend taking its snapshot meanwhile reads
+ * the new metapage.  Not used while vacuum_defer_cleanup_age (15) holds
+ * the horizon back.
  */
+static bool in_merge_worker = false;
+
 static bool
-vacuum_horizon(TransactionId *oldest)
+gc_horizon(TransactionId *oldest)
 {
 	TransactionId slot_xmin;
 	TransactionId slot_catalog_xmin;
 	uint32		i;
 
 	*oldest = InvalidTransactionId;
-	if (!(MyProc->statusFlags & PROC_IN_VACUUM) || LI_DEFER_CLEANUP_AGE > 0)
+	if (!((MyProc->statusFlags & PROC_IN_VACUUM) || in_merge_worker) ||
+		LI_DEFER_CLEANUP_AGE > 0)
 		return false;
 	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
 	if (TransactionIdIsNormal(slot_xmin))
@@ -1712,12 +1789,143 @@ vacuum_horizon(TransactionId *oldest)
 	return true;
 }
 
-/* whether x precedes a VACUUM's horizon (vacuum_horizon) */
+/* whether x precedes a GC caller's horizon (gc_horizon) */
 static inline bool
-vacuum_horizon_passed(bool have, TransactionId oldest, TransactionId x)
+gc_horizon_passed(bool have, TransactionId oldest, TransactionId x)
 {
 	return have && TransactionIdIsNormal(x) &&
 		(!TransactionIdIsValid(oldest) || TransactionIdPrecedes(x, oldest));
+}
+
+/*
+ * The flip witness: after each of its flips, a backend notes the other
+ * backends that might still run a scan that read the metapage before it
+ * (witness_record), and its next garbage collection frees every
+ * unreachable page once each of them has moved on (witness_passed).
+ *
+ * Why not the xid horizon: a backend that sweeps inside its own writing
+ * transaction (an inserter far over pending_limit, merge_far_over) holds an
+ * xid below every flip it makes, so every snapshot taken after a flip has
+ * an xmin at most that xid, below the flip's: no horizon made of xmins can
+ * tell a snapshot that predates the flip from one that does not, and a
+ * step could never reuse the pages of the step before.  The witness tells
+ * them apart by transaction instead.  A scan that read the metapage before
+ * the flip belongs to a backend whose xmin was set before it read the
+ * metapage (a snapshot is taken before a scan starts) and stays set while
+ * the scan runs (its snapshot is registered or active), so that backend
+ * has a valid xmin when the flip is over and is noted, with its virtual
+ * transaction id.  It has moved on once any of these holds: another
+ * process has its PGPROC (it exited); its virtual transaction id changed
+ * (a scan does not outlive its transaction); its xmin is unset (it has no
+ * snapshot at all); its xmin follows the flip's xid (every snapshot it has
+ * was taken after the flip); it is a lazy VACUUM (left out as gc_horizon
+ * leaves it out); or it holds LEARNED_NOSCAN_LOCK (an inserter waiting for
+ * the merge lock with no scan open: it reads no page of the index until it
+ * releases it, and then reads the current metapage).  Backends of other
+ * databases are not noted (they cannot open the index).  A walsender has no
+ * virtual transaction id: with hot_standby_feedback its xmin must unset or
+ * pass the flip, as a replication slot's must.  The caller itself must
+ * have no scan open (LearnedNoOpenScans).  The witness is only for the
+ * last flip, named by its xid and pending_epoch (every flip bumps it; two
+ * flips with no xid assigned between them have the same xid), and only in
+ * the backend that took it: any flip since voids it, and garbage
+ * collection falls back to the horizon and the stamps.
+ */
+typedef struct WitnessEntry
+{
+	int			procno;
+	int			pid;
+	VirtualTransactionId vxid;
+} WitnessEntry;
+
+static WitnessEntry *witness = NULL;
+static int	witness_n = 0;
+static Oid	witness_relid = InvalidOid;
+static uint64 witness_flip = 0;
+static uint64 witness_epoch = 0;
+
+static void
+witness_record(Relation index, const LearnedMetaPageData *meta)
+{
+	uint32		i;
+
+	witness_relid = InvalidOid;
+	if (witness == NULL)
+		witness = MemoryContextAlloc(TopMemoryContext,
+									 sizeof(WitnessEntry) * ProcGlobal->allProcCount);
+	witness_n = 0;
+	LWLockAcquire(ProcArrayLock, LW_SHARED);
+	for (i = 0; i < ProcGlobal->allProcCount; i++)
+	{
+		PGPROC	   *proc = &ProcGlobal->allProcs[i];
+
+		/* (a backend of another database cannot open the index) */
+		if (proc == MyProc || (proc->statusFlags & PROC_IN_VACUUM) ||
+			(OidIsValid(proc->databaseId) && proc->databaseId != MyDatabaseId) ||
+			!TransactionIdIsValid(*(volatile TransactionId *) &proc->xmin))
+			continue;
+		witness[witness_n].procno = (int) i;
+		witness[witness_n].pid = proc->pid;
+		GET_VXID_FROM_PGPROC(witness[witness_n].vxid, *proc);
+		witness_n++;
+	}
+	LWLockRelease(ProcArrayLock);
+	witness_relid = RelationGetRelid(index);
+	witness_flip = meta->last_flip_xid;
+	witness_epoch = meta->pending_epoch;
+}
+
+static bool
+witness_passed(Relation index, const LearnedMetaPageData *meta)
+{
+	TransactionId x;
+	TransactionId slot_xmin;
+	TransactionId slot_catalog_xmin;
+	LOCKTAG		tag;
+	VirtualTransactionId *holders;
+	int			nholders;
+	int			i;
+	bool		passed = true;
+
+	if (witness_relid != RelationGetRelid(index) || witness_flip != meta->last_flip_xid ||
+		witness_epoch != (uint64) meta->pending_epoch ||
+		!LearnedNoOpenScans() || LI_DEFER_CLEANUP_AGE > 0 || RecoveryInProgress())
+		return false;
+	x = XidFromFullTransactionId(FullTransactionIdFromU64(witness_flip));
+	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
+	if (TransactionIdIsNormal(slot_xmin) && !TransactionIdFollows(slot_xmin, x))
+		return false;
+	SET_LOCKTAG_PAGE(tag, index->rd_lockInfo.lockRelId.dbId,
+					 index->rd_lockInfo.lockRelId.relId, LEARNED_NOSCAN_LOCK);
+	holders = GetLockConflicts(&tag, ExclusiveLock, &nholders);
+	LWLockAcquire(ProcArrayLock, LW_SHARED);
+	for (i = 0; i < witness_n && passed; i++)
+	{
+		const WitnessEntry *e = &witness[i];
+		PGPROC	   *proc = &ProcGlobal->allProcs[e->procno];
+		TransactionId xmin = *(volatile TransactionId *) &proc->xmin;
+		VirtualTransactionId cur;
+		int			k;
+
+		GET_VXID_FROM_PGPROC(cur, *proc);
+		if (proc->pid != e->pid || !TransactionIdIsValid(xmin) ||
+			TransactionIdFollows(xmin, x) || (proc->statusFlags & PROC_IN_VACUUM))
+			continue;
+		if (VirtualTransactionIdIsValid(e->vxid))
+		{
+			if (!VirtualTransactionIdEquals(cur, e->vxid))
+				continue;
+			for (k = 0; k < nholders; k++)
+				if (VirtualTransactionIdEquals(holders[k], e->vxid))
+					break;
+			if (k < nholders)
+				continue;
+		}
+		passed = false;
+	}
+	LWLockRelease(ProcArrayLock);
+	pfree(holders);
+	return passed;
 }
 
 /*
@@ -1735,7 +1943,7 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now,
 
 	if (TransactionIdIsNormal(stamp) && !TransactionIdFollows(stamp, stamp_now))
 		return GlobalVisCheckRemovableXid(NULL, stamp) ||
-			vacuum_horizon_passed(have_vh, vh, stamp);
+			gc_horizon_passed(have_vh, vh, stamp);
 	state = LearnedXLogStart(index);
 	page = LearnedXLogRegister(state, buf, false);
 	((PageHeader) page)->pd_prune_xid = stamp_now;
@@ -1805,12 +2013,13 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 	/* a scan that started before the last flip may still read old pages */
 	flip_xid = FullTransactionIdFromU64(meta.last_flip_xid);
 	stamp_now = XidFromFullTransactionId(ReadNextFullTransactionId());
-	have_vh = vacuum_horizon(&vh);
+	have_vh = gc_horizon(&vh);
 	/* (a flip xid past the next xid, a corrupt metapage, proves nothing) */
 	all_free = (meta.nmerges == 0 && meta.nflushes == 0) ||
 		GlobalVisCheckRemovableFullXid(NULL, flip_xid) ||
 		(!FullTransactionIdFollows(flip_xid, ReadNextFullTransactionId()) &&
-		 vacuum_horizon_passed(have_vh, vh, XidFromFullTransactionId(flip_xid)));
+		 gc_horizon_passed(have_vh, vh, XidFromFullTransactionId(flip_xid))) ||
+		witness_passed(index, &meta);
 
 	nblocks = RelationGetNumberOfBlocks(index);
 	reach = palloc0(nblocks / 8 + 1);
@@ -1970,10 +2179,11 @@ truncate_free_tail(Relation index, BlockNumber busy_end)
  * pages not yet reused count as unreachable too, so a collection may only
  * re-read them; that is bounded by the same eighth.  The horizon check in
  * collect_garbage_locked still decides whether anything may be freed.
- * Returns the number of pages freed.
+ * With any, past 64 unreachable pages (a merge worker's last look: the
+ * pages its last steps replaced).  Returns the number of pages freed.
  */
 static BlockNumber
-collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta)
+collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta, bool any)
 {
 	LearnedDirectory *dir = LearnedGetDirectory(index, meta->generation);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
@@ -1987,7 +2197,7 @@ collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta)
 		meta->nruns;
 	for (s = 0; s < dir->nsegments; s++)
 		reachable += dir->segments[s].npages;
-	if ((uint64) nblocks <= reachable + Max(64, reachable / 8))
+	if ((uint64) nblocks <= reachable + (any ? 64 : Max(64, reachable / 8)))
 		return 0;
 	(void) collect_garbage_locked(index, &freed);
 	return freed;
@@ -2268,7 +2478,7 @@ LearnedCollectGarbage(Relation index, bool merge)
 
 		/*
 		 * What the merge replaced, the last step of a sweep included: VACUUM
-		 * may see the horizon pass it at once (vacuum_horizon), and the
+		 * may see the horizon pass it at once (gc_horizon), and the
 		 * truncation then cuts it too.
 		 */
 		if (after.generation != before.generation || after.nflushes != before.nflushes)
@@ -2340,14 +2550,34 @@ static int64
 merge_or_step(Relation index, LearnedMergeBy by)
 {
 	LearnedMetaPageData meta;
-	MergeTrigger t;
 	int64		n;
 
-	LearnedReadMeta(index, &meta);
-	if (merge_trigger(index, &meta, LearnedPendingAppended(index, &meta) - meta.pending_merged, &t) &&
-		t.far_over)
-		return merge_locked(index, NULL, 0, by);
+	if (far_over_now(index))
+		return merge_far_over(index, by);
 	n = sweep_step(index, by);
+
+	/*
+	 * No sweep may start because no entry is in a run yet (the tail was
+	 * not flushed: a list past pending_limit before tail_limit, or flushes
+	 * turned off).  A trigger's merge (an inserter's or the worker's, with
+	 * no scan open) then flushes the whole tail into a run and takes a
+	 * step, as VACUUM does: a whole merge of random keys writes the whole
+	 * static stage beside the old one, which waits for the snapshot
+	 * horizon, and an inserting transaction running meanwhile holds that
+	 * back.
+	 */
+	if (n < 0 && (by == LEARNED_MERGE_BY_INSERT || by == LEARNED_MERGE_BY_WORKER) &&
+		learned_merge_step_segments >= 0 && !RelationUsesLocalBuffers(index) &&
+		!RecoveryInProgress() && LearnedNoOpenScans())
+	{
+		LearnedReadMeta(index, &meta);
+		if (meta.nsegments >= 2 && meta.sweep_end_seq == 0 && meta.nruns < LEARNED_MAX_RUNS)
+		{
+			alloc_map_reset();
+			if (LearnedRunFlushWhole(index))
+				n = sweep_step(index, by);
+		}
+	}
 	if (n < 0)
 		return merge_locked(index, NULL, 0, by);
 
@@ -2362,6 +2592,18 @@ merge_or_step(Relation index, LearnedMergeBy by)
 	if (tail_over(&meta, LearnedPendingAppended(index, &meta)))
 		(void) LearnedRunFlush(index, Max(1, learned_tail_limit / 2));
 	return n;
+}
+
+/* whether the list is far past pending_limit now (the caller holds the merge lock) */
+static bool
+far_over_now(Relation index)
+{
+	LearnedMetaPageData meta;
+	MergeTrigger t;
+
+	LearnedReadMeta(index, &meta);
+	return merge_trigger(index, &meta, LearnedPendingAppended(index, &meta) - meta.pending_merged, &t) &&
+		t.far_over;
 }
 
 /*
@@ -2417,6 +2659,30 @@ launch_worker(Relation index, uint32 generation)
 }
 
 /*
+ * Whether a merge worker of the index may still look at the list again: it
+ * holds LEARNED_WORKER_LOCK from its start until after its last look but
+ * one (learned_merge_worker_main).  An insert that appended before finding
+ * the lock held is seen by the worker's last look, which comes after it
+ * releases the lock; one that finds it free starts a worker.  (The
+ * worker's PGPROC staying registered until the postmaster reaps it, which
+ * GetBackgroundWorkerPid reports, was not that: a worker that had already
+ * taken its last look counted as running, and the last inserts of a load
+ * were left over the trigger.)
+ */
+static bool
+worker_running(Relation index)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_PAGE(tag, index->rd_lockInfo.lockRelId.dbId,
+					 index->rd_lockInfo.lockRelId.relId, LEARNED_WORKER_LOCK);
+	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, ExclusiveLock, false);
+	return false;
+}
+
+/*
  * Did this backend ask for a worker for the index less than a second ago,
  * and may that request still take care of the list?  For a list past the
  * ratio trigger, it may unless the worker it started has exited after a
@@ -2433,14 +2699,12 @@ static bool
 launch_throttled(Relation index, const LearnedMetaPageData *meta,
 				 const MergeTrigger *t, TimestampTz now)
 {
-	pid_t		pid;
-
 	if (last_launch_index != RelationGetRelid(index) ||
 		TimestampDifferenceExceeds(last_launch_time, now, LEARNED_MERGE_INTERVAL_MS))
 		return false;
 	return !t->by_ratio || last_launch_handle == NULL ||
 		meta->generation == last_launch_generation ||
-		GetBackgroundWorkerPid(last_launch_handle, &pid) != BGWH_STOPPED;
+		worker_running(index);
 }
 
 /*
@@ -2462,20 +2726,31 @@ static void
 far_over_merge(Relation index)
 {
 	int			waited;
-	LearnedMetaPageData m;
-	MergeTrigger t;
+	bool		noscan = LearnedNoOpenScans();
 
+	/*
+	 * While it waits, its statement's snapshot predates the flips of the
+	 * merge it waits for; with no scan open it reads no page of the index
+	 * until it has the lock, and says so (LEARNED_NOSCAN_LOCK), so that the
+	 * holder's steps need not wait for it to reuse each other's pages.
+	 */
+	if (noscan)
+		LockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
 	for (waited = 0; !ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock); waited++)
 	{
 		if (waited >= LEARNED_FAR_OVER_WAIT_MS)
+		{
+			if (noscan)
+				UnlockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
 			return;
+		}
 		CHECK_FOR_INTERRUPTS();
 		pg_usleep(1000L);
 	}
-	LearnedReadMeta(index, &m);
-	if (merge_trigger(index, &m, LearnedPendingAppended(index, &m) - m.pending_merged, &t) &&
-		t.far_over)
-		merge_locked(index, NULL, 0, LEARNED_MERGE_BY_INSERT);
+	if (noscan)
+		UnlockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
+	if (far_over_now(index))
+		merge_far_over(index, LEARNED_MERGE_BY_INSERT);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 }
 
@@ -2510,7 +2785,7 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 
 		alloc_map_reset();
 		LearnedReadMeta(index, &now_meta);
-		(void) collect_garbage_if_due(index, &now_meta);
+		(void) collect_garbage_if_due(index, &now_meta, false);
 		LearnedRunFlush(index, Max(1, learned_tail_limit / 2));
 		UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	}
@@ -2570,6 +2845,57 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 }
 
 /*
+ * Take the worker's LEARNED_WORKER_LOCK (a session lock), waiting up to
+ * 100 ms: an insert probing it (worker_running) holds it for an instant,
+ * and a worker that gave up then would leave the list to nobody.  A worker
+ * that holds it longer runs: then false.
+ */
+static bool
+worker_lock(const LOCKTAG *tag)
+{
+	int			tries;
+
+	for (tries = 0; tries < 10; tries++)
+	{
+		if (LockAcquire(tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL)
+			return true;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return false;
+}
+
+/*
+ * At the worker's exit, its session lock (LEARNED_WORKER_LOCK) may still be
+ * held: a FATAL (SIGTERM) between two transactions.  Session locks outside
+ * a transaction are not released at exit (ShutdownPostgres aborts only a
+ * transaction in progress), and a worker lock left behind would keep every
+ * later worker of the index from starting; so release them, as the logical
+ * replication apply worker does.
+ */
+static void
+worker_onexit(int code, Datum arg)
+{
+	LockReleaseAll(DEFAULT_LOCKMETHOD, true);
+}
+
+/*
+ * Whether the worker should merge the list (again): past the ratio trigger,
+ * and not far past pending_limit (the inserters merge that, see below).
+ */
+static bool
+worker_due(Relation index, LearnedMetaPageData *meta)
+{
+	MergeTrigger t;
+
+	LearnedReadMeta(index, meta);
+	return merge_trigger(index, meta, LearnedPendingAppended(index, meta) - meta->pending_merged,
+						 &t) && t.by_ratio && !t.far_over;
+}
+
+/*
  * Background worker: merge one index.  It copes with the index (or its
  * database) being dropped: it opens it with try_relation_open and checks
  * that it is still a valid learned index.
@@ -2582,6 +2908,18 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
  * kept the merge lock would let it grow without that bound.  Each merge is
  * a transaction of its own, so the worker holds back no snapshot horizon
  * (garbage collection waits for it) between merges.
+ *
+ * So that no list is left over the trigger, the worker holds
+ * LEARNED_WORKER_LOCK (one worker an index; a second one exits at once)
+ * while it runs, and exits only after a look at the list that follows the
+ * lock's release: an insert that found the lock held asked no worker
+ * (worker_running), and that look sees its entries; if they are over the
+ * trigger, it takes the lock again and goes on (or, if another worker took
+ * it meanwhile, leaves the list to that one).  While the merge lock is
+ * busy and the list is over the trigger, it tries again after the pause
+ * instead of exiting.  Before it exits it collects the garbage its last
+ * merge left (gc_horizon leaves its own snapshot out), so that the pages
+ * of a load's last steps need not wait for the next merge or VACUUM.
  */
 void
 learned_merge_worker_main(Datum arg)
@@ -2590,11 +2928,16 @@ learned_merge_worker_main(Datum arg)
 	Oid			dboid;
 	bool		again = true;
 	bool		sweeping = false;
+	bool		holding = false;
+	LOCKTAG		wtag;
 
 	memcpy(&dboid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
+	in_merge_worker = true;
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	before_shmem_exit(worker_onexit, (Datum) 0);
+	SET_LOCKTAG_PAGE(wtag, dboid, indexoid, LEARNED_WORKER_LOCK);
 
 	while (again)
 	{
@@ -2609,7 +2952,11 @@ learned_merge_worker_main(Datum arg)
 		PushActiveSnapshot(GetTransactionSnapshot());
 		pgstat_report_activity(STATE_RUNNING, "learned_idx merge");
 
-		index = try_relation_open(indexoid, RowExclusiveLock);
+		/* a session lock: it outlives each merge's transaction */
+		if (!holding)
+			holding = worker_lock(&wtag);
+
+		index = holding ? try_relation_open(indexoid, RowExclusiveLock) : NULL;
 		if (index != NULL)
 		{
 			if (index->rd_rel->relkind == RELKIND_INDEX &&
@@ -2618,6 +2965,7 @@ learned_merge_worker_main(Datum arg)
 			{
 				bool		locked = false;
 				int			tries;
+				LearnedMetaPageData meta;
 
 				/*
 				 * Someone else merging will take our entries too; but a flush
@@ -2636,14 +2984,14 @@ learned_merge_worker_main(Datum arg)
 				}
 				if (locked)
 				{
-					LearnedMetaPageData meta;
-					MergeTrigger t;
-
 					merge_or_step(index, LEARNED_MERGE_BY_WORKER);
-					UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 					LearnedReadMeta(index, &meta);
 					/* a sweep's steps follow each other without the pause */
 					sweeping = meta.sweep_end_seq != 0;
+					again = sweeping || worker_due(index, &meta);
+					if (!again)
+						(void) collect_garbage_if_due(index, &meta, true);
+					UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 
 					/*
 					 * Take an xid after the flip.  Garbage collection frees
@@ -2656,11 +3004,26 @@ learned_merge_worker_main(Datum arg)
 					 */
 					if (sweeping)
 						(void) GetTopTransactionId();
-					again = sweeping ||
-						(merge_trigger(index, &meta,
-									   LearnedPendingAppended(index, &meta) - meta.pending_merged,
-									   &t) &&
-						 t.by_ratio && !t.far_over);
+				}
+				else
+
+					/*
+					 * Someone holds the merge lock: a long merge may leave
+					 * the list over the trigger (if it is not the list's
+					 * whole merge), so look again after the pause.
+					 */
+					again = worker_due(index, &meta);
+
+				/* the last look, after the lock's release (see above) */
+				if (!again)
+				{
+					LockRelease(&wtag, ExclusiveLock, true);
+					holding = false;
+					if (worker_due(index, &meta))
+					{
+						holding = worker_lock(&wtag);
+						again = holding;
+					}
 				}
 			}
 			relation_close(index, RowExclusiveLock);
@@ -2694,6 +3057,8 @@ learned_merge_worker_main(Datum arg)
 			}
 		}
 	}
+	if (holding)
+		LockRelease(&wtag, ExclusiveLock, true);
 	proc_exit(0);
 }
 

@@ -418,6 +418,49 @@ LearnedRunMayContain(Relation index, const char *hdr, BlockNumber hdr_blk,
 }
 
 /*
+ * The last page boundary of the chain from start_blk (its first entry
+ * start_seq) before stop_blk that lies at most cap entries after start_seq
+ * and past start_blk: its block and first sequence number into *end_blk
+ * and *end_seq.  The pages walked are complete (before the tail page), so
+ * no insert changes them.  False if there is none.
+ */
+static bool
+tail_prefix(Relation index, BlockNumber start_blk, uint64 start_seq, uint64 cap,
+			BlockNumber stop_blk, BlockNumber *end_blk, uint64 *end_seq)
+{
+	BlockNumber blk = start_blk;
+	uint32		steps = 0;
+	bool		found = false;
+
+	while (blk != InvalidBlockNumber && blk != stop_blk)
+	{
+		Buffer		buf;
+		Page		page;
+		uint64		first;
+		BlockNumber next;
+
+		LearnedCheckLink(index, blk, &steps);
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blk, LEARNED_PAGE_PENDING);
+		first = LearnedPendingFirstSeq(page);
+		next = LearnedPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+		if (blk != start_blk)
+		{
+			if (first < start_seq || first - start_seq > cap)
+				break;
+			*end_blk = blk;
+			*end_seq = first;
+			found = true;
+		}
+		blk = next;
+	}
+	return found;
+}
+
+/*
  * Rewrite the stretch of the chain from run "from" (nruns: from the tail's
  * start) to the tail's start (take_tail false: a compaction of runs
  * from..nruns-1) or to the tail page (take_tail: a flush, with the runs
@@ -476,7 +519,19 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 	if (end_seq <= start_seq || start_blk == end_blk)
 		return false;
 	if (end_seq - start_seq > (uint64) LEARNED_RUN_MAX_PAGES * LearnedPendingCapacity(meta.keylen))
-		return false;
+	{
+		/*
+		 * A tail longer than one run (it grew while a long sweep held the
+		 * merge lock): flush a prefix of its complete pages, half a run's
+		 * worth, so that it does not stay too long to flush, with every
+		 * insert trying again.
+		 */
+		if (!take_tail || from != (int) meta.nruns ||
+			!tail_prefix(index, start_blk, start_seq,
+						 (uint64) LEARNED_RUN_MAX_PAGES / 2 * LearnedPendingCapacity(meta.keylen),
+						 end_blk, &end_blk, &end_seq))
+			return false;
+	}
 	for (i = from; i < (int) meta.nruns; i++)
 		tier = Max(tier, meta.runs[i].tier + 1);
 

@@ -474,6 +474,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(index);
+	LearnedScanOpened();
 	return scan;
 }
 
@@ -4131,6 +4132,7 @@ learnedendscan(IndexScanDesc scan)
 		ReleaseBuffer(so->meta_buf);
 	MemoryContextDelete(so->scanCxt);
 	scan->opaque = NULL;
+	LearnedScanClosed();
 }
 
 /* copy a batch's items (and a composite key's bytes, re-pointed) */
