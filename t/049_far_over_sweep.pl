@@ -73,14 +73,7 @@ sub info
 }
 
 # pages neither reachable nor free: replaced pages waiting for the horizon
-sub waiting
-{
-	return $node->safe_psql('postgres', q{
-SELECT i.total_pages - 1 - i.leaf_pages - i.null_pages - i.directory_pages - i.pending_pages
-       - (SELECT count(*) FROM learned_index_runs('v_k') WHERE run IS NOT NULL)
-       - (SELECT count(*) FROM pg_freespace('v_k') WHERE avail > 0)
-  FROM learned_index_info('v_k') i});
-}
+sub waiting { return dyn_waiting_pages($node, 'v_k'); }
 
 sub fresh_pages
 {

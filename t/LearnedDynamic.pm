@@ -16,7 +16,7 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(dyn_modes dyn_queries dyn_compare dyn_all_found dyn_check
   dyn_info dyn_wait_ready dyn_page_types dyn_compare_nodes dyn_dml_scripts
-  dyn_truncation_layout dyn_standby dyn_fail_with);
+  dyn_truncation_layout dyn_standby dyn_fail_with dyn_waiting_pages);
 
 # Settings that force each kind of scan.
 my %MODES = (
@@ -233,6 +233,18 @@ sub dyn_info
 	my %h;
 	@h{@cols} = split /\|/, $row;
 	return \%h;
+}
+
+# Pages neither reachable nor free (needs pg_freespacemap): pages replaced
+# by a flip that wait for the horizon (or a witness) before GC frees them.
+sub dyn_waiting_pages
+{
+	my ($node, $idx) = @_;
+	return $node->safe_psql('postgres', qq{
+SELECT i.total_pages - 1 - i.leaf_pages - i.null_pages - i.directory_pages - i.pending_pages
+       - (SELECT count(*) FROM learned_index_runs('$idx') WHERE run IS NOT NULL)
+       - (SELECT count(*) FROM pg_freespace('$idx') WHERE avail > 0)
+  FROM learned_index_info('$idx') i});
 }
 
 # Page types of the index (needs pageinspect): hash type => count.
