@@ -11,6 +11,8 @@
 set -u
 B=$1; PORT=$2; LABEL=$3; N=${4:-300000}; R=${5:-10}
 D=/tmp/churn_space_$LABEL; rm -rf $D; mkdir -p $D; chown postgres $D
+# the cluster (gigabytes at 10M rows) is stopped and removed at exit; KEEP=1 keeps it
+trap 'su postgres -c "$B/pg_ctl -D $D/data -m immediate stop" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$D"' EXIT
 su postgres -c "$B/initdb -D $D/data -A trust >/dev/null" || exit 1
 su postgres -c "$B/pg_ctl -D $D/data -o '-p $PORT -k /tmp -c shared_buffers=512MB -c fsync=off -c synchronous_commit=off -c max_worker_processes=16 -c autovacuum=off' -l $D/log -w start >/dev/null" || exit 1
 P="$B/psql -h /tmp -p $PORT -U postgres -X -q -At"
