@@ -76,13 +76,7 @@ sub waiting { return dyn_waiting_pages($node, 'v_k'); }
 # 1. a cursor whose snapshot predates VACUUM's steps
 load(1);
 is(info('pending_entries'), '40000', 'the inserts are pending');
-my $s1 = $node->background_psql('postgres');
-$s1->query_safe(q{
-SET enable_seqscan = off; SET enable_bitmapscan = off;
-BEGIN ISOLATION LEVEL REPEATABLE READ;
-DECLARE c CURSOR FOR SELECT k FROM v WHERE k >= 0 ORDER BY k;
-});
-my $first = $s1->query_safe('FETCH 1 FROM c');
+my ($s1, $first) = dyn_old_cursor($node, 'v');
 my $expect = $node->safe_psql('postgres', 'SELECT count(*) FROM v');
 my $gen0 = info('generation');
 $node->safe_psql('postgres', 'VACUUM v');

@@ -109,13 +109,7 @@ cmp_ok($pages, '<', 2.5 * $fresh,
 verify('after a far-over INSERT');
 
 # 2. a cursor whose snapshot predates the INSERT keeps the pages it reads
-my $s1 = $node->background_psql('postgres');
-$s1->query_safe(q{
-SET enable_seqscan = off; SET enable_bitmapscan = off;
-BEGIN ISOLATION LEVEL REPEATABLE READ;
-DECLARE c CURSOR FOR SELECT k FROM v WHERE k >= 0 ORDER BY k;
-});
-my $first = $s1->query_safe('FETCH 1 FROM c');
+my ($s1, $first) = dyn_old_cursor($node, 'v');
 my $expect = $node->safe_psql('postgres', 'SELECT count(*) FROM v');
 my $gen0 = info('generation');
 $node->safe_psql('postgres', big_insert(20000));

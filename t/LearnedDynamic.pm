@@ -16,7 +16,8 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(dyn_modes dyn_queries dyn_compare dyn_all_found dyn_check
   dyn_info dyn_wait_ready dyn_page_types dyn_compare_nodes dyn_dml_scripts
-  dyn_truncation_layout dyn_standby dyn_fail_with dyn_waiting_pages);
+  dyn_truncation_layout dyn_standby dyn_fail_with dyn_waiting_pages
+  dyn_old_cursor);
 
 # Settings that force each kind of scan.
 my %MODES = (
@@ -245,6 +246,21 @@ SELECT i.total_pages - 1 - i.leaf_pages - i.null_pages - i.directory_pages - i.p
        - (SELECT count(*) FROM learned_index_runs('$idx') WHERE run IS NOT NULL)
        - (SELECT count(*) FROM pg_freespace('$idx') WHERE avail > 0)
   FROM learned_index_info('$idx') i});
+}
+
+# A session with a repeatable-read cursor over the table's index (k >= 0,
+# in key order) that has fetched its first row: a snapshot older than what
+# the caller does next.  Returns the session and that first row.
+sub dyn_old_cursor
+{
+	my ($node, $tab) = @_;
+	my $s = $node->background_psql('postgres');
+	$s->query_safe(qq{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+DECLARE c CURSOR FOR SELECT k FROM $tab WHERE k >= 0 ORDER BY k;
+});
+	return ($s, $s->query_safe('FETCH 1 FROM c'));
 }
 
 # Page types of the index (needs pageinspect): hash type => count.
