@@ -132,8 +132,10 @@ diag($node->safe_psql('postgres', q{SELECT format('rows %s, distinct keys %s, co
 is($node->safe_psql('postgres',
 	'SELECT count(*) FROM (SELECT k FROM t WHERE k IS NOT NULL GROUP BY k HAVING count(*) > 1) d'),
 	'0', 'no key appears twice in the table');
+# how many collide depends on how many transactions the machine ran in
+# the time; that some did is what the checks below need
 cmp_ok($node->safe_psql('postgres', q{SELECT last_value FROM collisions}),
-	'>', 100, 'inserts did collide');
+	'>', 0, 'inserts did collide');
 cmp_ok($node->safe_psql('postgres', q{SELECT generation FROM learned_index_info('t_k')}),
 	'>', 1, 'the index was merged');
 is($node->safe_psql('postgres', q{SELECT learned_index_check('t_k', true)}),
