@@ -47,13 +47,19 @@ sub wait_idle
 {
 	# No merge worker still running on the primary, and none about to: a
 	# worker an insert registered shows in pg_stat_activity only once the
-	# postmaster has started it, so wait until the generation holds still
-	# for a second with no worker running.
+	# postmaster has started it, so also wait until the list is under the
+	# trigger (1024 entries here: pending_limit is far above them), where
+	# such a worker finds nothing to merge, and the generation holds still
+	# for a second with no worker running.  (A worker started more than a
+	# second late would merge after the comparison's catch-up, and the
+	# nodes' learned_index_info would differ.)
 	my $prev = '';
 	for (1 .. 120)
 	{
-		$primary->poll_query_until('postgres',
-			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge'");
+		$primary->poll_query_until('postgres', q{
+SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge')
+   AND pending_entries < 1024
+  FROM learned_index_info('t_k')});
 		my $gen = $primary->safe_psql('postgres',
 			"SELECT generation FROM learned_index_info('t_k')");
 		return if $gen eq $prev;
