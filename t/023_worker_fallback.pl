@@ -143,7 +143,9 @@ $node->pgbench(
 INSERT INTO t (k, v) SELECT (:k + i * 7919) % 1000000, 'pb' FROM generate_series(1, 200) i;
 }
 	});
-cmp_ok(dyn_info($node, 't_k')->{generation}, '>', $gen + 2, 'concurrent inserters merged inline');
+my $gen5 = dyn_info($node, 't_k')->{generation};
+note "concurrent inserters: generation $gen to $gen5";
+cmp_ok($gen5, '>', $gen + 2, 'concurrent inserters merged inline');
 $node->safe_psql('postgres', 'VACUUM t');
 dyn_compare($node, 't', 'after concurrent inserters');
 dyn_all_found($node, 't', 'after concurrent inserters', step => 5);
