@@ -47,19 +47,13 @@ sub wait_idle
 {
 	# No merge worker still running on the primary, and none about to: a
 	# worker an insert registered shows in pg_stat_activity only once the
-	# postmaster has started it, so also wait until the list is under the
-	# trigger (1024 entries here: pending_limit is far above them), where
-	# such a worker finds nothing to merge, and the generation holds still
-	# for a second with no worker running.  (A worker started more than a
-	# second late would merge after the comparison's catch-up, and the
-	# nodes' learned_index_info would differ.)
+	# postmaster has started it, so wait until the generation holds still
+	# for a second with no worker running.
 	my $prev = '';
 	for (1 .. 120)
 	{
-		$primary->poll_query_until('postgres', q{
-SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge')
-   AND pending_entries < 1024
-  FROM learned_index_info('t_k')});
+		$primary->poll_query_until('postgres',
+			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge'");
 		my $gen = $primary->safe_psql('postgres',
 			"SELECT generation FROM learned_index_info('t_k')");
 		return if $gen eq $prev;
@@ -76,8 +70,23 @@ sub compare_nodes
 	$primary->wait_for_catchup($standby);
 	dyn_compare_nodes($primary, $standby, 't', $name);
 	dyn_check($standby, 't_k', "$name (standby)");
-	my $p = dyn_info($primary, 't_k');
-	my $s = dyn_info($standby, 't_k');
+	# The standby's learned_index_info once it replayed what the primary's
+	# showed (a transaction with an xid flushes the WAL written before it,
+	# which the catch-up then covers).  wait_idle cannot see a merge worker
+	# the postmaster has yet to start, and such a worker merges what it
+	# finds; a merge meanwhile shows as a change between two reads of the
+	# primary's, and the pair is read again.
+	my ($p, $s);
+	for (1 .. 10)
+	{
+		$p = dyn_info($primary, 't_k');
+		$primary->safe_psql('postgres', 'SELECT txid_current()');
+		$primary->wait_for_catchup($standby);
+		$s = dyn_info($standby, 't_k');
+		my $p2 = dyn_info($primary, 't_k');
+		last if join('|', map { "$_=$p->{$_}" } sort keys %$p) eq join('|', map { "$_=$p2->{$_}" } sort keys %$p2);
+		note "$name: the primary merged meanwhile, again";
+	}
 	is_deeply($s, $p, "$name: learned_index_info is the same on both nodes");
 	return;
 }
