@@ -303,7 +303,7 @@ SET learned_idx.fail_point = '';
 INSERT INTO t (k, v) SELECT (i::int8 * 7) % 1000000, 'w' FROM generate_series(1, 3000) i;
 });
 my $seen = 0;
-for (my $i = 0; $i < 300 && !$seen; $i++)
+for (my $i = 0; $i < 10 * $PostgreSQL::Test::Utils::timeout_default && !$seen; $i++)
 {
 	$seen = $node->log_contains(
 		qr/background worker "learned_idx merge" \(PID \d+\) exited with exit code 1/, $log_offset);

@@ -22,6 +22,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use LearnedDynamic;
+use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('empty_merge');
 $node->init;
@@ -152,6 +153,15 @@ ok( $node->poll_query_until('postgres', q{
 SELECT (SELECT pending_entries FROM learned_index_info('av_v_k')) = 0
    AND (SELECT pending_entries FROM learned_index_info('av_a_k')) = 0}),
 	'autovacuum merged both lists');
+# The flip that empties a list comes before the merge's LOG line: a worker
+# descheduled in between left its line unwritten when the poll above
+# returned.  Wait for both lines (the checks below count them).
+for (my $i = 0; $i < 10 * $PostgreSQL::Test::Utils::timeout_default; $i++)
+{
+	last if merge_lines($offset, 'av_v_k', 'autovacuum') > 0
+	  && merge_lines($offset, 'av_a_k', 'autovacuum') > 0;
+	usleep(100_000);
+}
 $node->safe_psql('postgres', q{ALTER SYSTEM SET autovacuum = off; SELECT pg_reload_conf();});
 is(merge_lines($offset, 'av_v_k', 'autovacuum'), 1, 'av_v: merged by autovacuum, once');
 is(merge_lines($offset, 'av_a_k', 'autovacuum'), 1, 'av_a: merged by autovacuum, once');

@@ -74,6 +74,16 @@ INSERT INTO $tab SELECT i, i % 7, CASE WHEN $null THEN NULL ELSE $expr END
 }
 
 setup($_) foreach @targets;
+# The 3,000 inserts pass the merge trigger (static entries / 10): wait for
+# the merge workers they start, so that none is still merging when the
+# first stop below ends it (a list left over the trigger would start
+# another with the next insert, just before a stop).
+$node->poll_query_until('postgres', q{
+SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'learned_idx merge')
+   AND bool_and(i.pending_entries < 1024 OR i.pending_entries <= i.entries / 10.0)
+  FROM pg_index x CROSS JOIN LATERAL learned_index_info(x.indexrelid::regclass) i
+ WHERE x.indexrelid::regclass::text LIKE 'f\\_%\\_idx'})
+  or die 'the merges of the setup did not finish';
 
 # the statements of a round on one index; each may fail with an ERROR
 sub statements
@@ -212,9 +222,11 @@ foreach my $f (@found)
 	my $file = relfile_path($node, "${tab}_idx");
 	my $logpos = -s $node->logfile;
 	# entries for a merge to read (a background merge may have taken the
-	# ones set up above; these are too few to start another)
+	# ones set up above), with no merge of their own: added to what the
+	# worker left under the trigger they could pass it, and the worker
+	# they started would race with the stop below
 	$node->safe_psql('postgres',
-		"INSERT INTO $tab SELECT id + 2000000, g, k FROM $tab WHERE id % 100 = 7 AND k IS NOT NULL")
+		"SET learned_idx.auto_merge = off; INSERT INTO $tab SELECT id + 2000000, g, k FROM $tab WHERE id % 100 = 7 AND k IS NOT NULL")
 	  if ref $off;
 	$node->stop;
 	if (ref $off)
