@@ -4,7 +4,8 @@
 # index, then ROUNDS rounds (default 10) of: delete 10% of the rows at
 # random, insert 10% random keys in 100-row INSERTs from 2 pgbench writers,
 # wait for the merge workers, VACUUM.  Prints the index's pages after each
-# round and a fresh build's at the end, and learned_index_check.  A
+# round and a fresh build's at the end, and learned_index_check; CENSUS=1
+# also prints where the pages are after each round (lib/space_breakdown.sh).  A
 # throwaway cluster of the given binaries (whose pkglibdir holds the
 # learned_idx build to measure) on the given port.  Hold the bench lock:
 #   flock /tmp/learned_idx_bench.lock bash bench/churn_space.sh PGBIN PORT LABEL [N] [ROUNDS]
@@ -16,7 +17,8 @@ trap 'su postgres -c "$B/pg_ctl -D $D/data -m immediate stop" >/dev/null 2>&1; [
 su postgres -c "$B/initdb -D $D/data -A trust >/dev/null" || exit 1
 su postgres -c "$B/pg_ctl -D $D/data -o '-p $PORT -k /tmp -c shared_buffers=512MB -c fsync=off -c synchronous_commit=off -c max_worker_processes=16 -c autovacuum=off' -l $D/log -w start >/dev/null" || exit 1
 P="$B/psql -h /tmp -p $PORT -U postgres -X -q -At"
-$P -c "create extension learned_idx"
+$P -c "create extension learned_idx" -c "create extension pg_freespacemap"
+. "$(dirname "$0")/lib/space_breakdown.sh"
 $P -c "create table t (k int8, v int8)" -c "insert into t select 10*i, i from generate_series(1,$N) i order by random()" -c "create index i on t using learned (k)" -c "vacuum analyze t"
 echo "INSERT INTO t (k, v) SELECT 10 * (1 + (random() * (:nrows - 1))::int8) + 1 + g % 9, -1 FROM generate_series(1, 100) g;" > $D/w.sql
 line="$LABEL pages after each round:"
@@ -29,6 +31,8 @@ for r in $(seq 1 $R); do
   done
   $P -c "vacuum t"
   line="$line $($P -c "select pg_relation_size('i')/8192")"
+  # CENSUS=1: where the pages are after each round's VACUUM
+  [ -n "${CENSUS:-}" ] && echo "$LABEL round $r: $(breakdown i)"
 done
 $P -c "create index f on t using learned (k)"
 fresh=$($P -c "select pg_relation_size('f')/8192")

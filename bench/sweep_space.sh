@@ -17,21 +17,7 @@ su postgres -c "$B/initdb -D $D/data -A trust >/dev/null" || exit 1
 su postgres -c "$B/pg_ctl -D $D/data -o '-p $PORT -k /tmp -c shared_buffers=1GB -c fsync=off -c synchronous_commit=off -c max_worker_processes=16 -c autovacuum=off' -l $D/log -w start >/dev/null" || exit 1
 P="$B/psql -h /tmp -p $PORT -U postgres -X -q -At"
 $P -c "create extension learned_idx" -c "create extension pg_freespacemap"
-# where the index's pages go: the static stage (segments, NULL run), the
-# directory, sorted runs (data pages, header pages), the unsorted tail, free
-# pages the FSM holds, and the rest: pages replaced by flips that wait for
-# the snapshot horizon (unreachable, not yet FREE; the FSM is a hint, so
-# this is approximate when it is stale)
-breakdown() {
-  $P -c "with i as (select * from learned_index_info('$1')),
-    r as (select coalesce(sum(pages) filter (where run is not null), 0) as rp,
-                 count(*) filter (where run is not null) as rh from learned_index_runs('$1')),
-    f as (select count(*) filter (where avail > 0) as fr from pg_freespace('$1'))
-    select format('total=%s static=%s directory=%s runs=%s run_headers=%s tail=%s free=%s waiting=%s',
-      total_pages, leaf_pages + null_pages, directory_pages, rp, rh, pending_pages - rp, fr,
-      total_pages - 1 - leaf_pages - null_pages - directory_pages - pending_pages - rh - fr)
-    from i, r, f"
-}
+. "$(dirname "$0")/lib/space_breakdown.sh"
 STMTS=$((N / 2 / 100))
 for side in ${SIDES:-learned btree}; do
   $P -c "create table t_$side (k int8, v int8)" -c "insert into t_$side select 10*i, i from generate_series(1,$N) i order by random()"
