@@ -231,7 +231,8 @@ RESET learned_idx.auto_merge;
 
 -- The window a scan keeps of a compressed page across rescans (equality
 -- probes in key order, near_probe in scan.c): outer keys every 1, 2, 13,
--- 40 and 150 entries (inside the window, about its width, past it), each
+-- 40 and 150 entries (inside the window, about its width, past it),
+-- ascending and descending, each
 -- followed by an absent key, runs of equal keys about as long as the
 -- window (62 to 66 copies, and 130) probed twice each, a seventh of the
 -- entries dead (deleted and vacuumed); a second condition that fails on
@@ -265,9 +266,11 @@ BEGIN
             UNION ALL VALUES (-5::int8, 0), (59998, 0), (59999, 0), (2147483648, 0),
                              (9223372036854775807, 0)) q
         ORDER BY k, i$f$, step, step, step);
+    EXECUTE format('CREATE TABLE ow_%s_desc AS SELECT * FROM ow_%s ORDER BY n DESC', step, step);
 END $$;
 SELECT mk_window_outer(s) FROM unnest(ARRAY[1, 2, 13, 40, 150]) s;
 SELECT s, nl_check('ow_' || s, 'mw', 'mw_k', 't.k = o.k') AS int8,
+          nl_check('ow_' || s || '_desc', 'mw', 'mw_k', 't.k = o.k') AS int8_desc,
           nl_check('ow_' || s, 'mw4', 'mw4_k', 't.k = o.k') AS int4_by_int8
 FROM unnest(ARRAY[1, 2, 13, 40, 150]) s;
 CREATE TABLE ow_ts AS SELECT n, '2000-01-01'::timestamp + k * interval '1 second' AS k

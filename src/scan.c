@@ -236,6 +236,14 @@ typedef struct PendingPin
  */
 #define NEAR_MAX		64
 
+/*
+ * A window loaded for descending probes ends this many entries past the
+ * boundary (room for its run of equal keys), and holds the entries before
+ * it
+ */
+#define NEAR_AFTER		8
+#define NEAR_BEFORE		(NEAR_MAX - NEAR_AFTER)
+
 typedef struct LearnedScanOpaqueData
 {
 	MemoryContext scanCxt;		/* lives until endscan */
@@ -287,6 +295,7 @@ typedef struct LearnedScanOpaqueData
 	int			near_nitems;
 	int			near_lo;
 	int			near_n;
+	uint64		near_first;		/* the page's first key image */
 	uint64		near_last;		/* the page's last key image */
 	LearnedKeyInfo ki;
 	bool		desc;			/* single index column is DESC */
@@ -2550,8 +2559,11 @@ near_load(IndexScanDesc scan, uint32 vp, int lo)
 	LearnedLeafDecodeRange(&so->view, lo, n, so->near_keys, so->near_blocks,
 						   so->near_offsets);
 	if (!so->near_valid || so->near_vp != vp || so->near_gen != so->dir->generation)
+	{
+		LearnedLeafDecodeRange(&so->view, 0, 1, &so->near_first, NULL, NULL);
 		LearnedLeafDecodeRange(&so->view, so->view.nitems - 1, 1, &so->near_last,
 							   NULL, NULL);
+	}
 	so->near_valid = true;
 	so->near_gen = so->dir->generation;
 	so->near_relfile = LI_REL_FILE_NUMBER(scan->indexRelation);
@@ -2708,8 +2720,31 @@ near_probe(IndexScanDesc scan, uint64 x)
 
 	if (!so->near_valid || so->near_gen != so->dir->generation ||
 		so->near_relfile != LI_REL_FILE_NUMBER(scan->indexRelation) ||
-		x <= so->near_keys[0] || x > so->near_last)
+		x > so->near_last)
 		return NEAR_MISS;
+	if (x <= so->near_keys[0])
+	{
+		/*
+		 * Before the window (descending probes): if the page's first key
+		 * is below x, the boundary is on the page, before the window; the
+		 * next window ends a few entries after it.
+		 */
+		int			e;
+		int			lo;
+
+		if (so->near_lo == 0 || x <= so->near_first ||
+			!BufferIsValid(buf = near_read(scan)))
+			return NEAR_MISS;
+		(void) open_vpage(scan, so->near_vp, buf, true);
+		e = lower_bound_gallop_back(&so->view, x, so->near_lo);
+		lo = Max(e - NEAR_BEFORE, 0);
+		near_load(scan, so->near_vp, lo);
+		near_search(so, x, e - lo, &s, &t);
+		if (t < so->near_n && (r = near_finish(scan, buf, s, t)) != NEAR_MISS)
+			return r;
+		UnlockReleaseBuffer(buf);
+		return NEAR_MISS;
+	}
 	/* from the last boundary, if the window holds it and it is below x */
 	if (so->last_valid && so->last_vp == so->near_vp)
 	{
@@ -2816,13 +2851,18 @@ position_interval(IndexScanDesc scan)
 
 			/*
 			 * The boundary at or after the last one, on its page or the
-			 * next (ascending probes): keep a window of the page from here.
+			 * next (ascending probes): keep a window of the page from here;
+			 * before it, on its page or the one before (descending
+			 * probes): a window that ends a few entries after it.
 			 */
 			if (so->view.compressed && prev &&
-				(vp == prev_vp ? slot >= prev_slot : vp == prev_vp + 1))
+				(vp == prev_vp || vp == prev_vp + 1 || vp + 1 == prev_vp))
 			{
-				near_load(scan, vp, Max(slot - 1, 0));
-				near_search(so, x, slot > 0 ? 1 : 0, &s, &t);
+				bool		asc = vp == prev_vp ? slot >= prev_slot : vp == prev_vp + 1;
+				int			lo = asc ? Max(slot - 1, 0) : Max(slot - NEAR_BEFORE, 0);
+
+				near_load(scan, vp, lo);
+				near_search(so, x, slot > 0 ? slot - lo : 0, &s, &t);
 				if (t < so->near_n)
 					switch (near_finish(scan, buf, s, t))
 					{
