@@ -2512,17 +2512,20 @@ matched:
  * rescan: the page's run headers checked, a partition found and decoded
  * for the boundary, its neighbours and the TIDs of the entries returned.
  * Instead, an equality probe on a single-column compressed key that lands
- * on the page of the last boundary, or the next one, decodes NEAR_MAX
- * entries of it from just before its boundary (keys and TIDs, in one
- * sequential pass: near_load), and the scan keeps them across rescans.
- * The next probe (near_probe) searches that window: a key image below the
- * window's first one, or above the page's last, gives way to the model's
- * positioning (find_boundary); one in the window finds its boundary and
- * its run of equal keys there, and the page is only pinned and locked for
- * its dead and hint bits, its generation and entry count checked against
- * the window's, without opening its runs; an absent key (the window holds
- * the next key above it) reads no page at all.  A key past the window but
- * not past the page decodes the next window from there.
+ * on the page of the last boundary at or after it, or on the next page,
+ * decodes NEAR_MAX entries of it from just before its boundary (keys and
+ * TIDs, in one sequential pass: near_load), and the scan keeps them across
+ * rescans; one that lands before the last boundary (descending probes), on
+ * its page or the one before, a window that ends NEAR_AFTER entries past
+ * its boundary.  The next probe (near_probe) searches that window: a key
+ * image outside the page's first and last gives way to the positioning by
+ * find_boundary; one in the window finds its boundary and its run of equal
+ * keys there, and the page is only pinned and locked for its dead and hint
+ * bits, its generation and entry count checked against the window's,
+ * without opening its runs; an absent key (the window holds the next key
+ * above it) reads no page at all.  A key on the page but past the window
+ * (before it) opens the page and decodes the next window from its
+ * boundary, found by galloping from the window's end (start).
  *
  * The images order exactly like the comparator (LearnedLeafBoundImage);
  * the comparator confirms the first entry of the run, or that the first
@@ -2558,7 +2561,8 @@ near_load(IndexScanDesc scan, uint32 vp, int lo)
 	Assert(so->view.compressed && lo >= 0 && n > 0);
 	LearnedLeafDecodeRange(&so->view, lo, n, so->near_keys, so->near_blocks,
 						   so->near_offsets);
-	if (!so->near_valid || so->near_vp != vp || so->near_gen != so->dir->generation)
+	if (!so->near_valid || so->near_vp != vp || so->near_gen != so->dir->generation ||
+		so->near_relfile != LI_REL_FILE_NUMBER(scan->indexRelation))
 	{
 		LearnedLeafDecodeRange(&so->view, 0, 1, &so->near_first, NULL, NULL);
 		LearnedLeafDecodeRange(&so->view, so->view.nitems - 1, 1, &so->near_last,
