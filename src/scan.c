@@ -2439,7 +2439,13 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			}
 			continue;
 		}
-		if (convex && i != last && !after_run)
+		/*
+		 * An equality's first match on a page read by random access (a
+		 * point lookup): its next entry first, which usually ends the
+		 * run; the probe for a longer run waits for a second match.
+		 */
+		if (convex && i != last && !after_run &&
+			!(so->slice_point && !sliced && i == slot))
 		{
 			probed = true;
 			j = run_end(so, page, i, last, sliced, probe, step_lo, &failed);
