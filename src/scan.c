@@ -230,6 +230,20 @@ typedef struct PendingPin
 #define SLICE_STEP_MAX	128
 #define SLICE_STEP		32
 
+/*
+ * Entries of a compressed page a scan keeps decoded across rescans
+ * (near_probe), at most
+ */
+#define NEAR_MAX		64
+
+/*
+ * A window loaded for descending probes ends this many entries past the
+ * boundary (room for its run of equal keys), and holds the entries before
+ * it
+ */
+#define NEAR_AFTER		8
+#define NEAR_BEFORE		(NEAR_MAX - NEAR_AFTER)
+
 typedef struct LearnedScanOpaqueData
 {
 	MemoryContext scanCxt;		/* lives until endscan */
@@ -260,6 +274,29 @@ typedef struct LearnedScanOpaqueData
 	int			last_slot;
 	int			reuse_skip;		/* positionings left before reuse is tried again */
 	int			reuse_backoff;	/* skip after the next miss (doubles per miss) */
+
+	/*
+	 * Entries of a compressed page decoded by an earlier positioning of
+	 * this scan, kept across rescans (near_probe): slots [near_lo, near_lo +
+	 * near_n) of vpage near_vp, block near_blk, whose generation and entry
+	 * count were near_page_gen and near_nitems, in directory generation
+	 * near_gen of relfilenode near_relfile.  A leaf page is never changed
+	 * in place but by VACUUM's dead marks (and hint bits), so the same
+	 * generation and entry count mean the same keys and TIDs at the same
+	 * slots (kill_items relies on it too).  The arrays (near_keys ...) come
+	 * last.
+	 */
+	bool		near_valid;
+	uint32		near_gen;
+	Oid			near_relfile;
+	uint32		near_vp;
+	BlockNumber near_blk;
+	uint32		near_page_gen;
+	int			near_nitems;
+	int			near_lo;
+	int			near_n;
+	uint64		near_first;		/* the page's first key image */
+	uint64		near_last;		/* the page's last key image */
 	LearnedKeyInfo ki;
 	bool		desc;			/* single index column is DESC */
 	bool		nulls_first;	/* single index column is NULLS FIRST */
@@ -357,6 +394,11 @@ typedef struct LearnedScanOpaqueData
 	uint64		step_keys[SLICE_STEP_MAX];
 	uint64		step_blocks[SLICE_STEP_MAX];
 	uint64		step_offsets[SLICE_STEP_MAX];
+
+	/* near_probe's decoded entries: key images, blocks, offsets */
+	uint64		near_keys[NEAR_MAX];
+	uint64		near_blocks[NEAR_MAX];
+	uint64		near_offsets[NEAR_MAX];
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
@@ -1338,18 +1380,12 @@ open_vpage(IndexScanDesc scan, uint32 vpage, Buffer buf, bool release)
 	return expect;
 }
 
-/*
- * Read and share-lock a leaf page by vpage; checks that it is what the
- * directory says it is.  Returns the buffer; *nitems is its item count.
- */
+/* pin leaf page vpage, block blkno */
 static Buffer
-read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
+pin_vpage(IndexScanDesc scan, uint32 vpage, BlockNumber blkno)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *dir = so->dir;
-	uint32		segno;
-	LearnedSegment *seg = vpage_segment(dir, vpage, &segno);
-	BlockNumber blkno = seg->start_blk + (vpage - dir->seg_first_vpage[segno]);
 	Buffer		buf;
 
 	/*
@@ -1366,6 +1402,23 @@ read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
 	so->leaf_recent_blk = blkno;
 	if (dir->leaf_hint)
 		dir->leaf_hint[vpage] = buf;
+	return buf;
+}
+
+/*
+ * Read and share-lock a leaf page by vpage; checks that it is what the
+ * directory says it is.  Returns the buffer; *nitems is its item count.
+ */
+static Buffer
+read_vpage(IndexScanDesc scan, uint32 vpage, int *nitems)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	LearnedDirectory *dir = so->dir;
+	uint32		segno;
+	LearnedSegment *seg = vpage_segment(dir, vpage, &segno);
+	Buffer		buf;
+
+	buf = pin_vpage(scan, vpage, seg->start_blk + (vpage - dir->seg_first_vpage[segno]));
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	*nitems = open_vpage(scan, vpage, buf, true);
 	return buf;
@@ -2386,7 +2439,13 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			}
 			continue;
 		}
-		if (convex && i != last && !after_run)
+		/*
+		 * An equality's first match on a page read by random access (a
+		 * point lookup): its next entry first, which usually ends the
+		 * run; the probe for a longer run waits for a second match.
+		 */
+		if (convex && i != last && !after_run &&
+			!(so->slice_point && !sliced && i == slot))
 		{
 			probed = true;
 			j = run_end(so, page, i, last, sliced, probe, step_lo, &failed);
@@ -2450,6 +2509,285 @@ matched:
 		b->last = b->last || (so->forward ? vpage + 1 >= so->dir->nvpages : vpage == 0);
 }
 
+/* ---------- monotone point probes on compressed pages ---------- */
+
+/*
+ * An index nested loop whose outer keys come in key order probes one
+ * compressed page many times in a row, each key a few entries past the
+ * last one.  A positioning then decoded the same entries again at every
+ * rescan: the page's run headers checked, a partition found and decoded
+ * for the boundary, its neighbours and the TIDs of the entries returned.
+ * Instead, an equality probe on a single-column compressed key that lands
+ * on the page of the last boundary at or after it, or on the next page,
+ * decodes NEAR_MAX entries of it from just before its boundary (keys and
+ * TIDs, in one sequential pass: near_load), and the scan keeps them across
+ * rescans; one that lands before the last boundary (descending probes), on
+ * its page or the one before, a window that ends NEAR_AFTER entries past
+ * its boundary.  The next probe (near_probe) searches that window: a key
+ * image outside the page's first and last gives way to the positioning by
+ * find_boundary; one in the window finds its boundary and its run of equal
+ * keys there, and the page is only pinned and locked for its dead and hint
+ * bits, its generation and entry count checked against the window's,
+ * without opening its runs; an absent key (the window holds the next key
+ * above it) reads no page at all.  A key on the page but past the window
+ * (before it) opens the page and decodes the next window from its
+ * boundary, found by galloping from the window's end (start).
+ *
+ * The images order exactly like the comparator (LearnedLeafBoundImage);
+ * the comparator confirms the first entry of the run, or that the first
+ * key above it is past the scan's end.  A new directory generation (a
+ * merge) or relfilenode ends the window, as it ends the reuse of the last
+ * boundary.
+ */
+#define NEAR_MISS		0		/* not decided: position as usual */
+#define NEAR_EMPTY		1		/* no static entry equals the bound */
+#define NEAR_FOUND		2		/* the batch holds the equal entries */
+
+/* may a positioning of the scan by bound b use the window?  *x: its image */
+static inline bool
+near_eligible(LearnedScanOpaque so, const Bound *b, uint64 *x)
+{
+	return so->forward && b->point && !b->strict && b->nkeys == 1 && !b->isnull[0] &&
+		so->driver == NULL && !LearnedKeyIsComposite(&so->ki) &&
+		LearnedLeafBoundImage(&so->ki, b->values[0], b->types[0], x);
+}
+
+/*
+ * Decode slots [lo, lo + NEAR_MAX) of compressed page vp (up to its end),
+ * which the caller holds locked and open in so->view, into the window.
+ */
+static void
+near_load(IndexScanDesc scan, uint32 vp, int lo)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	uint32		segno;
+	LearnedSegment *seg = vpage_segment(so->dir, vp, &segno);
+	int			n = Min(NEAR_MAX, so->view.nitems - lo);
+
+	Assert(so->view.compressed && lo >= 0 && n > 0);
+	LearnedLeafDecodeRange(&so->view, lo, n, so->near_keys, so->near_blocks,
+						   so->near_offsets);
+	if (!so->near_valid || so->near_vp != vp || so->near_gen != so->dir->generation ||
+		so->near_relfile != LI_REL_FILE_NUMBER(scan->indexRelation))
+	{
+		LearnedLeafDecodeRange(&so->view, 0, 1, &so->near_first, NULL, NULL);
+		LearnedLeafDecodeRange(&so->view, so->view.nitems - 1, 1, &so->near_last,
+							   NULL, NULL);
+	}
+	so->near_valid = true;
+	so->near_gen = so->dir->generation;
+	so->near_relfile = LI_REL_FILE_NUMBER(scan->indexRelation);
+	so->near_vp = vp;
+	so->near_blk = seg->start_blk + (vp - so->dir->seg_first_vpage[segno]);
+	so->near_page_gen = LearnedPageGetOpaque(so->view.page)->generation;
+	so->near_nitems = so->view.nitems;
+	so->near_lo = lo;
+	so->near_n = n;
+}
+
+/*
+ * In the window, from index from on (the key before it is below x): *sp,
+ * the first entry whose image is at least x (near_n if none), and *tp, the
+ * end of the run of entries equal to x from there.
+ */
+static void
+near_search(LearnedScanOpaque so, uint64 x, int from, int *sp, int *tp)
+{
+	const uint64 *k = so->near_keys;
+	int			n = so->near_n;
+	int			s = from;
+	int			t;
+
+	/* a few steps on, the boundary of the next ascending probe usually */
+	while (s < n && s < from + 8 && k[s] < x)
+		s++;
+	if (s < n && k[s] < x)
+	{
+		int			hi = n;
+
+		while (s < hi)
+		{
+			int			mid = s + (hi - s) / 2;
+
+			if (k[mid] < x)
+				s = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	for (t = s; t < n && k[t] == x; t++)
+		;
+	*sp = s;
+	*tp = t;
+}
+
+/*
+ * Pin and share-lock the window's page, and check that it is the page the
+ * window was decoded from: the same generation and entry count.  Returns
+ * InvalidBuffer (the window dropped) if it is not.
+ */
+static Buffer
+near_read(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	Buffer		buf = pin_vpage(scan, so->near_vp, so->near_blk);
+	Page		page = BufferGetPage(buf);
+	LearnedPageOpaque op;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	TestForOldSnapshot(scan->xs_snapshot, scan->indexRelation, page);
+	LearnedCheckPage(scan->indexRelation, page, so->near_blk, LEARNED_PAGE_LEAF);
+	op = LearnedPageGetOpaque(page);
+	if (op->generation != so->near_page_gen || op->nitems != so->near_nitems ||
+		!(op->flags & LEARNED_LEAF_COMPRESSED))
+	{
+		UnlockReleaseBuffer(buf);
+		so->near_valid = false;
+		return InvalidBuffer;
+	}
+	return buf;
+}
+
+/*
+ * The window's entries [s, t) all equal the bound: those not dead or
+ * hinted on the locked page in buf go into the batch, which ends there.
+ */
+static void
+near_take(IndexScanDesc scan, Buffer buf, int s, int t)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	Batch	   *b = &so->pos.batch;
+	Page		page = BufferGetPage(buf);
+	const uint8 *hints = batch_start(so, buf, so->near_vp);
+	const uint8 *dead = (const uint8 *) page + LearnedLeafDeadOff(page, &so->ki.layout);
+	int			i;
+
+	if (t - s > so->batch_cap)
+		ensure_batch_cap(so, t - s);
+	for (i = s; i < t; i++)
+	{
+		int			slot = so->near_lo + i;
+		BatchItem  *it;
+
+		if (((dead[slot >> 3] | (hints ? hints[slot >> 3] : 0)) >> (slot & 7)) & 1)
+			continue;
+		it = &b->items[b->nitems++];
+		it->key = LearnedLeafImageKey(&so->ki, so->near_keys[i]);
+		it->slot = (uint16) slot;
+		ItemPointerSet(&it->tid, (BlockNumber) so->near_blocks[i],
+					   (OffsetNumber) so->near_offsets[i]);
+	}
+	b->last = true;
+}
+
+/*
+ * The window holds the boundary s and the whole run [s, t) of entries
+ * equal to the bound (t < near_n): an empty run, or one whose first key
+ * fails the scan's other conditions, is NEAR_EMPTY (every key of the run
+ * is that key, every key after it is above the bound); else the run's
+ * live entries fill the batch (NEAR_FOUND), from the page in buf, locked,
+ * or read now.  The comparator confirms the first key.  NEAR_MISS leaves
+ * a buffer the caller passed locked.
+ */
+static int
+near_finish(IndexScanDesc scan, Buffer buf, int s, int t)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	Datum		key = LearnedLeafImageKey(&so->ki, so->near_keys[s]);
+	bool		passed = BufferIsValid(buf);
+
+	/* a key above the bound that does not end the scan: not ours to decide */
+	if (s == t && !past_end(so, key, true))
+		return NEAR_MISS;
+	if (s == t || !key_matches(so, key))
+	{
+		if (passed)
+			UnlockReleaseBuffer(buf);
+		found_boundary(scan, so->near_vp, so->near_lo + s, true);
+		return NEAR_EMPTY;
+	}
+	if (!passed && !BufferIsValid(buf = near_read(scan)))
+		return NEAR_MISS;
+	near_take(scan, buf, s, t);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	found_boundary(scan, so->near_vp, so->near_lo + s, true);
+	return NEAR_FOUND;
+}
+
+/*
+ * Position an equality probe of image x in the window kept from the last
+ * positionings (see above), if it can.
+ */
+static int
+near_probe(IndexScanDesc scan, uint64 x)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+	int			from = 1;
+	int			s,
+				t;
+	int			r;
+	Buffer		buf;
+
+	if (!so->near_valid || so->near_gen != so->dir->generation ||
+		so->near_relfile != LI_REL_FILE_NUMBER(scan->indexRelation) ||
+		x > so->near_last)
+		return NEAR_MISS;
+	if (x <= so->near_keys[0])
+	{
+		/*
+		 * Before the window (descending probes): if the page's first key
+		 * is below x, the boundary is on the page, before the window; the
+		 * next window ends a few entries after it.
+		 */
+		int			e;
+		int			lo;
+
+		if (so->near_lo == 0 || x <= so->near_first ||
+			!BufferIsValid(buf = near_read(scan)))
+			return NEAR_MISS;
+		(void) open_vpage(scan, so->near_vp, buf, true);
+		e = lower_bound_gallop_back(&so->view, x, so->near_lo);
+		lo = Max(e - NEAR_BEFORE, 0);
+		near_load(scan, so->near_vp, lo);
+		near_search(so, x, e - lo, &s, &t);
+		if (t < so->near_n && (r = near_finish(scan, buf, s, t)) != NEAR_MISS)
+			return r;
+		UnlockReleaseBuffer(buf);
+		return NEAR_MISS;
+	}
+	/* from the last boundary, if the window holds it and it is below x */
+	if (so->last_valid && so->last_vp == so->near_vp)
+	{
+		int			l = so->last_slot - so->near_lo;
+
+		if (l > 1 && l < so->near_n && so->near_keys[l - 1] < x)
+			from = l;
+	}
+	near_search(so, x, from, &s, &t);
+	if (t < so->near_n)
+		return near_finish(scan, InvalidBuffer, s, t);
+
+	/*
+	 * The window ends before the run does: decode on from the entry before
+	 * the boundary (past the window: galloping on the page from its end).
+	 * The page's last key is at least x, so the boundary is on it, but the
+	 * run may go on to the next page.
+	 */
+	if (so->near_lo + so->near_n >= so->near_nitems ||
+		!BufferIsValid(buf = near_read(scan)))
+		return NEAR_MISS;
+	(void) open_vpage(scan, so->near_vp, buf, true);
+	if (s == so->near_n)
+		s = lower_bound_gallop(&so->view, x, so->near_lo + so->near_n, so->near_nitems) -
+			so->near_lo;
+	near_load(scan, so->near_vp, so->near_lo + s - 1);
+	near_search(so, x, 1, &s, &t);
+	if (t < so->near_n && (r = near_finish(scan, buf, s, t)) != NEAR_MISS)
+		return r;
+	UnlockReleaseBuffer(buf);
+	return NEAR_MISS;
+}
+
 /*
  * Position the static stream at the start of the current interval (the
  * whole key range if there is no driving array), in the scan direction.
@@ -2491,10 +2829,61 @@ position_interval(IndexScanDesc scan)
 
 	if (so->forward)
 	{
+		uint64		x;
+
 		if (!have)
 		{
 			buf = read_vpage(scan, 0, &n);
 			vp = 0;
+		}
+		else if (near_eligible(so, &bound, &x))
+		{
+			/* an equality probe: first in the kept window */
+			bool		prev = so->last_valid && so->last_gen == dir->generation;
+			uint32		prev_vp = so->last_vp;
+			int			prev_slot = so->last_slot;
+			int			s,
+						t;
+
+			switch (near_probe(scan, x))
+			{
+				case NEAR_EMPTY:
+					return false;
+				case NEAR_FOUND:
+					return true;
+				default:
+					break;
+			}
+			vp = find_boundary(scan, &bound, &slot, &buf);
+			if (vp >= dir->nvpages)
+				return false;
+			n = LearnedPageGetOpaque(BufferGetPage(buf))->nitems;
+
+			/*
+			 * The boundary at or after the last one, on its page or the
+			 * next (ascending probes): keep a window of the page from here;
+			 * before it, on its page or the one before (descending
+			 * probes): a window that ends a few entries after it.
+			 */
+			if (so->view.compressed && prev &&
+				(vp == prev_vp || vp == prev_vp + 1 || vp + 1 == prev_vp))
+			{
+				bool		asc = vp == prev_vp ? slot >= prev_slot : vp == prev_vp + 1;
+				int			lo = asc ? Max(slot - 1, 0) : Max(slot - NEAR_BEFORE, 0);
+
+				near_load(scan, vp, lo);
+				near_search(so, x, slot > 0 ? slot - lo : 0, &s, &t);
+				if (t < so->near_n)
+					switch (near_finish(scan, buf, s, t))
+					{
+						case NEAR_EMPTY:
+							return false;
+						case NEAR_FOUND:
+							return true;
+						default:
+							break;
+					}
+			}
 		}
 		else
 		{
