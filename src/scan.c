@@ -2843,17 +2843,12 @@ position_interval(IndexScanDesc scan)
 			uint32		prev_vp = so->last_vp;
 			int			prev_slot = so->last_slot;
 			int			s,
-						t;
+						t,
+						r;
 
-			switch (near_probe(scan, x))
-			{
-				case NEAR_EMPTY:
-					return false;
-				case NEAR_FOUND:
-					return true;
-				default:
-					break;
-			}
+			/* NEAR_FOUND: the batch is filled; NEAR_EMPTY: no entry */
+			if ((r = near_probe(scan, x)) != NEAR_MISS)
+				return r == NEAR_FOUND;
 			vp = find_boundary(scan, &bound, &slot, &buf);
 			if (vp >= dir->nvpages)
 				return false;
@@ -2873,16 +2868,9 @@ position_interval(IndexScanDesc scan)
 
 				near_load(scan, vp, lo);
 				near_search(so, x, slot > 0 ? slot - lo : 0, &s, &t);
-				if (t < so->near_n)
-					switch (near_finish(scan, buf, s, t))
-					{
-						case NEAR_EMPTY:
-							return false;
-						case NEAR_FOUND:
-							return true;
-						default:
-							break;
-					}
+				if (t < so->near_n &&
+					(r = near_finish(scan, buf, s, t)) != NEAR_MISS)
+					return r == NEAR_FOUND;
 			}
 		}
 		else
