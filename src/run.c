@@ -1098,10 +1098,10 @@ LearnedRunHint(Relation index, int keylen, const LearnedPendingEntry *e)
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	op = LearnedPageGetOpaque(page);
-	if (!PageIsNew(page) &&
-		PageGetSpecialSize(page) == MAXALIGN(sizeof(LearnedPageOpaqueData)) &&
-		op->page_id == LEARNED_PAGE_ID && op->type == LEARNED_PAGE_PENDING &&
-		(LearnedCheckPage(index, page, e->blkno, LEARNED_PAGE_PENDING), true) &&
+	/* a pending page's flags and packed header are checked before any slot is read */
+	if (LearnedPageKind(page) == LEARNED_PAGE_PENDING)
+		LearnedCheckPage(index, page, e->blkno, LEARNED_PAGE_PENDING);
+	if (LearnedPageKind(page) == LEARNED_PAGE_PENDING &&
 		(uint32) (LearnedPendingFirstSeq(page) + e->slot) == e->seqlo &&
 		e->slot < LearnedPendingCount(page, keylen))
 	{
