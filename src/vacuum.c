@@ -128,12 +128,16 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 					int *dead)
 {
 	Page		page = BufferGetPage(buf);
-	uint64		first_seq = LearnedPendingFirstSeq(page);
-	int			n = LearnedPendingCount(page, keylen);
+	uint64		first_seq;
+	int			n;
 	int			ndead = 0;
 	int			nreported = 0;
 	int			i;
 
+	/* a retired page too: a packed header bounds the slots read and marked */
+	LearnedCheckPage(index, page, BufferGetBlockNumber(buf), LEARNED_PAGE_PENDING);
+	first_seq = LearnedPendingFirstSeq(page);
+	n = LearnedPendingCount(page, keylen);
 	for (i = 0; i < n; i++)
 	{
 		uint16		flags;
