@@ -334,7 +334,7 @@ def suite_sections(out, rows, meta, by, dss):
     H.append("")
     H.append("Throughput ratios are learned tps / btree tps (**> 1 means learned is faster**); size and "
              "cold reads are learned / btree (**< 1 means learned is smaller / reads less**). Medians; spreads "
-             "are in the detailed tables below.")
+             "are in the detailed tables below, and the A/A table after this one is the reads' noise.")
     H.append("")
     cols = [("size", lambda b, l: rt(l, b, "index_bytes")),
             ("build time", lambda b, l: rt(l, b, "build_s")),
@@ -394,12 +394,14 @@ def suite_sections(out, rows, meta, by, dss):
         L.append("## pgbench workloads")
         L.append("")
         L.append("pgbench -M prepared, %s per run; reads: point lookup with 1 client pinned to the server's CPU "
-                 "(median of %s runs), everything else median of %s run(s); writes: %s per run, 2 clients "
+                 "(median of %s runs), everything else median of %s run(s)%s; writes: %s per run, 2 clients "
                  "unpinned, synchronous_commit=off. Every statement picks a random row of `pk_<ds>` by ctid "
                  "(Tid Scan) and joins the indexed table on it; session GUCs `%s`. p50/p99 from the `-l` "
                  "logs (all transactions, µs). WAL = pg_current_wal_insert_lsn delta / transactions."
                  % ("%d s" % pg.get("secs") if (pg.get("secs") or 0) > 0 else "%d transactions" % -(pg.get("secs") or 0),
                     pg.get("reps_point"), pg.get("reps"),
+                    ", each read also run on the btree a second time in slots of its own (the A/A side: "
+                    "btree, learned, btree again, the order reversed every other repetition)" if pg.get("aa") else "",
                     "%d s" % pg.get("write_secs") if (pg.get("write_secs") or 0) > 0 else
                     "%d transactions" % -(pg.get("write_secs") or 0), pg.get("gucs")))
         L.append("")
