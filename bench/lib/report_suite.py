@@ -163,7 +163,8 @@ def aa_sections(meta, bt, le, dss):
                 cells.append("**%.3f** (no A/A)" % v)
             elif v >= 1 - sp:
                 below += 1
-                cells.append("%.3f *(noise)*" % v)
+                # a ratio just under 1 that rounds to 1.000 shows five digits: it is below 1.0
+                cells.append(("%.3f" if "%.3f" % v != "1.000" else "%.5f") % v + " *(noise)*")
             else:
                 miss += 1
                 cells.append("**%.3f miss**" % v)
