@@ -25,6 +25,12 @@
 #   --smoke          n = 20k, 2 datasets, pgbench -t 100: checks that every script still runs
 #   --no-pgbench --no-writes --no-cold --no-sweep --no-tpcc   skip a part of the main mode
 #   --pgb-secs S --pgb-write-secs S --pgb-reps R --pgb-reps-point R   pgbench run length / repetitions
+#                    (reads: --pgb-reps-point for the pinned point lookup, 5; --pgb-reps for the other
+#                    reads, 5 quick, 2 full; --reps is the probe loop's, not pgbench's)
+#   --no-aa          no A/A side in the pgbench reads: by default every read workload also measures
+#                    the btree a second time, in slots of its own in the same interleaved schedule
+#                    (btree, learned, btree again; reversed every other repetition); btree_b / btree
+#                    is the run's noise, printed beside learned / btree (a third of the reads' time)
 #   --cold-probes P --cold-sb L        cold-cache probes and comma-separated shared_buffers sizes
 #                    (default 5000 / 2MB,128kB quick; 20000 / 16MB,128kB full: 128kB = 16 buffers
 #                    leaves btree's inner pages out of shared buffers, the disk-resident case)
@@ -128,7 +134,7 @@ while [ $# -gt 0 ]; do
     --duration|--workloads|--extras|--conns|--churn-rounds) PYARGS+=("$1" "$2"); shift ;;
     --quick|--full) PYARGS+=("$1") ;;
     --smoke) PYARGS+=("$1"); SMOKE=1 ;;
-    --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--tpcc-keep-pk|--tpcc-disk-resident|--disk-resident)
+    --no-pgbench|--no-writes|--no-cold|--no-sweep|--no-tpcc|--no-aa|--tpcc-keep-pk|--tpcc-disk-resident|--disk-resident)
       PYARGS+=("$1") ;;
     --pgb-secs|--pgb-write-secs|--pgb-reps|--pgb-reps-point|--pgb-keys|--cold-probes|--cold-sb|--sweep-list|\
     --disk-resident-mb|\

@@ -524,6 +524,7 @@ class Bench:
         meta["pgbench_s"] = self.pgbench_s
         meta["pgb"] = {"secs": self.a.pgb_secs, "write_secs": self.a.pgb_write_secs, "reps": self.a.pgb_reps,
                        "reps_point": self.a.pgb_reps_point, "keys": self.a.pgb_keys, "gucs": W.PGB_GUCS,
+                       "aa": self.a.aa,
                        "on": self.a.pgbench, "writes": self.a.writes}
         meta["cold"] = {"on": self.a.cold, "probes": self.a.cold_probes, "shared_buffers": self.a.cold_sbs[0],
                         "configs": self.a.cold_sbs, "disk_resident": self.a.disk_resident,
@@ -579,6 +580,8 @@ def main():
     p.add_argument("--pgb-write-secs", type=int)
     p.add_argument("--pgb-reps", type=int)
     p.add_argument("--pgb-reps-point", type=int)
+    p.add_argument("--no-aa", dest="aa", action="store_false",
+                   help="no A/A side (btree measured twice) in the pgbench read workloads")
     p.add_argument("--pgb-keys", type=int, default=100000)
     p.add_argument("--cold-probes", type=int)
     p.add_argument("--cold-sb", default="")
@@ -616,7 +619,9 @@ def main():
         a.reps = 3
     a.pgb_secs = a.pgb_secs or (3 if full else -100 if smoke else 1)
     a.pgb_write_secs = a.pgb_write_secs or (5 if full else -100 if smoke else 2)
-    a.pgb_reps = a.pgb_reps or (2 if full else 1)
+    # issue 31's read targets are medians of at least 5 runs: quick mode's 1 s runs give them
+    # (full mode's 3 s runs keep 2, inside its time budget; the report says how many)
+    a.pgb_reps = a.pgb_reps or (2 if full else 1 if smoke else 5)
     a.pgb_reps_point = a.pgb_reps_point or (1 if smoke else 5)
     a.cold_probes = a.cold_probes or (20_000 if full else 500 if smoke else 5_000)
     # the first size keeps btree's inner pages cached (one leaf read per lookup each); the

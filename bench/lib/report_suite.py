@@ -72,6 +72,132 @@ def spread(r, key):
     return (hi - lo) / m
 
 
+def geomean(xs):
+    xs = [x for x in xs if isinstance(x, (int, float)) and x > 0]
+    return float(np.exp(np.mean(np.log(xs)))) if xs else None
+
+
+def aa_reps(r, wl):
+    """The per-repetition A/A ratios btree_b / btree of workload wl (bench/lib/workloads.py)."""
+    v = r.get("pgb_%s_aa_reps" % wl)
+    if v in (None, ""):
+        return []
+    return [float(x) for x in str(v).split(";") if x]
+
+
+def aa_spread(bt, dss, wl):
+    """A workload's A/A spread: the largest |1 - A/A| over the datasets, or None."""
+    d = [abs(1 - bt[ds]["pgb_%s_aa_ratio" % wl]) for ds in dss
+         if isinstance(bt[ds].get("pgb_%s_aa_ratio" % wl), (int, float))]
+    return max(d) if d else None
+
+
+def read_reps(meta, wl):
+    pg = meta.get("pgb", {})
+    return pg.get("reps_point") if wl == "point1" else pg.get("reps")
+
+
+PGB_POINT_TARGET = 1.15     # issue 31: point lookups, geometric mean over datasets
+
+
+def aa_sections(meta, bt, le, dss):
+    """The A/A table (btree against itself, per read workload and dataset) and issue 31's
+    verdict table for the read workloads (learned / btree against 1.0 and the A/A spread)."""
+    H = []
+    reads = [w for w in READS if any(le[ds].get("pgb_%s_tps" % w) for ds in dss)]
+    have_aa = any(bt[ds].get("pgb_%s_aa_ratio" % w) for ds in dss for w in reads)
+    reps = {w: read_reps(meta, w) for w in reads}
+    H.append("### A/A: btree against itself (the run's noise)")
+    H.append("")
+    if not have_aa:
+        H.append("No A/A side in this run (`--no-aa`, or a run of an older harness): a learned / btree "
+                 "ratio near 1 cannot be told from noise here.")
+        H.append("")
+    else:
+        H.append("Every read workload measures the btree index a second time, in slots of its own in the "
+                 "same interleaved schedule (btree, learned, btree again; the order reversed every other "
+                 "repetition). **A/A** = median tps of those second slots / median tps of the first: the "
+                 "statistic learned / btree is, for two sides that are the same index, so it strays from 1 "
+                 "by the noise alone. In brackets the min–max of the per-repetition ratios. The **spread** "
+                 "of a workload is the largest |1 − A/A| over the datasets.")
+        H.append("")
+        H.append("| dataset | " + " | ".join(WL_LABEL[w] for w in reads) + " |")
+        H.append("|---|" + "---|" * len(reads))
+        for ds in dss:
+            cells = []
+            for w in reads:
+                per = aa_reps(bt[ds], w)
+                cells.append(f(bt[ds].get("pgb_%s_aa_ratio" % w), "%.3f") + (
+                    " (%.2f–%.2f)" % (min(per), max(per)) if len(per) > 1 else ""))
+            H.append("| %s | %s |" % (ds, " | ".join(cells)))
+        H.append("| **geo. mean** | %s |" % " | ".join(
+            f(geomean([bt[ds].get("pgb_%s_aa_ratio" % w) for ds in dss]), "%.3f") for w in reads))
+        H.append("| **spread** max \|1 − A/A\| | %s |" % " | ".join(
+            f(aa_spread(bt, dss, w), "%.3f") for w in reads))
+        H.append("| medians of (runs per side) | %s |" % " | ".join(f(reps[w], "%s") for w in reads))
+        H.append("")
+
+    H.append("### Issue 31's read targets")
+    H.append("")
+    H.append("Target: every read workload, on every dataset, at least 1.0x btree, none below the A/A spread; "
+             "point lookups at least %.2fx btree in geometric mean over the datasets; medians of at least 5 "
+             "runs. A ratio at or above 1.00 is a pass; below 1.00 but at or above 1 − spread is *within "
+             "noise* (not a pass of \"at least 1.0x\", not a measured loss); below 1 − spread is a "
+             "**miss**." % PGB_POINT_TARGET)
+    H.append("")
+    H.append("| workload | runs per side | " + " | ".join(dss) + " | lowest | A/A spread | verdict |")
+    H.append("|---|---|" + "---|" * len(dss) + "---|---|---|")
+    for w in reads:
+        sp = aa_spread(bt, dss, w)
+        cells, vals, below, miss = [], [], 0, 0
+        for ds in dss:
+            v = rt(le[ds], bt[ds], "pgb_%s_tps" % w)
+            if v is None:
+                cells.append("–")
+                continue
+            vals.append(v)
+            if v >= 1.0:
+                cells.append("%.3f" % v)
+            elif sp is None:
+                miss += 1
+                cells.append("**%.3f** (no A/A)" % v)
+            elif v >= 1 - sp:
+                below += 1
+                # a ratio just under 1 that rounds to 1.000 shows five digits: it is below 1.0
+                cells.append(("%.3f" if "%.3f" % v != "1.000" else "%.5f") % v + " *(noise)*")
+            else:
+                miss += 1
+                cells.append("**%.3f miss**" % v)
+        if not vals:
+            verdict = "n/a"
+        elif miss and sp is None:
+            verdict = "**not met**: %d dataset(s) below 1.0, and no A/A to tell noise from a loss" % miss
+        elif miss:
+            verdict = "**miss**: %d dataset(s) below 1 − spread" % miss
+        elif below:
+            verdict = "within noise: %d dataset(s) below 1.0, none below 1 − spread" % below
+        else:
+            verdict = "pass"
+        n = reps.get(w)
+        if isinstance(n, int) and n < 5:
+            verdict += " (medians of %d run%s: the target asks 5)" % (n, "" if n == 1 else "s")
+        H.append("| %s | %s | %s | %s | %s | %s |" % (WL_LABEL[w], f(n, "%s"), " | ".join(cells),
+                                                     f(min(vals) if vals else None, "%.3f"), f(sp, "%.3f"), verdict))
+    H.append("")
+    H.append("| point lookups, geometric mean over the datasets | learned / btree | A/A | target | verdict |")
+    H.append("|---|---|---|---|---|")
+    for w in ("point1", "point2", "ios"):
+        if w not in reads:
+            continue
+        g = geomean([rt(le[ds], bt[ds], "pgb_%s_tps" % w) for ds in dss])
+        ga = geomean([bt[ds].get("pgb_%s_aa_ratio" % w) for ds in dss])
+        H.append("| %s | %s | %s | >= %.2f | %s |" % (
+            WL_LABEL[w], f(g, "%.3f"), f(ga, "%.3f"), PGB_POINT_TARGET,
+            "n/a" if g is None else "met" if g >= PGB_POINT_TARGET else "**missed**"))
+    H.append("")
+    return H
+
+
 def savefig(fig, out, name):
     fig.tight_layout()
     fig.savefig(os.path.join(out, name), dpi=110)
@@ -209,7 +335,7 @@ def suite_sections(out, rows, meta, by, dss):
     H.append("")
     H.append("Throughput ratios are learned tps / btree tps (**> 1 means learned is faster**); size and "
              "cold reads are learned / btree (**< 1 means learned is smaller / reads less**). Medians; spreads "
-             "are in the detailed tables below.")
+             "are in the detailed tables below, and the A/A table after this one is the reads' noise.")
     H.append("")
     cols = [("size", lambda b, l: rt(l, b, "index_bytes")),
             ("build time", lambda b, l: rt(l, b, "build_s")),
@@ -233,6 +359,9 @@ def suite_sections(out, rows, meta, by, dss):
     H.append("| **geo. mean** | %s |" % " | ".join(
         f(float(np.exp(np.mean(np.log(geo[c[0]])))) if geo[c[0]] else None, "%.2f") for c in cols))
     H.append("")
+
+    if have_pgb:
+        H += aa_sections(meta, bt, le, dss)
 
     # ---------------- other issues' targets
     H.append("### Targets of the other issues (measured here)")
@@ -266,12 +395,14 @@ def suite_sections(out, rows, meta, by, dss):
         L.append("## pgbench workloads")
         L.append("")
         L.append("pgbench -M prepared, %s per run; reads: point lookup with 1 client pinned to the server's CPU "
-                 "(median of %s runs), everything else median of %s run(s); writes: %s per run, 2 clients "
+                 "(median of %s runs), everything else median of %s run(s)%s; writes: %s per run, 2 clients "
                  "unpinned, synchronous_commit=off. Every statement picks a random row of `pk_<ds>` by ctid "
                  "(Tid Scan) and joins the indexed table on it; session GUCs `%s`. p50/p99 from the `-l` "
                  "logs (all transactions, µs). WAL = pg_current_wal_insert_lsn delta / transactions."
                  % ("%d s" % pg.get("secs") if (pg.get("secs") or 0) > 0 else "%d transactions" % -(pg.get("secs") or 0),
                     pg.get("reps_point"), pg.get("reps"),
+                    ", each read also run on the btree a second time in slots of its own (the A/A side: "
+                    "btree, learned, btree again, the order reversed every other repetition)" if pg.get("aa") else "",
                     "%d s" % pg.get("write_secs") if (pg.get("write_secs") or 0) > 0 else
                     "%d transactions" % -(pg.get("write_secs") or 0), pg.get("gucs")))
         L.append("")
@@ -281,18 +412,21 @@ def suite_sections(out, rows, meta, by, dss):
             L.append("### %s" % WL_LABEL[wl])
             L.append("")
             extra = wl in WRITES
+            aa = any(bt[ds].get("pgb_%s_aa_tps" % wl) for ds in dss)
             L.append("| dataset | btree tps (min–max) | learned tps (min–max) | learned / btree | p50 / p99 µs btree "
-                     "| p50 / p99 µs learned |" + (" WAL B/tx btree / learned |" if extra else ""))
-            L.append("|---|---|---|---|---|---|" + ("---|" if extra else ""))
+                     "| p50 / p99 µs learned |" + (" WAL B/tx btree / learned |" if extra else "")
+                     + (" A/A: btree again, tps (min–max) | A/A |" if aa else ""))
+            L.append("|---|---|---|---|---|---|" + ("---|" if extra else "") + ("---|---|" if aa else ""))
             for ds in dss:
                 b, l = bt[ds], le[ds]
                 k = "pgb_%s" % wl
-                L.append("| %s | %s | %s | %s | %s / %s | %s / %s |%s" % (
+                L.append("| %s | %s | %s | %s | %s / %s | %s / %s |%s%s" % (
                     ds, mm(b, k + "_tps"), mm(l, k + "_tps"), f(rt(l, b, k + "_tps"), "%.2f"),
                     f(b.get(k + "_p50_us"), "%.0f"), f(b.get(k + "_p99_us"), "%.0f"),
                     f(l.get(k + "_p50_us"), "%.0f"), f(l.get(k + "_p99_us"), "%.0f"),
                     (" %s / %s |" % (f(b.get(k + "_wal_per_tx"), "%.0f"), f(l.get(k + "_wal_per_tx"), "%.0f")))
-                    if extra else ""))
+                    if extra else "",
+                    (" %s | %s |" % (mm(b, k + "_aa_tps"), f(b.get(k + "_aa_ratio"), "%.3f"))) if aa else ""))
             L.append("")
         sp = [spread(r, "pgb_point1_tps") for ds in dss for r in (bt[ds], le[ds])]
         sp = [x for x in sp if x is not None]

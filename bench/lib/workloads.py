@@ -223,32 +223,66 @@ class Workloads:
             ("orderby10", "orderby10", 1, True, a.pgb_reps),
         ]
         sides = list(tabs)
+        # The A/A side (a.aa, on unless --no-aa): the same btree index on the same table measured
+        # again in slots of its own, in the same interleaved schedule (btree, learned, btree_b;
+        # reversed every other repetition, so btree and btree_b swap the first and last slots and
+        # the learned side, in the middle, sees the average of their drift).  Its ratio
+        # btree_b / btree has everything that moves learned / btree apart from the index (the
+        # machine's load, frequency, the other processes, the order of the slots) and nothing of
+        # the index: the run's noise.  A second btree on a third identical table (as
+        # bench/nestloop.sh has) would add a table load and a build per dataset, and in full mode
+        # its 443MB heap and 214MB btree would fill the 2GB of shared buffers to about 1.9GB, for
+        # the one extra source of noise it covers, two copies of the heap placed differently in
+        # memory; the btree and learned tables are loaded by the same COPY into the same page
+        # layout, so it is the slots' noise that the A/A has to measure.  Cost: a third of the
+        # read workloads' time.
+        slots = sides + (["btree_b"] if a.aa else [])
+        script_of = {s: s for s in sides}
+        script_of["btree_b"] = "btree"
         for wl, key, clients, pinned, reps in plan:
             if not pinned:
                 self.set_server_affinity("0-%d" % (self.cpus - 1))
-            tps = {s: [] for s in sides}
-            lats = {s: [] for s in sides}
+            tps = {s: {} for s in slots}          # {slot: {rep: tps}}
+            lats = {s: [] for s in slots}
             try:
                 for rep in range(reps):
-                    for side in (sides if rep % 2 == 0 else sides[::-1]):
+                    for slot in (slots if rep % 2 == 0 else slots[::-1]):
                         try:
-                            r = self.pgbench("%s_%s_%s_%d" % (name, side, wl, rep), [files[side][key]], clients,
-                                             a.pgb_secs, pinned, defines=defines)
+                            r = self.pgbench("%s_%s_%s_%d" % (name, slot, wl, rep), [files[script_of[slot]][key]],
+                                             clients, a.pgb_secs, pinned, defines=defines)
                         except RuntimeError as e:
-                            self.b.problem_simple(name, side, str(e))
+                            self.b.problem_simple(name, slot, str(e))
                             continue
-                        tps[side].append(r["tps"])
-                        lats[side].append(r["lat"])
+                        if r["tps"] is not None:
+                            tps[slot][rep] = r["tps"]
+                        lats[slot].append(r["lat"])
             finally:
                 if not pinned:
                     self.set_server_affinity(self.srv_cpu)
             for side in sides:
-                self.store(res[side], wl, tps[side], lats[side])
+                self.store(res[side], wl, list(tps[side].values()), lats[side])
                 if len(lats[side]):
                     self.latency[(name, side, wl)] = np.concatenate(lats[side])
-            log("%s %s: tps btree %s / learned %s" % (name, wl, res["btree"].get("pgb_%s_tps" % wl),
-                                                     res["learned"].get("pgb_%s_tps" % wl)))
+            if a.aa:
+                self.store_aa(res["btree"], wl, tps["btree"], tps["btree_b"], lats["btree_b"])
+            log("%s %s: tps btree %s / learned %s%s" % (
+                name, wl, res["btree"].get("pgb_%s_tps" % wl), res["learned"].get("pgb_%s_tps" % wl),
+                "; A/A btree_b / btree %.3f" % res["btree"]["pgb_%s_aa_ratio" % wl]
+                if res["btree"].get("pgb_%s_aa_ratio" % wl) else ""))
         return files, defines
+
+    def store_aa(self, r, wl, tps_a, tps_b, lats_b):
+        """The A/A side's numbers, in the btree row: pgb_<wl>_aa_tps (median, min, max, all, as
+        store() writes them), pgb_<wl>_aa_ratio = median btree_b / median btree (the statistic
+        the headline's learned / btree is), pgb_<wl>_aa_reps = the per-repetition ratios
+        btree_b / btree of the repetitions where both sides ran."""
+        self.store(r, wl + "_aa", list(tps_b.values()), lats_b)
+        a, b = r.get("pgb_%s_tps" % wl), r.get("pgb_%s_aa_tps" % wl)
+        if a and b:
+            r["pgb_%s_aa_ratio" % wl] = b / a
+        per = [tps_b[i] / tps_a[i] for i in sorted(tps_a) if i in tps_b and tps_a[i]]
+        if per:
+            r["pgb_%s_aa_reps" % wl] = ";".join("%.4f" % x for x in per)
 
     @staticmethod
     def store(r, wl, tps, lats, extra=None):
