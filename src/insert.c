@@ -54,11 +54,16 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
 	tailpage = BufferGetPage(tailbuf);
 	LearnedCheckPage(index, tailpage, meta->pending_tail, LEARNED_PAGE_PENDING);
-	/* hints are set on run pages only; an append logs a delta, not the page */
-	if (LearnedPageGetOpaque(tailpage)->flags & LEARNED_PENDING_PAGE_HINTED)
+	/*
+	 * Hints are set on run pages only; an append logs a delta, not the page.
+	 * Only run pages are packed: an append writes a record.
+	 */
+	if (LearnedPageGetOpaque(tailpage)->flags &
+		(LEARNED_PENDING_PAGE_HINTED | LEARNED_PENDING_PAGE_PACKED))
 	{
 		UnlockReleaseBuffer(tailbuf);
-		LearnedReportCorrupt(index, meta->pending_tail, "the pending tail page is flagged hinted");
+		LearnedReportCorrupt(index, meta->pending_tail,
+							 "the pending tail page is flagged hinted or packed");
 	}
 	n = LearnedPendingCount(tailpage, keylen);
 	if (!LearnedPendingHasRoom(tailpage, keylen, n, key))

@@ -118,8 +118,7 @@ learned_index_info(PG_FUNCTION_ARGS)
 
 			for (i = 0; i < n; i++)
 			{
-				char	   *p = LearnedPendingItemPtr(page, meta.keylen, i);
-				uint16		flags = LearnedPendingFlags(page, p);
+				uint16		flags = LearnedPendingFlagsAt(page, meta.keylen, i);
 
 				/* an entry a sweep merged is counted in the static stage */
 				if (!(flags & LEARNED_PENDING_DEAD) && first_seq + i >= meta.pending_merged &&
@@ -375,8 +374,7 @@ learned_index_runs(PG_FUNCTION_ARGS)
 			LearnedCheckPage(index, page, h->pages[pg].blkno, LEARNED_PAGE_PENDING);
 			n = LearnedPendingCount(page, meta.keylen);
 			for (i = 0; i < n; i++)
-				if (LearnedPendingFlags(page, LearnedPendingItemPtr(page, meta.keylen, i)) &
-					LEARNED_PENDING_DEAD)
+				if (LearnedPendingFlagsAt(page, meta.keylen, i) & LEARNED_PENDING_DEAD)
 					dead++;
 			UnlockReleaseBuffer(buf);
 		}
@@ -465,6 +463,68 @@ check_fail(Relation index, const char *fmt, const char *detail)
 }
 
 /* a page that says it has a hint bitmap has it where its entry count puts it */
+/*
+ * A packed run data page (learned.h, LearnedPackedHeader), beyond what
+ * LearnedCheckPage checks of its header: a page of the runs (in_runs), of
+ * the index's key width; no bit set past the last field, nor in the
+ * bitmaps past the last entry; every key within its width (the page's key
+ * bytes) without wrapping, every TID's block without wrapping and its
+ * offset valid.  The order of the keys, the NULLs (slots from nkeys on)
+ * against the run's ranks and the sequence numbers are check_runs'.
+ */
+static void
+check_packed_page(Relation index, Page page, BlockNumber blk, int keylen, bool in_runs)
+{
+	const LearnedPackedHeader *ph = LearnedPackedGetHeader(page);
+	PageHeader	hd = (PageHeader) page;
+	const uint8 *bytes = (const uint8 *) page;
+	uint64		endbit = LearnedPackedFieldsBit(ph->count) +
+		(uint64) ph->nkeys * ph->key_bits +
+		(uint64) ph->count * (ph->blk_bits + ph->off_bits);
+	int			nb = LearnedPackedBitmapBytes(ph->count);
+	int			i;
+	int			b;
+
+	if (!in_runs || !LearnedPendingXorWidth(keylen))
+		check_fail(index, "a packed pending page outside the sorted runs, or of a key that does not pack",
+				   psprintf("block %u", blk));
+	if (ph->keylen != keylen)
+		check_fail(index, "a packed run page has another key width",
+				   psprintf("block %u: %u bytes, the index's %d", blk, ph->keylen, keylen));
+	/* the last field's byte past its end, then the hole */
+	if ((endbit & 7) != 0 && (bytes[endbit >> 3] >> (endbit & 7)) != 0)
+		check_fail(index, "a packed run page has bits past its last field",
+				   psprintf("block %u", blk));
+	for (b = hd->pd_lower; b < hd->pd_special; b++)
+		if (bytes[b] != 0)
+			check_fail(index, "a packed run page has bytes past its last field",
+					   psprintf("block %u, byte %d", blk, b));
+	/* the two bitmaps' bits past the last entry */
+	if ((ph->count & 7) != 0 &&
+		((bytes[LEARNED_PACKED_BITS_OFFSET + nb - 1] >> (ph->count & 7)) != 0 ||
+		 (bytes[LEARNED_PACKED_BITS_OFFSET + 2 * nb - 1] >> (ph->count & 7)) != 0))
+		check_fail(index, "a packed run page has flags past its last entry",
+				   psprintf("block %u", blk));
+	for (i = 0; i < ph->count; i++)
+	{
+		ItemPointerData tid = LearnedPackedTid(page, i);
+
+		if (i < ph->nkeys)
+		{
+			uint64		u = LearnedPackedKeyBits(page, i);
+
+			if (u < ph->key_base ||
+				(keylen < (int) sizeof(uint64) && (u >> (8 * keylen)) != 0))
+				check_fail(index, "a packed run page has a key out of its width",
+						   psprintf("block %u, slot %d", blk, i));
+		}
+		if (ItemPointerGetBlockNumberNoCheck(&tid) < ph->blk_base ||
+			ItemPointerGetOffsetNumberNoCheck(&tid) == InvalidOffsetNumber)
+			check_fail(index, "a packed run page has an invalid heap TID",
+					   psprintf("block %u, slot %d", blk, i));
+	}
+}
+
 static void
 check_hints(Relation index, Page page, BlockNumber blkno)
 {
@@ -503,9 +563,9 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 		   const LearnedDirectory *dir, uint8 *seen, BlockNumber nblocks)
 {
 	LearnedKeyOrder order = LearnedKeyOrderOf(ki);
-	LearnedPendingEntry *ents = palloc(sizeof(LearnedPendingEntry) * LearnedPendingCapacity(ki->keylen));
-	uint64	   *mkeys = palloc(sizeof(uint64) * LearnedPendingCapacity(ki->keylen));
-	uint16	   *flags = palloc(sizeof(uint16) * LearnedPendingCapacity(ki->keylen));
+	LearnedPendingEntry *ents = palloc(sizeof(LearnedPendingEntry) * LearnedPendingMaxEntries(ki->keylen));
+	uint64	   *mkeys = palloc(sizeof(uint64) * LearnedPendingMaxEntries(ki->keylen));
+	uint16	   *flags = palloc(sizeof(uint16) * LearnedPendingMaxEntries(ki->keylen));
 	char	   *hdr = palloc(BLCKSZ);
 	char	   *fpages[LEARNED_RUN_MAX_FILTER];
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "learned check run",
@@ -1010,11 +1070,21 @@ learned_index_check(PG_FUNCTION_ARGS)
 			check_fail(index, "the pending head starts after the merged position", NULL);
 
 		/*
+		 * A packed page (learned.h) only in the runs, of a key that packs,
+		 * with nothing past its fields.
+		 */
+		if (LearnedPendingIsPacked(page))
+			check_packed_page(index, page, blk, meta.keylen,
+							  meta.nruns > 0 && first_seq >= meta.runs[0].first_seq &&
+							  first_seq < meta.runs_end_seq);
+
+		/*
 		 * The slots past the last record, up to pd_lower, are zero: appends
 		 * move pd_lower ahead of their records (insert.c), and the count
 		 * stops at the first slot whose TID offset is 0, so a record past a
 		 * zero slot would be lost to every reader.
 		 */
+		else
 		{
 			int			itemsize = LearnedPendingItemSize(meta.keylen);
 			int			lower = ((PageHeader) page)->pd_lower;
@@ -1031,16 +1101,15 @@ learned_index_check(PG_FUNCTION_ARGS)
 		}
 		for (i = 0; i < n && first_seq + i < appended; i++)
 		{
-			char	   *ip = LearnedPendingItemPtr(page, meta.keylen, i);
 			uint16		flags;
 
 			if (first_seq + i < meta.pending_merged)
 				continue;
 			pending_seen++;
-			flags = LearnedPendingFlags(page, ip);
+			flags = LearnedPendingFlagsAt(page, meta.keylen, i);
 			/* a variable-width key's place and size on its page */
 			if (!(flags & LEARNED_PENDING_NULL))
-				(void) LearnedPendingKey(index, &ki, page, blk, ip);
+				(void) LearnedPendingKeyAt(index, &ki, page, blk, i);
 
 			/*
 			 * Hints are set only on run pages, which then carry the page
@@ -1057,7 +1126,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 			if (heapallindexed && !(flags & LEARNED_PENDING_DEAD) &&
 				!((flags & LEARNED_PENDING_HINT) && !RecoveryInProgress()))
 			{
-				ItemPointerData tid = LearnedPendingTid(page, ip);
+				ItemPointerData tid = LearnedPendingTidAt(page, meta.keylen, i);
 
 				add_tid(&ct, &tid);
 			}

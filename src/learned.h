@@ -56,8 +56,10 @@
  * 10: a sorted run's filter is a blocked Bloom filter, in its header page
  *    or in filter pages of its own (LEARNED_PAGE_RUNFILTER) that the header
  *    lists (LearnedRunHeader.nfilter).
+ * 11: a sorted run's data pages of a by-value key of 1 to 8 bytes are
+ *    packed (LEARNED_PENDING_PAGE_PACKED, LearnedPackedHeader).
  */
-#define LEARNED_VERSION			10
+#define LEARNED_VERSION			11
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -642,6 +644,8 @@ typedef struct LearnedPendingItem
 #define LEARNED_PENDING_HINT	0x0004
 /* page flag of a pending page: some record has LEARNED_PENDING_HINT */
 #define LEARNED_PENDING_PAGE_HINTED	0x0001
+/* page flag of a run data page in the packed layout (LearnedPackedHeader) */
+#define LEARNED_PENDING_PAGE_PACKED	0x0002
 #define LEARNED_PENDING_HDR		(sizeof(uint16) + sizeof(ItemPointerData))
 #define LEARNED_PENDING_FLAGS_OFF	0
 #define LEARNED_PENDING_TID_OFF		((int) sizeof(uint16))
@@ -671,7 +675,7 @@ typedef struct LearnedPendingItem
  * differing byte: a timestamp a few milliseconds after the page's first
  * changes 3 bytes, not 7, and its record typically takes 56 bytes of WAL,
  * not 64 (a carry across a byte boundary between the two keys widens the
- * XOR).  Readers go through LearnedPendingKey (pending.c), which undoes
+ * XOR).  Readers go through LearnedPendingKeyAt (pending.c), which undoes
  * it.  A NULL record's key bytes stay zero.
  */
 #define LearnedPendingXorWidth(keylen)	((keylen) > 0 && (keylen) <= (int) sizeof(Datum))
@@ -717,6 +721,192 @@ LearnedPendingFirstSeq(Page page)
 
 	memcpy(&seq, (char *) page + LEARNED_LEAF_DATA_OFFSET, sizeof(seq));
 	return seq;
+}
+
+/*
+ * Packed run data pages (ON-DISK; LEARNED_PENDING_PAGE_PACKED).  A sorted
+ * run's data pages never take appends, so for a by-value key of 1 to 8
+ * bytes (LearnedPendingXorWidth) they are written in a frame-of-reference
+ * layout instead of records (run.c, layout_pages):
+ *
+ *   | PageHeader | first_seq | LearnedPackedHeader | dead bits | hint bits |
+ *   | key fields (nkeys x key_bits) | TID fields (count x (blk_bits + off_bits)) |
+ *
+ * Entry "slot" keeps its sequence number first_seq + slot, as on every
+ * pending page.  Its key is key_base plus the key_bits field at slot,
+ * taken as the unsigned integer of the key's keylen bytes (lossless for any
+ * bytes: NaN, infinities, INT8's extremes; a page whose keys span a wide
+ * range gets wide fields, up to 64 bits); its TID is block blk_base plus
+ * the blk_bits field and offset the off_bits field (the block in the low
+ * bits of one field).  Fields are LSB first (leco_load_bits), so any slot
+ * is read in O(1).  pd_lower ends the last field, and pd_special lies at
+ * least LECO_PAD_BYTES past it (the special space counts), which the
+ * 16-byte loads need.
+ *
+ * The flags that change after the write live apart in two bitmaps, one bit
+ * an entry each, so that VACUUM (dead) and scans (hint) still set them in
+ * place.  NULL is not stored: a run puts its NULL keys last, so slots from
+ * nkeys on are NULL and hold no key field.  That saves a bit an entry over a
+ * flag and leaves no NULL flag to disagree with a key field;
+ * learned_index_check verifies that the header's nkeys agrees with the
+ * run header's ranks.
+ *
+ * The tail's pages and every other key (variable-width, composite, uuid,
+ * ...) keep the record layout above, run pages included.
+ */
+typedef struct LearnedPackedHeader
+{
+	uint64		key_base;		/* smallest key, as an unsigned integer */
+	uint32		blk_base;		/* smallest heap block */
+	uint16		count;			/* entries */
+	uint16		nkeys;			/* non-NULL entries: slots [0, nkeys) */
+	uint8		keylen;			/* key bytes (1 to 8), the index's */
+	uint8		key_bits;		/* 0..64 */
+	uint8		blk_bits;		/* 0..32 */
+	uint8		off_bits;		/* 0..16 */
+	uint32		pad;			/* zero */
+} LearnedPackedHeader;
+
+#define LEARNED_PACKED_HDR_OFFSET	(LEARNED_LEAF_DATA_OFFSET + sizeof(uint64))
+#define LEARNED_PACKED_BITS_OFFSET	(LEARNED_PACKED_HDR_OFFSET + sizeof(LearnedPackedHeader))
+/*
+ * At most this many entries on a packed page (sizes the arrays of a page's
+ * decoded entries, LearnedPendingMaxEntries): int8 keys in random order
+ * take about 40 bits an entry, about 1,600 a page.
+ */
+#define LEARNED_PACKED_MAX_ENTRIES	2048
+
+/* entries a pending page of keylen may hold, in either layout */
+#define LearnedPendingMaxEntries(keylen) \
+	(LearnedPendingXorWidth(keylen) ? \
+	 Max(LearnedPendingCapacity(keylen), LEARNED_PACKED_MAX_ENTRIES) : \
+	 LearnedPendingCapacity(keylen))
+
+static inline bool
+LearnedPendingIsPacked(Page page)
+{
+	return (((LearnedPageOpaque) PageGetSpecialPointer(page))->flags &
+			LEARNED_PENDING_PAGE_PACKED) != 0;
+}
+
+static inline const LearnedPackedHeader *
+LearnedPackedGetHeader(Page page)
+{
+	return (const LearnedPackedHeader *) ((char *) page + LEARNED_PACKED_HDR_OFFSET);
+}
+
+/* byte offset of the dead bitmap, the hint bitmap and the fields */
+static inline int
+LearnedPackedBitmapBytes(int count)
+{
+	return (count + 7) / 8;
+}
+
+static inline uint64
+LearnedPackedFieldsBit(int count)
+{
+	return ((uint64) LEARNED_PACKED_BITS_OFFSET +
+			2 * (uint64) LearnedPackedBitmapBytes(count)) * 8;
+}
+
+/* the bytes from the page's start to the end of the last field */
+static inline uint64
+LearnedPackedEnd(int count, int nkeys, int key_bits, int blk_bits, int off_bits)
+{
+	uint64		bits = LearnedPackedFieldsBit(count) + (uint64) nkeys * key_bits +
+		(uint64) count * (blk_bits + off_bits);
+
+	return (bits + 7) / 8;
+}
+
+static inline ItemPointerData
+LearnedPackedTid(Page page, int slot)
+{
+	const LearnedPackedHeader *ph = LearnedPackedGetHeader(page);
+	unsigned	w = ph->blk_bits + ph->off_bits;
+	uint64		v = leco_load_bits((const uint8_t *) page,
+								   LearnedPackedFieldsBit(ph->count) +
+								   (uint64) ph->nkeys * ph->key_bits + (uint64) slot * w, w);
+	ItemPointerData tid;
+
+	ItemPointerSet(&tid,
+				   ph->blk_base + (BlockNumber) (ph->blk_bits == 0 ? 0 :
+												 v & ((UINT64CONST(1) << ph->blk_bits) - 1)),
+				   (OffsetNumber) (v >> ph->blk_bits));
+	return tid;
+}
+
+/* the key's bytes as an unsigned integer (slot < nkeys) */
+static inline uint64
+LearnedPackedKeyBits(Page page, int slot)
+{
+	const LearnedPackedHeader *ph = LearnedPackedGetHeader(page);
+
+	return ph->key_base +
+		leco_load_bits((const uint8_t *) page,
+					   LearnedPackedFieldsBit(ph->count) + (uint64) slot * ph->key_bits,
+					   ph->key_bits);
+}
+
+/*
+ * Slot-based accessors of a pending page's entries, for both layouts.
+ * slot < LearnedPendingCount(page, keylen).  Keys: LearnedPendingKeyAt.
+ */
+static inline ItemPointerData
+LearnedPendingTidAt(Page page, int keylen, int slot)
+{
+	if (LearnedPendingIsPacked(page))
+		return LearnedPackedTid(page, slot);
+	return LearnedPendingTid(page, LearnedPendingItemPtr(page, keylen, slot));
+}
+
+static inline uint16
+LearnedPendingFlagsAt(Page page, int keylen, int slot)
+{
+	if (LearnedPendingIsPacked(page))
+	{
+		const LearnedPackedHeader *ph = LearnedPackedGetHeader(page);
+		const uint8 *dead = (const uint8 *) page + LEARNED_PACKED_BITS_OFFSET;
+		const uint8 *hint = dead + LearnedPackedBitmapBytes(ph->count);
+		uint16		f = 0;
+
+		if (slot >= ph->nkeys)
+			f |= LEARNED_PENDING_NULL;
+		if (dead[slot >> 3] & (1 << (slot & 7)))
+			f |= LEARNED_PENDING_DEAD;
+		if (hint[slot >> 3] & (1 << (slot & 7)))
+			f |= LEARNED_PENDING_HINT;
+		return f;
+	}
+	return LearnedPendingFlags(page, LearnedPendingItemPtr(page, keylen, slot));
+}
+
+/*
+ * Add flags (LEARNED_PENDING_DEAD, _HINT) to an entry's.  On a packed page
+ * the hint bit shares its byte with seven others: two scans hinting
+ * neighbours under a share lock may lose one of the hints, which is only a
+ * hint; the dead bit is set under a cleanup lock, when nobody else writes.
+ */
+static inline void
+LearnedPendingAddFlagsAt(Page page, int keylen, int slot, uint16 flags)
+{
+	if (LearnedPendingIsPacked(page))
+	{
+		const LearnedPackedHeader *ph = LearnedPackedGetHeader(page);
+		uint8	   *dead = (uint8 *) page + LEARNED_PACKED_BITS_OFFSET;
+		uint8	   *hint = dead + LearnedPackedBitmapBytes(ph->count);
+
+		if (flags & LEARNED_PENDING_DEAD)
+			dead[slot >> 3] |= (uint8) (1 << (slot & 7));
+		if (flags & LEARNED_PENDING_HINT)
+			hint[slot >> 3] |= (uint8) (1 << (slot & 7));
+		return;
+	}
+	{
+		char	   *p = LearnedPendingItemPtr(page, keylen, slot);
+
+		LearnedPendingSetFlags(page, p, LearnedPendingFlags(page, p) | flags);
+	}
 }
 
 /* ---------- key mapping (keymap.c) ---------- */
@@ -1366,8 +1556,8 @@ extern void LearnedPendingPut(Page page, int keylen, int slot, ItemPointer tid,
 extern void LearnedPendingPin(LearnedPendingCache *c);
 extern void LearnedPendingRelease(LearnedPendingCache *c);
 extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);
-extern Datum LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
-							   BlockNumber blkno, const char *p);
+extern Datum LearnedPendingKeyAt(Relation index, const LearnedKeyInfo *ki, Page page,
+								 BlockNumber blkno, int slot);
 extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);
 extern int	LearnedPendingCount(Page page, int keylen);
 

@@ -20,7 +20,6 @@
 #include <string.h>
 
 __extension__ typedef __int128 leco_i128;
-__extension__ typedef unsigned __int128 leco_u128;
 
 #define LECO_DEFAULT_INIT_LEN	16
 #define LECO_MAX_PASSES			64
@@ -42,61 +41,6 @@ leco_pred(int64_t slope, unsigned sh, uint32_t k)
 	return -(((-prod) + (((leco_i128) 1 << sh) - 1)) >> sh);
 }
 
-static inline uint64_t
-leco_load_bits(const uint8_t *area, uint64_t bit, unsigned b)
-{
-	leco_u128	w;
-	uint64_t	r;
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(&w, area + (bit >> 3), sizeof(w));
-#else
-	{
-		int			j;
-
-		w = 0;
-		for (j = 15; j >= 0; j--)
-			w = (w << 8) | area[(bit >> 3) + j];
-	}
-#endif
-	w >>= (bit & 7);
-	r = (uint64_t) w;
-	if (b < 64)
-		r &= (UINT64_C(1) << b) - 1;
-	return r;
-}
-
-static inline void
-leco_store_bits(uint8_t *area, uint64_t bit, unsigned b, uint64_t val)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/*
-	 * OR the value into the 16 bytes from its first one (the residual area
-	 * has LECO_PAD_BYTES of padding, and is zeroed): the same bits as the
-	 * byte loop below, a word at a time.
-	 */
-	leco_u128	w;
-
-	(void) b;
-	memcpy(&w, area + (bit >> 3), sizeof(w));
-	w |= (leco_u128) val << (bit & 7);
-	memcpy(area + (bit >> 3), &w, sizeof(w));
-#else
-	unsigned	i;
-
-	for (i = 0; i < b;)
-	{
-		uint64_t	pos = bit + i;
-		unsigned	off = (unsigned) (pos & 7);
-		unsigned	take = 8 - off;
-
-		if (take > b - i)
-			take = b - i;
-		area[pos >> 3] |= (uint8_t) (((val >> i) & ((1u << take) - 1)) << off);
-		i += take;
-	}
-#endif
-}
 
 static inline const LecoPart *
 leco_parts(const uint8_t *run)

@@ -352,7 +352,6 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 		n = LearnedPendingCount(page, keylen);
 		for (i = 0; i < n; i++)
 		{
-			char	   *p = LearnedPendingItemPtr(page, keylen, i);
 			uint64		seq = first_seq + i;
 			uint16		flags;
 
@@ -360,7 +359,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 				continue;
 			if (seq >= upto)
 				break;
-			flags = LearnedPendingFlags(page, p);
+			flags = LearnedPendingFlagsAt(page, keylen, i);
 			if (flags & LEARNED_PENDING_DEAD)
 				continue;
 			if (flags & LEARNED_PENDING_NULL)
@@ -370,7 +369,7 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 					maxnulls *= 2;
 					pr->nulls = repalloc_huge(pr->nulls, maxnulls * sizeof(ItemPointerData));
 				}
-				pr->nulls[pr->nnulls++] = LearnedPendingTid(page, p);
+				pr->nulls[pr->nnulls++] = LearnedPendingTidAt(page, keylen, i);
 			}
 			else
 			{
@@ -382,8 +381,8 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 					pr->keys = repalloc_huge(pr->keys, maxkeys * sizeof(LearnedEntry));
 				}
 				e = &pr->keys[pr->nkeys++];
-				e->tid = LearnedPendingTid(page, p);
-				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
+				e->tid = LearnedPendingTidAt(page, keylen, i);
+				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKeyAt(index, ki, page, blkno, i),
 											 CurrentMemoryContext);
 				e->mkey = LearnedKeyMap(ki, e->key);
 			}
@@ -1241,7 +1240,7 @@ read_run_range(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *ri,
 {
 	char	   *hdrbuf = palloc(BLCKSZ);
 	const LearnedRunHeader *h;
-	int			cap = LearnedPendingCapacity(ki->keylen);
+	int			cap = LearnedPendingMaxEntries(ki->keylen);
 	LearnedPendingEntry *ents = palloc(sizeof(LearnedPendingEntry) * cap);
 	uint64	   *mkeys = palloc(sizeof(uint64) * cap);
 	uint16	   *flags = palloc(sizeof(uint16) * cap);

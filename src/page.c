@@ -256,6 +256,31 @@ LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps)
 }
 
 /*
+ * A packed run data page's header (learned.h, LearnedPackedHeader): every
+ * width within its field's type, the entries within the page's bound, and
+ * the fields inside the page, ending at pd_lower with LECO_PAD_BYTES
+ * before the page's end, so that no read of any slot below count leaves
+ * the page, whatever the fields hold.  O(1): every reader of a pending
+ * page runs it.  Whether the key width is the index's is checked where a
+ * key is read (LearnedPendingKeyAt), the fields' values by
+ * learned_index_check.
+ */
+static void
+check_packed_header(Relation index, Page page, BlockNumber blkno)
+{
+	const LearnedPackedHeader *ph = LearnedPackedGetHeader(page);
+
+	if (ph->keylen < 1 || ph->keylen > sizeof(uint64) ||
+		ph->key_bits > 8 * ph->keylen || ph->blk_bits > 32 || ph->off_bits > 16 ||
+		ph->count > LEARNED_PACKED_MAX_ENTRIES || ph->nkeys > ph->count ||
+		ph->pad != 0 ||
+		LearnedPackedEnd(ph->count, ph->nkeys, ph->key_bits, ph->blk_bits,
+						 ph->off_bits) != ((PageHeader) page)->pd_lower ||
+		((PageHeader) page)->pd_lower + LECO_PAD_BYTES > BLCKSZ)
+		LearnedReportCorrupt(index, blkno, "bad packed run page header");
+}
+
+/*
  * Validate a page read from disk: page id, type, and item count.
  */
 void
@@ -277,10 +302,13 @@ LearnedCheckPage(Relation index, Page page, BlockNumber blkno,
 		LearnedReportCorrupt(index, blkno,
 							 psprintf("unexpected page type %u (expected %u, page generation %u)",
 									  opaque->type, expected_type, opaque->generation));
-	/* pending pages have one record layout: no page flags but the hint's */
+	/* pending pages: no page flags but the hint's and the packed layout's */
 	if (opaque->type == LEARNED_PAGE_PENDING &&
-		(opaque->flags & ~LEARNED_PENDING_PAGE_HINTED) != 0)
+		(opaque->flags & ~(LEARNED_PENDING_PAGE_HINTED | LEARNED_PENDING_PAGE_PACKED)) != 0)
 		LearnedReportCorrupt(index, blkno, "bad pending page flags");
+	if (opaque->type == LEARNED_PAGE_PENDING &&
+		(opaque->flags & LEARNED_PENDING_PAGE_PACKED) != 0)
+		check_packed_header(index, page, blkno);
 }
 
 /*

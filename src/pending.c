@@ -265,9 +265,9 @@ LearnedPendingPut(Page page, int keylen, int slot, ItemPointer tid,
  * pd_upper and the special space) and against the key's own size before
  * anyone reads it.
  */
-Datum
-LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
-				  BlockNumber blkno, const char *p)
+static Datum
+record_key(Relation index, const LearnedKeyInfo *ki, Page page,
+		   BlockNumber blkno, const char *p)
 {
 	PageHeader	ph = (PageHeader) page;
 	uint16		off;
@@ -293,6 +293,31 @@ LearnedPendingKey(Relation index, const LearnedKeyInfo *ki, Page page,
 		LearnedKeySizeBounded(ki, (char *) page + off, len) != (int64) len)
 		LearnedReportCorrupt(index, blkno, "bad pending entry");
 	return PointerGetDatum((char *) page + off);
+}
+
+/*
+ * The key of the entry in slot of a pending page (blkno), in either layout
+ * (learned.h).  A packed page's key is rebuilt from its bytes, so its
+ * Datum does not point into the page.
+ */
+Datum
+LearnedPendingKeyAt(Relation index, const LearnedKeyInfo *ki, Page page,
+					BlockNumber blkno, int slot)
+{
+	if (LearnedPendingIsPacked(page))
+	{
+		uint64		u;
+		char		key[sizeof(uint64)];
+
+		/* LearnedCheckPage checked the header, but not against the index */
+		if (LearnedPackedGetHeader(page)->keylen != ki->keylen)
+			LearnedReportCorrupt(index, blkno, "packed run page of another key width");
+		u = LearnedPackedKeyBits(page, slot);
+		memcpy(key, &u, sizeof(u));
+		return LearnedKeyFetch(ki, key);
+	}
+	return record_key(index, ki, page, blkno,
+					  LearnedPendingItemPtr(page, ki->keylen, slot));
 }
 
 /*
@@ -326,6 +351,8 @@ LearnedPendingCount(Page page, int keylen)
 	int			lo = 0;
 	int			hi;
 
+	if (LearnedPendingIsPacked(page))
+		return LearnedPackedGetHeader(page)->count;
 	if (lower <= (int) LEARNED_PENDING_ITEMS_OFFSET)
 		return 0;
 	hi = Min((lower - (int) LEARNED_PENDING_ITEMS_OFFSET) / (int) LearnedPendingItemSize(keylen),
@@ -1019,11 +1046,10 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 		expect_seq = first_seq + n;
 		for (i = pc->next_slot; i < n; i++)
 		{
-			char	   *p = LearnedPendingItemPtr(page, keylen, i);
 			uint16		flags;
 			LearnedPendingEntry *e;
 
-			flags = LearnedPendingFlags(page, p);
+			flags = LearnedPendingFlagsAt(page, keylen, i);
 			if ((flags & LEARNED_PENDING_DEAD) || first_seq + i < LearnedTailStartSeq(meta))
 				continue;
 			/* the first new entry: the copy is about to change */
@@ -1055,12 +1081,13 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 						repalloc_huge(fresh, sizeof(PendingFresh) * maxfresh);
 				}
 				e = &fresh[nfresh].e;
-				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
+				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKeyAt(index, ki, page, blkno, i),
 											 pc->cache->epoch->cxt);
 				fresh[nfresh++].mkey = LearnedKeyMap(ki, e->key);
 			}
-			e->tid = LearnedPendingTid(page, p);
-			StaticAssertStmt(LearnedPendingCapacity(1) < LEARNED_PENDING_SLOT_KILLED,
+			e->tid = LearnedPendingTidAt(page, keylen, i);
+			StaticAssertStmt(LearnedPendingCapacity(1) < LEARNED_PENDING_SLOT_KILLED &&
+							 LEARNED_PACKED_MAX_ENTRIES < LEARNED_PENDING_SLOT_KILLED,
 							 "a pending page's slots must stay below the copy's kill flag");
 			e->slot = (uint16) i;
 			e->blkno = blkno;

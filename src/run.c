@@ -32,6 +32,7 @@
 #include "access/transam.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -117,7 +118,6 @@ read_stretch(Relation index, LearnedKeyInfo *ki, BlockNumber blkno,
 		expect = first_seq + cnt;
 		for (i = 0; i < cnt; i++)
 		{
-			char	   *p = LearnedPendingItemPtr(page, keylen, i);
 			RunEntry   *e;
 
 			if (first_seq + i < from || first_seq + i >= upto)
@@ -128,8 +128,9 @@ read_stretch(Relation index, LearnedKeyInfo *ki, BlockNumber blkno,
 				out = repalloc_huge(out, sizeof(RunEntry) * max);
 			}
 			e = &out[n++];
-			e->flags = LearnedPendingFlags(page, p) & (LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD);
-			e->tid = LearnedPendingTid(page, p);
+			e->flags = LearnedPendingFlagsAt(page, keylen, i) &
+				(LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD);
+			e->tid = LearnedPendingTidAt(page, keylen, i);
 			LearnedCheckHeapTid(index, &e->tid);
 			if (e->flags & LEARNED_PENDING_NULL)
 			{
@@ -138,7 +139,7 @@ read_stretch(Relation index, LearnedKeyInfo *ki, BlockNumber blkno,
 			}
 			else
 			{
-				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p),
+				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKeyAt(index, ki, page, blkno, i),
 											 CurrentMemoryContext);
 				e->mkey = LearnedKeyMap(ki, e->key);
 			}
@@ -170,11 +171,141 @@ entry_key(LearnedKeyInfo *ki, const RunEntry *e, LearnedPendingKeyData *k)
 	}
 }
 
+/* an entry's key bytes as an unsigned integer (learned.h, packed pages) */
+static inline uint64
+packed_key(LearnedKeyInfo *ki, const RunEntry *e)
+{
+	char		buf[sizeof(uint64)];
+	uint64		u = 0;
+
+	learned_store_key(buf, ki->keylen, e->key);
+	memcpy(&u, buf, ki->keylen);
+	return u;
+}
+
+/* the bits a field needs for values 0..x */
+static inline int
+field_bits(uint64 x)
+{
+	return x == 0 ? 0 : pg_leftmost_one_pos64(x) + 1;
+}
+
+/*
+ * Write entries e[0..c) (the first nkeys of them with keys) on the packed
+ * page image page (learned.h, LearnedPackedHeader) at the header's widths
+ * and bases, which fit them.
+ */
+static void
+write_packed(LearnedKeyInfo *ki, const RunEntry *e, int c, int nkeys,
+			 LearnedPackedHeader *ph, Page page)
+{
+	uint8	   *area = (uint8 *) page;
+	uint64		kbit = LearnedPackedFieldsBit(c);
+	uint64		tbit = kbit + (uint64) nkeys * ph->key_bits;
+	unsigned	tw = ph->blk_bits + ph->off_bits;
+	int			j;
+
+	LearnedPageGetOpaque(page)->flags |= LEARNED_PENDING_PAGE_PACKED;
+	memcpy((char *) page + LEARNED_PACKED_HDR_OFFSET, ph, sizeof(*ph));
+	for (j = 0; j < c; j++)
+	{
+		uint64		blk = ItemPointerGetBlockNumberNoCheck(&e[j].tid) - ph->blk_base;
+		uint64		off = ItemPointerGetOffsetNumberNoCheck(&e[j].tid);
+
+		if (e[j].flags & LEARNED_PENDING_DEAD)
+			LearnedPendingAddFlagsAt(page, ki->keylen, j, LEARNED_PENDING_DEAD);
+		if (j < nkeys && ph->key_bits > 0)
+			leco_store_bits(area, kbit + (uint64) j * ph->key_bits, ph->key_bits,
+							packed_key(ki, &e[j]) - ph->key_base);
+		if (tw > 0)
+			leco_store_bits(area, tbit + (uint64) j * tw, tw, blk | (off << ph->blk_bits));
+	}
+	((PageHeader) page)->pd_lower = (LocationIndex)
+		LearnedPackedEnd(c, nkeys, ph->key_bits, ph->blk_bits, ph->off_bits);
+}
+
+/*
+ * Lay the sorted entries of a by-value key of 1 to 8 bytes out on packed
+ * page images, greedily: a page takes entries while they fit at the widths
+ * the page would need with them (widths only grow as entries are added,
+ * so the first entry that does not fit ends the page).
+ */
+static int
+layout_packed(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
+			  uint64 first_seq, uint32 generation, char **images, LearnedRunHeader *h)
+{
+	int			npages = 0;
+	uint32		i = 0;
+	uint64		room = BLCKSZ - MAXALIGN(sizeof(LearnedPageOpaqueData));
+
+	while (i < n)
+	{
+		uint32		start = i;
+		uint64		kmin = PG_UINT64_MAX,
+					kmax = 0;
+		BlockNumber bmin = InvalidBlockNumber,
+					bmax = 0;
+		OffsetNumber omax = 0;
+		int			c = 0,
+					k = 0;
+		LearnedPackedHeader ph;
+		Page		page;
+
+		if (npages >= LEARNED_RUN_MAX_PAGES)
+			return -1;
+		while (i < n && c < LEARNED_PACKED_MAX_ENTRIES)
+		{
+			BlockNumber blk = ItemPointerGetBlockNumberNoCheck(&e[i].tid);
+			OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(&e[i].tid);
+			bool		haskey = i < nkeys;
+			uint64		u = haskey ? packed_key(ki, &e[i]) : 0;
+			uint64		nkmin = haskey ? Min(kmin, u) : kmin;
+			uint64		nkmax = haskey ? Max(kmax, u) : kmax;
+			BlockNumber nbmin = Min(bmin, blk);
+			BlockNumber nbmax = Max(bmax, blk);
+			OffsetNumber nomax = Max(omax, off);
+			int			nk = k + (haskey ? 1 : 0);
+
+			if (c > 0 &&
+				LearnedPackedEnd(c + 1, nk, nk > 0 ? field_bits(nkmax - nkmin) : 0,
+								 field_bits(nbmax - nbmin), field_bits(nomax)) > room)
+				break;
+			kmin = nkmin;
+			kmax = nkmax;
+			bmin = nbmin;
+			bmax = nbmax;
+			omax = nomax;
+			k = nk;
+			c++;
+			i++;
+		}
+		memset(&ph, 0, sizeof(ph));
+		ph.key_base = k > 0 ? kmin : 0;
+		ph.blk_base = bmin;
+		ph.count = (uint16) c;
+		ph.nkeys = (uint16) k;
+		ph.keylen = (uint8) ki->keylen;
+		ph.key_bits = (uint8) (k > 0 ? field_bits(kmax - kmin) : 0);
+		ph.blk_bits = (uint8) field_bits(bmax - bmin);
+		ph.off_bits = (uint8) field_bits(omax);
+		if (images[npages] == NULL)
+			images[npages] = palloc0(BLCKSZ);
+		page = (Page) images[npages];
+		LearnedPendingInitPage(page, ki->keylen, generation, first_seq + start);
+		write_packed(ki, &e[start], c, k, &ph, page);
+		h->pages[npages].first_rank = start;
+		h->pages[npages].first_mkey = start < nkeys ? e[start].mkey : 0;
+		npages++;
+	}
+	return npages;
+}
+
 /*
  * Lay the sorted entries out on page images (pending pages numbered from
- * first_seq, each as full as an append would fill it) and fill the header
- * image.  Returns the number of pages, or -1 if the run would need more
- * than a header describes.
+ * first_seq; packed for a by-value key of 1 to 8 bytes, else records, each
+ * page as full as an append would fill it) and fill the header image.
+ * Returns the number of pages, or -1 if the run would need more than a
+ * header describes.
  */
 static int
 layout_pages(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
@@ -188,6 +319,17 @@ layout_pages(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
 
 	LearnedInitPage(hdrimg, LEARNED_PAGE_RUNHDR, generation);
 	h = LearnedPageGetRunHeader(hdrimg);
+	if (LearnedPendingXorWidth(ki->keylen))
+	{
+		npages = layout_packed(ki, e, n, nkeys, first_seq, generation, images, h);
+		if (npages < 0)
+			return -1;
+		h->first_seq = first_seq;
+		h->npages = npages;
+		h->nentries = n;
+		h->nkeys = nkeys;
+		return npages;
+	}
 	for (i = 0; i < n; i++)
 	{
 		LearnedPendingKeyData k;
@@ -208,11 +350,7 @@ layout_pages(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
 		}
 		LearnedPendingPut(page, ki->keylen, slot, (ItemPointer) &e[i].tid, &k);
 		if (e[i].flags & LEARNED_PENDING_DEAD)
-		{
-			char	   *p = LearnedPendingItemPtr(page, ki->keylen, slot);
-
-			LearnedPendingSetFlags(page, p, LearnedPendingFlags(page, p) | LEARNED_PENDING_DEAD);
-		}
+			LearnedPendingAddFlagsAt(page, ki->keylen, slot, LEARNED_PENDING_DEAD);
 		slot++;
 	}
 	h->first_seq = first_seq;
@@ -916,10 +1054,9 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 				 MemoryContext cxt)
 {
 	Page		page = (Page) copy;
-	char	   *p = LearnedPendingItemPtr(page, ki->keylen, i);
-	uint16		f = LearnedPendingFlags(page, p);
+	uint16		f = LearnedPendingFlagsAt(page, ki->keylen, i);
 
-	e->tid = LearnedPendingTid(page, p);
+	e->tid = LearnedPendingTidAt(page, ki->keylen, i);
 	e->slot = (uint16) i;
 	e->blkno = blkno;
 	e->seqlo = (uint32) (LearnedPendingFirstSeq(page) + i);
@@ -931,7 +1068,7 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 	}
 	else
 	{
-		e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKey(index, ki, page, blkno, p), cxt);
+		e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKeyAt(index, ki, page, blkno, i), cxt);
 		*mkey = LearnedKeyMap(ki, e->key);
 	}
 }
@@ -961,20 +1098,20 @@ LearnedRunHint(Relation index, int keylen, const LearnedPendingEntry *e)
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	op = LearnedPageGetOpaque(page);
-	if (!PageIsNew(page) &&
-		PageGetSpecialSize(page) == MAXALIGN(sizeof(LearnedPageOpaqueData)) &&
-		op->page_id == LEARNED_PAGE_ID && op->type == LEARNED_PAGE_PENDING &&
+	/* a pending page's flags and packed header are checked before any slot is read */
+	if (LearnedPageKind(page) == LEARNED_PAGE_PENDING)
+		LearnedCheckPage(index, page, e->blkno, LEARNED_PAGE_PENDING);
+	if (LearnedPageKind(page) == LEARNED_PAGE_PENDING &&
 		(uint32) (LearnedPendingFirstSeq(page) + e->slot) == e->seqlo &&
 		e->slot < LearnedPendingCount(page, keylen))
 	{
-		char	   *p = LearnedPendingItemPtr(page, keylen, e->slot);
-		uint16		flags = LearnedPendingFlags(page, p);
-		ItemPointerData tid = LearnedPendingTid(page, p);
+		uint16		flags = LearnedPendingFlagsAt(page, keylen, e->slot);
+		ItemPointerData tid = LearnedPendingTidAt(page, keylen, e->slot);
 
 		if (ItemPointerEquals(&tid, (ItemPointer) &e->tid) &&
 			!(flags & (LEARNED_PENDING_DEAD | LEARNED_PENDING_HINT)))
 		{
-			LearnedPendingSetFlags(page, p, flags | LEARNED_PENDING_HINT);
+			LearnedPendingAddFlagsAt(page, keylen, e->slot, LEARNED_PENDING_HINT);
 			op->flags |= LEARNED_PENDING_PAGE_HINTED;
 			MarkBufferDirtyHint(buf, true);
 		}

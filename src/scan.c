@@ -3431,7 +3431,7 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 
 		if (r->ents == NULL)
 		{
-			int			cap = LearnedPendingCapacity(so->ki.keylen);
+			int			cap = LearnedPendingMaxEntries(so->ki.keylen);
 
 			r->copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
 			r->have = MemoryContextAlloc(so->scanCxt, sizeof(bool) * cap);
@@ -3835,9 +3835,8 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 	if ((uint32) (first_seq + slot) == e->seqlo &&
 		slot < LearnedPendingCount(page, so->ki.keylen))
 	{
-		char	   *p = LearnedPendingItemPtr(page, so->ki.keylen, slot);
-		uint16		flags = LearnedPendingFlags(page, p);
-		ItemPointerData tid = LearnedPendingTid(page, p);
+		uint16		flags = LearnedPendingFlagsAt(page, so->ki.keylen, slot);
+		ItemPointerData tid = LearnedPendingTidAt(page, so->ki.keylen, slot);
 
 		if (!ItemPointerEquals(&tid, (ItemPointer) &e->tid))
 		{

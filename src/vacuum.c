@@ -128,23 +128,26 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 					int *dead)
 {
 	Page		page = BufferGetPage(buf);
-	uint64		first_seq = LearnedPendingFirstSeq(page);
-	int			n = LearnedPendingCount(page, keylen);
+	uint64		first_seq;
+	int			n;
 	int			ndead = 0;
 	int			nreported = 0;
 	int			i;
 
+	/* a retired page too: a packed header bounds the slots read and marked */
+	LearnedCheckPage(index, page, BufferGetBlockNumber(buf), LEARNED_PAGE_PENDING);
+	first_seq = LearnedPendingFirstSeq(page);
+	n = LearnedPendingCount(page, keylen);
 	for (i = 0; i < n; i++)
 	{
-		char	   *p = LearnedPendingItemPtr(page, keylen, i);
 		uint16		flags;
 		ItemPointerData tid;
 		bool		mine = first_seq + i >= counted;
 
-		flags = LearnedPendingFlags(page, p);
+		flags = LearnedPendingFlagsAt(page, keylen, i);
 		if (flags & LEARNED_PENDING_DEAD)
 			continue;
-		tid = LearnedPendingTid(page, p);
+		tid = LearnedPendingTidAt(page, keylen, i);
 		LearnedCheckHeapTid(index, &tid);
 		if (callback(&tid, callback_state))
 		{
@@ -162,11 +165,7 @@ vacuum_pending_page(Relation index, Buffer buf, int keylen, uint64 counted,
 
 		page = LearnedXLogRegister(state, buf, false);
 		for (k = 0; k < ndead; k++)
-		{
-			char	   *p = LearnedPendingItemPtr(page, keylen, dead[k]);
-
-			LearnedPendingSetFlags(page, p, LearnedPendingFlags(page, p) | LEARNED_PENDING_DEAD);
-		}
+			LearnedPendingAddFlagsAt(page, keylen, dead[k], LEARNED_PENDING_DEAD);
 		LearnedXLogFinish(state);
 		if (nreported > 0)
 			stats->tuples_removed += nreported;
@@ -187,7 +186,7 @@ vacuum_pending(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 {
 	Relation	index = info->index;
 	BlockNumber blkno = head;
-	int		   *dead = palloc(sizeof(int) * LearnedPendingCapacity(keylen));
+	int		   *dead = palloc(sizeof(int) * LearnedPendingMaxEntries(keylen));
 	int64		marked = 0;
 	uint32		steps = 0;
 
@@ -242,7 +241,7 @@ vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	LearnedLeafLayoutInit(&nulls, 0);
 	dead = palloc(sizeof(int) * Max(Max(Max(keys->capacity, nulls.capacity),
-										LearnedPendingCapacity(keylen)),
+										LearnedPendingMaxEntries(keylen)),
 									LCP_MAX_ITEMS));
 	for (blkno = LEARNED_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
 	{

@@ -111,10 +111,18 @@ foreach my $c (@cycles)
 	is(has_segment($seg), '1', "$name: the old last segment is still there with its blocks");
 	verify("after $name");
 
-	# the next merge (if the pending list is not merged yet) keeps it too
+	# the next merge (if the pending list is not merged yet) keeps it too,
+	# if it is large enough (LEARNED_APPEND_KEEP_MIN_PAGES, 64 pages): a
+	# merge that found no hole of 70 pages cut the batch before into a
+	# segment for the largest hole and a small rest, which the append path
+	# rewrites with the new keys (where the holes are depends on the pages
+	# the runs took, so the cut may or may not happen)
+	my $segpages = (split /\|/, $seg)[1];
+	my $pending = dyn_info($node, 't_k')->{pending_entries};
 	$node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
 	is(dyn_info($node, 't_k')->{pending_entries}, '0', "$name: nothing pending after the next merge");
-	is(has_segment($seg), '1', "$name: the next merge kept the old last segment's blocks");
+	is(has_segment($seg), ($segpages >= 64 || $pending == 0) ? '1' : '0',
+		"$name: the next merge kept the old last segment's blocks (rewrote it if small, $segpages pages)");
 	verify("after $name and a clean merge");
 	$node->safe_psql('postgres', 'SELECT txid_current()');
 	$node->safe_psql('postgres', 'VACUUM t');

@@ -1,4 +1,4 @@
-# On-disk format checks: an index written in any format but 10 is refused
+# On-disk format checks: an index written in any format but 11 is refused
 # with a REINDEX hint, the pending record layout is the documented one,
 # and damaged bytes in the LeCo-compressed directory are reported as index
 # corruption (never a crash).  The relation
@@ -55,10 +55,11 @@ sub dirblk
 #    1 (plain directory arrays), 2 (no page capacity in the directory, no
 #    compressed leaf pages), 4 (no stride pages), 5 to 8 (other pending
 #    record layouts, record counts in nitems, metapages without the merge
-#    statistics), 9 (a run's filter only in its header page): each is
-#    refused with a REINDEX hint, never read
+#    statistics), 9 (a run's filter only in its header page), 10 (run data
+#    pages in the record layout): each is refused with a REINDEX hint, never
+#    read
 my ($p, $ret, $out, $err);
-foreach my $v (1, 2, 4, 5, 6, 7, 8, 9)
+foreach my $v (1, 2, 4, 5, 6, 7, 8, 9, 10)
 {
 	$p = relfile_path($node, 'f_model');
 	$node->stop;
@@ -66,7 +67,7 @@ foreach my $v (1, 2, 4, 5, 6, 7, 8, 9)
 	$node->start;
 	($ret, $err) = query('f_model');
 	isnt($ret, 0, "a format-$v index is refused");
-	like($err, qr/on-disk format version $v, but this build reads version 10/,
+	like($err, qr/on-disk format version $v, but this build reads version 11/,
 		'the error names the versions');
 	like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
 	($ret, $out, $err) = $node->psql('postgres', 'INSERT INTO f VALUES (5)');
@@ -147,7 +148,7 @@ is($node->safe_psql('postgres', q{SELECT learned_index_check('f7_k', true)}), 't
 # a pending page flag is refused
 $p = relfile_path($node, 'f7_k');
 $node->stop;
-relfile_patch($p, $f7second * $bs + $bs - 16 + 12, pack('S', 2));
+relfile_patch($p, $f7second * $bs + $bs - 16 + 12, pack('S', 4));
 $node->start;
 ($ret, $out, $err) = $node->psql('postgres', q{INSERT INTO f7 VALUES (now(), 2)});
 isnt($ret, 0, 'a pending page with opaque flags is refused');
@@ -210,6 +211,83 @@ like($err, qr/learned index "f_zone" is corrupted/, 'reported as corruption');
 $node->safe_psql('postgres', 'REINDEX INDEX f_zone');
 ($ret, $err) = query('f_zone');
 is($ret, 0, 'REINDEX repairs it');
+
+
+# 4. a packed run data page (learned.h, LearnedPackedHeader): the opaque
+#    flag LEARNED_PENDING_PAGE_PACKED (2); after the page header (24) and
+#    first_seq (8): key_base (8), blk_base (4), count (2), nkeys (2), keylen
+#    (1), key_bits (1), blk_bits (1), off_bits (1), pad (4); then the dead
+#    and hint bitmaps and the fields.  Damaged, it is an ERROR for every
+#    reader and for the check, never a crash or a wrong answer.
+$node->safe_psql('postgres', q{
+CREATE TABLE fp (k int8);
+INSERT INTO fp SELECT i * 3 FROM generate_series(1, 3000) i;
+CREATE INDEX fp_k ON fp USING learned (k);
+SET learned_idx.auto_merge = off;
+SET learned_idx.tail_limit = 200;
+INSERT INTO fp SELECT CASE WHEN i % 100 = 0 THEN -9223372036854775808
+	WHEN i % 100 = 1 THEN 9223372036854775807 WHEN i % 100 = 2 THEN NULL
+	ELSE (i * 7919) % 10007 END
+	FROM generate_series(1, 600) i;
+CHECKPOINT;
+});
+my ($fpblk, $fpentries) = split /\|/, $node->safe_psql('postgres',
+	q{SELECT start_block, entries FROM learned_index_runs('fp_k') WHERE run = 0 AND pages = 1});
+ok(defined $fpentries && $fpentries > 0, 'a run of one data page');
+my $fpq = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT count(*), sum(k::numeric) FROM fp WHERE k < 20000};
+my $fpseq = $node->safe_psql('postgres', $fpq =~ s/enable_seqscan = off/enable_indexscan = off/r);
+is($node->safe_psql('postgres', $fpq), $fpseq, 'the packed run answers as a sequential scan');
+is(pending_flags('fp_k', $fpblk) & 2, 2, 'a run data page of int8 keys is packed');
+$p = relfile_path($node, 'fp_k');
+{
+	$node->stop;
+	my $hdr = relfile_read($p, $fpblk * $bs + 32, 24);
+	$node->start;
+	my ($base, $bbase, $count, $nkeys, $keylen, $kbits, $bbits, $obits) = unpack('q L S S C C C C', $hdr);
+	is($count, $fpentries, 'the packed header counts the run\'s entries');
+	is($keylen, 8, 'and stores the key width');
+	# keys as the unsigned integers of their bytes: the non-negative ones
+	# from 0, INT8_MIN at 2^63
+	ok($base >= 0 && $base < 10007, 'the key base is the smallest non-negative key');
+	is($kbits, 63, 'INT8_MIN and small keys on one page: 63-bit key fields');
+	ok($nkeys < $count, 'its NULL is counted apart (slots from nkeys on)');
+}
+# each damage: (offset in the page, bytes, what the error says)
+foreach my $d ([49, pack('C', 99), qr/bad packed run page header/],
+			   [44, pack('S', 2000), qr/bad packed run page header/],
+			   [48, pack('C', 4), qr/packed run page|bad packed run page header/],
+			   [52, pack('L', 1), qr/bad packed run page header/])
+{
+	my ($off, $bytes, $re) = @$d;
+	$node->stop;
+	my $saved = relfile_read($p, $fpblk * $bs + $off, length($bytes));
+	relfile_patch($p, $fpblk * $bs + $off, $bytes);
+	$node->start;
+	($ret, $out, $err) = $node->psql('postgres', $fpq);
+	isnt($ret, 0, "a packed header damaged at byte $off is refused by a scan");
+	like($err, qr/learned index "fp_k" is corrupted.*$re/s, 'reported as corruption');
+	($ret, $out, $err) = $node->psql('postgres', q{SELECT learned_index_check('fp_k')});
+	isnt($ret, 0, 'and by the check');
+	is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is still up');
+	$node->stop;
+	relfile_patch($p, $fpblk * $bs + $off, $saved);
+	$node->start;
+}
+# a stray byte past the fields (in the hole, 16 bytes before the special
+# space): readers never look there, the check reports it
+$node->stop;
+relfile_patch($p, $fpblk * $bs + $bs - 32, pack('C', 1));
+$node->start;
+($ret, $out, $err) = $node->psql('postgres', q{SELECT learned_index_check('fp_k')});
+isnt($ret, 0, 'a byte past the packed fields fails the check');
+like($err, qr/a packed run page has bytes past its last field/, 'the check names it');
+is($node->safe_psql('postgres', $fpq), $fpseq, 'the readers still answer right');
+$node->stop;
+relfile_patch($p, $fpblk * $bs + $bs - 32, pack('C', 0));
+$node->start;
+is($node->safe_psql('postgres', q{SELECT learned_index_check('fp_k', true)}), 't', 'check passes once repaired');
+is($node->safe_psql('postgres', $fpq), $fpseq, 'and the answers are right');
 
 $node->stop;
 done_testing();
