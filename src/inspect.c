@@ -501,8 +501,8 @@ check_packed_page(Relation index, Page page, BlockNumber blk, int keylen, bool i
 					   psprintf("block %u, byte %d", blk, b));
 	/* the two bitmaps' bits past the last entry */
 	if ((ph->count & 7) != 0 &&
-		((bytes[LEARNED_PACKED_BITS_OFFSET + nb - 1] >> (ph->count & 7)) != 0 ||
-		 (bytes[LEARNED_PACKED_BITS_OFFSET + 2 * nb - 1] >> (ph->count & 7)) != 0))
+		((LearnedPackedDeadBits(page)[nb - 1] >> (ph->count & 7)) != 0 ||
+		 (LearnedPackedDeadBits(page)[2 * nb - 1] >> (ph->count & 7)) != 0))
 		check_fail(index, "a packed run page has flags past its last entry",
 				   psprintf("block %u", blk));
 	for (i = 0; i < ph->count; i++)

@@ -802,6 +802,13 @@ LearnedPackedBitmapBytes(int count)
 	return (count + 7) / 8;
 }
 
+/* the dead bitmap of a packed page; the hint bitmap follows it */
+static inline uint8 *
+LearnedPackedDeadBits(Page page)
+{
+	return (uint8 *) page + LEARNED_PACKED_BITS_OFFSET;
+}
+
 static inline uint64
 LearnedPackedFieldsBit(int count)
 {
@@ -866,7 +873,7 @@ LearnedPendingFlagsAt(Page page, int keylen, int slot)
 	if (LearnedPendingIsPacked(page))
 	{
 		const LearnedPackedHeader *ph = LearnedPackedGetHeader(page);
-		const uint8 *dead = (const uint8 *) page + LEARNED_PACKED_BITS_OFFSET;
+		const uint8 *dead = LearnedPackedDeadBits(page);
 		const uint8 *hint = dead + LearnedPackedBitmapBytes(ph->count);
 		uint16		f = 0;
 
@@ -893,7 +900,7 @@ LearnedPendingAddFlagsAt(Page page, int keylen, int slot, uint16 flags)
 	if (LearnedPendingIsPacked(page))
 	{
 		const LearnedPackedHeader *ph = LearnedPackedGetHeader(page);
-		uint8	   *dead = (uint8 *) page + LEARNED_PACKED_BITS_OFFSET;
+		uint8	   *dead = LearnedPackedDeadBits(page);
 		uint8	   *hint = dead + LearnedPackedBitmapBytes(ph->count);
 
 		if (flags & LEARNED_PENDING_DEAD)
