@@ -2963,6 +2963,7 @@ learned_merge_worker_main(Datum arg)
 	Oid			dboid;
 	bool		again = true;
 	bool		sweeping = false;
+	bool		witnessed = false;
 	bool		holding = false;
 	LOCKTAG		wtag;
 
@@ -3025,10 +3026,25 @@ learned_merge_worker_main(Datum arg)
 				UnlockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
 				if (locked)
 				{
+					/*
+					 * The step before (this worker's last transaction) noted
+					 * the backends that may still read what it replaced:
+					 * wait a little for them to move on, so that this step's
+					 * garbage collection frees those pages for its writes
+					 * (witness_wait; sweep_all does the same).
+					 */
+					if (witnessed)
+					{
+						LearnedReadMeta(index, &meta);
+						witness_wait(index, &meta);
+					}
 					merge_or_step(index, LEARNED_MERGE_BY_WORKER);
 					LearnedReadMeta(index, &meta);
 					/* a sweep's steps follow each other without the pause */
 					sweeping = meta.sweep_end_seq != 0;
+					witnessed = sweeping;
+					if (sweeping)
+						witness_record(index, &meta);
 					again = sweeping || worker_due(index, &meta);
 					if (!again)
 						(void) collect_garbage_if_due(index, &meta, true);
