@@ -79,6 +79,7 @@ static bool far_over_now(Relation index);
 static bool tail_over(const LearnedMetaPageData *meta, uint64 appended);
 static bool witness_passed(Relation index, const LearnedMetaPageData *meta);
 static void witness_record(Relation index, const LearnedMetaPageData *meta);
+static void witness_wait(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- page allocation ---------- */
 
@@ -1509,9 +1510,12 @@ sweep_step(Relation index, LearnedMergeBy by)
  * then sweep the runs in steps (sweep_step); each step's garbage
  * collection frees the pages the steps before it replaced once no scan can
  * read them (VACUUM's horizon, gc_horizon, or this backend's flip witness,
- * witness_passed), and the step reuses them.  Twice at most: a full run
- * table is swept before the tail can be flushed.  What is appended
- * meanwhile is merged whole by the caller.  Only a caller with no scan of
+ * witness_passed, which the sweep waits a little for: witness_wait), and
+ * the step reuses them.  A sweep in progress (a worker's, or the steps an
+ * inserter took) is finished first, then the tail flushed and swept: twice
+ * at most, since a full run table is swept before the tail can be
+ * flushed.  What is appended meanwhile is left to the triggers, or merged
+ * whole by merge_far_over if it is far over again.  Only a caller with no scan of
  * its own open gains: its own snapshot predates each of its flips, and
  * only then may garbage collection leave it out (learned_index_merge,
  * whose caller may hold cursors, stays a whole merge).  Returns the
@@ -1538,19 +1542,21 @@ sweep_all(Relation index, LearnedMergeBy by)
 		alloc_map_reset();
 		flushed = LearnedRunFlushWhole(index);
 
-		/*
-		 * The witness of the last flip, ours or not (a worker's step, a
-		 * flush): taken at any moment after a flip, under the merge lock
-		 * (no flip happens meanwhile), it holds every backend that may
-		 * still read what the flip replaced, so the first step's garbage
-		 * collection can free that too once they have moved on.
-		 */
 		LearnedReadMeta(index, &meta);
-		witness_record(index, &meta);
-		if (!sweep_eligible(&meta))
+		if (meta.sweep_end_seq == 0 && !sweep_eligible(&meta))
 			break;
 		while (meta.sweep_end_seq != 0 || sweep_eligible(&meta))
 		{
+			/*
+			 * The witness of the last flip, ours or not (the step before,
+			 * a flush, a worker's step): taken at any moment after a flip,
+			 * under the merge lock (no flip happens meanwhile), it holds
+			 * every backend that may still read what the flip replaced, so
+			 * the step's garbage collection can free that once they have
+			 * moved on; wait a little for that (witness_wait).
+			 */
+			witness_record(index, &meta);
+			witness_wait(index, &meta);
 			merged += sweep_step(index, by);
 			LearnedReadMeta(index, &meta);
 			if (meta.sweep_end_seq == 0)
@@ -1562,13 +1568,8 @@ sweep_all(Relation index, LearnedMergeBy by)
 			 * lock): flush for them, as merge_or_step does, or the tail
 			 * (and every backend's copy of it) grows with the whole sweep.
 			 */
-			if (tail_over(&meta, LearnedPendingAppended(index, &meta)) &&
-				LearnedRunFlush(index, Max(1, learned_tail_limit / 2)))
-			{
-				/* the flush flipped: a witness of that flip for the next GC */
-				LearnedReadMeta(index, &meta);
-				witness_record(index, &meta);
-			}
+			if (tail_over(&meta, LearnedPendingAppended(index, &meta)))
+				(void) LearnedRunFlush(index, Max(1, learned_tail_limit / 2));
 			LearnedReadMeta(index, &meta);
 		}
 		if (flushed)
@@ -1818,9 +1819,10 @@ gc_horizon_passed(bool have, TransactionId oldest, TransactionId x)
  * (a scan does not outlive its transaction); its xmin is unset (it has no
  * snapshot at all); its xmin follows the flip's xid (every snapshot it has
  * was taken after the flip); it is a lazy VACUUM (left out as gc_horizon
- * leaves it out); or it holds LEARNED_NOSCAN_LOCK (an inserter waiting for
- * the merge lock with no scan open: it reads no page of the index until it
- * releases it, and then reads the current metapage).  Backends of other
+ * leaves it out); or it holds LEARNED_NOSCAN_LOCK (an inserter with no
+ * scan open, or a merge worker, waiting for the merge lock: it reads no
+ * page of the index until it releases it, and then reads the current
+ * metapage).  Backends of other
  * databases are not noted (they cannot open the index).  A walsender has no
  * virtual transaction id: with hot_standby_feedback its xmin must unset or
  * pass the flip, as a replication slot's must.  The caller itself must
@@ -1874,6 +1876,15 @@ witness_record(Relation index, const LearnedMetaPageData *meta)
 	witness_epoch = meta->pending_epoch;
 }
 
+/* whether the witness names the last flip of this index and may be used here */
+static bool
+witness_usable(Relation index, const LearnedMetaPageData *meta)
+{
+	return witness_relid == RelationGetRelid(index) && witness_flip == meta->last_flip_xid &&
+		witness_epoch == (uint64) meta->pending_epoch &&
+		LearnedNoOpenScans() && LI_DEFER_CLEANUP_AGE == 0 && !RecoveryInProgress();
+}
+
 static bool
 witness_passed(Relation index, const LearnedMetaPageData *meta)
 {
@@ -1886,9 +1897,7 @@ witness_passed(Relation index, const LearnedMetaPageData *meta)
 	int			i;
 	bool		passed = true;
 
-	if (witness_relid != RelationGetRelid(index) || witness_flip != meta->last_flip_xid ||
-		witness_epoch != (uint64) meta->pending_epoch ||
-		!LearnedNoOpenScans() || LI_DEFER_CLEANUP_AGE > 0 || RecoveryInProgress())
+	if (!witness_usable(index, meta))
 		return false;
 	x = XidFromFullTransactionId(FullTransactionIdFromU64(witness_flip));
 	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
@@ -1925,6 +1934,33 @@ witness_passed(Relation index, const LearnedMetaPageData *meta)
 	LWLockRelease(ProcArrayLock);
 	pfree(holders);
 	return passed;
+}
+
+/*
+ * Wait, up to LEARNED_WITNESS_WAIT_MS, for the witness of the last flip to
+ * pass (witness_passed).  A sweep's next step collects garbage right after
+ * the flip before it: the scans the witness noted (a point lookup, the row
+ * an inserter was writing) are still running then, so the collection
+ * stamped the replaced group and left it for the xid horizon, which the
+ * writers' own transactions, waiting for this merge (far_over_merge), hold
+ * back until the sweep ends: every step took new pages, and at 10M rows
+ * the file grew by the static stage.  Statements that short end within a
+ * few milliseconds; a longer one (a cursor) costs the wait once per step.
+ */
+#define LEARNED_WITNESS_WAIT_MS		50
+
+static void
+witness_wait(Relation index, const LearnedMetaPageData *meta)
+{
+	int			waited;
+
+	if (!witness_usable(index, meta))
+		return;
+	for (waited = 0; waited < LEARNED_WITNESS_WAIT_MS && !witness_passed(index, meta); waited++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(1000L);
+	}
 }
 
 /*
@@ -2967,6 +3003,7 @@ learned_merge_worker_main(Datum arg)
 	Oid			dboid;
 	bool		again = true;
 	bool		sweeping = false;
+	bool		witnessed = false;
 	bool		holding = false;
 	LOCKTAG		wtag;
 
@@ -3010,8 +3047,13 @@ learned_merge_worker_main(Datum arg)
 				 * Someone else merging will take our entries too; but a flush
 				 * into a sorted run (run.c) or GC holds the lock only briefly
 				 * and merges nothing: wait out those, up to a second, without
-				 * queueing behind a long merge.
+				 * queueing behind a long merge.  Meanwhile its snapshot is
+				 * set but it reads no page of the index: it says so, as a
+				 * waiting inserter does (far_over_merge), or the holder's
+				 * sweep could not reuse its own steps' pages until this
+				 * wait ended.
 				 */
+				LockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
 				for (tries = 0; tries < 100; tries++)
 				{
 					if ((locked = ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock)))
@@ -3021,12 +3063,28 @@ learned_merge_worker_main(Datum arg)
 					ResetLatch(MyLatch);
 					CHECK_FOR_INTERRUPTS();
 				}
+				UnlockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
 				if (locked)
 				{
+					/*
+					 * The step before (this worker's last transaction) noted
+					 * the backends that may still read what it replaced:
+					 * wait a little for them to move on, so that this step's
+					 * garbage collection frees those pages for its writes
+					 * (witness_wait; sweep_all does the same).
+					 */
+					if (witnessed)
+					{
+						LearnedReadMeta(index, &meta);
+						witness_wait(index, &meta);
+					}
 					merge_or_step(index, LEARNED_MERGE_BY_WORKER);
 					LearnedReadMeta(index, &meta);
 					/* a sweep's steps follow each other without the pause */
 					sweeping = meta.sweep_end_seq != 0;
+					witnessed = sweeping;
+					if (sweeping)
+						witness_record(index, &meta);
 					again = sweeping || worker_due(index, &meta);
 					if (!again)
 						(void) collect_garbage_if_due(index, &meta, true);

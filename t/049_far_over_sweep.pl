@@ -17,8 +17,10 @@
 # wait) and reads every row of its snapshot in order; an ERROR and a PANIC
 # between two steps and before a step's flip (fault points
 # sweep-between-steps, sweep-before-flip) leave an index that answers as a
-# sequential scan and passes learned_index_check; a standby with
-# wal_consistency_checking replays it all.
+# sequential scan and passes learned_index_check; an INSERT that goes far
+# over while a sweep is in progress finishes that sweep and sweeps the rest
+# in steps, none of which rewrites half the static stage (a whole merge
+# did); a standby with wal_consistency_checking replays it all.
 use strict;
 use warnings;
 use FindBin;
@@ -147,7 +149,28 @@ foreach my $fp ('sweep-between-steps', 'sweep-before-flip')
 	}
 }
 
-# 4. the standby replayed all of it, checking every page
+# 4. a sweep in progress when the list goes far over: the far-over merge
+# finishes it in steps and sweeps the rest, with no whole merge (it used to
+# see no sweep it could start, and merged the whole list in one flip,
+# writing the whole static stage beside the old one)
+$node->safe_psql('postgres', "SELECT learned_index_merge('v_k')");
+$node->safe_psql('postgres', 'SET learned_idx.auto_merge = off; SET learned_idx.tail_limit = 1000; ' . big_insert(3000)
+	  . " SELECT learned_index_merge_step('v_k');");
+my $sweeping = $node->safe_psql('postgres',
+	"SELECT count(*) FROM learned_index_sweep('v_k')");
+cmp_ok($sweeping, '>', 0, 'a sweep is in progress');
+my $leaf = info('leaf_pages');
+$offset = -s $node->logfile;
+$node->safe_psql('postgres', big_insert(20000));
+my @written = slurp_file($node->logfile, $offset) =~
+  /learned index "postgres\.public\.v_k" merged by insert: \d+ entries, generation \d+, pages: (\d+) written/g;
+cmp_ok(scalar(@written), '>=', 2 * $segments, 'the far-over INSERT merged in steps');
+my @whole = grep { $_ > $leaf / 2 } @written;
+is(scalar(@whole), 0,
+	"no merge of that INSERT wrote half the static stage ($leaf leaf pages; written: @written)");
+verify('after a far-over INSERT during a sweep');
+
+# 5. the standby replayed all of it, checking every page
 $node->wait_for_catchup($standby);
 dyn_compare_nodes($node, $standby, 'v', 'standby');
 dyn_check($standby, 'v_k', 'standby');
