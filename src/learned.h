@@ -1567,6 +1567,7 @@ extern Datum LearnedPendingKeyAt(Relation index, const LearnedKeyInfo *ki, Page 
 								 BlockNumber blkno, int slot);
 extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);
 extern int	LearnedPendingCount(Page page, int keylen);
+extern int	LearnedPendingCountFrom(Page page, int keylen, int from);
 
 /* ---------- handler.c ---------- */
 

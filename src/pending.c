@@ -347,6 +347,31 @@ LearnedPendingXorWithFirst(Page page, int keylen, char *key)
 int
 LearnedPendingCount(Page page, int keylen)
 {
+	return LearnedPendingCountFrom(page, keylen, 0);
+}
+
+static inline bool
+slot_used(Page page, int keylen, int slot)
+{
+	ItemPointerData tid = LearnedPendingTid(page,
+											LearnedPendingItemPtr(page, keylen, slot));
+
+	return ItemPointerGetOffsetNumberNoCheck(&tid) != InvalidOffsetNumber;
+}
+
+/*
+ * LearnedPendingCount with a guess: the count is probably a little above
+ * from (an inserter's count after its last append to this page; the other
+ * inserters appended a few since).  Since the used slots are a prefix,
+ * slot from - 1 in use proves the count is at least from, whatever page
+ * this is; then a search that doubles its step from there finds the
+ * first free slot in a few probes, near the page's end, instead of a
+ * binary search over the whole page (2.3% of the CPU under 2-client
+ * 100-row appends, perf).  A wrong guess costs one probe.
+ */
+int
+LearnedPendingCountFrom(Page page, int keylen, int from)
+{
 	int			lower = ((PageHeader) page)->pd_lower;
 	int			lo = 0;
 	int			hi;
@@ -357,13 +382,30 @@ LearnedPendingCount(Page page, int keylen)
 		return 0;
 	hi = Min((lower - (int) LEARNED_PENDING_ITEMS_OFFSET) / (int) LearnedPendingItemSize(keylen),
 			 LearnedPendingCapacity(keylen));
+	if (from > 0 && from <= hi && slot_used(page, keylen, from - 1))
+	{
+		int			step = 1;
+
+		/* slots below lo are used; probe lo, lo + 1, lo + 3, lo + 7 ... */
+		lo = from;
+		while (lo + step - 1 < hi)
+		{
+			int			probe = lo + step - 1;
+
+			if (!slot_used(page, keylen, probe))
+			{
+				hi = probe;
+				break;
+			}
+			lo = probe + 1;
+			step *= 2;
+		}
+	}
 	while (lo < hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
-		ItemPointerData tid = LearnedPendingTid(page,
-												LearnedPendingItemPtr(page, keylen, mid));
 
-		if (ItemPointerGetOffsetNumberNoCheck(&tid) != InvalidOffsetNumber)
+		if (slot_used(page, keylen, mid))
 			lo = mid + 1;
 		else
 			hi = mid;
