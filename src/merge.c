@@ -1514,9 +1514,9 @@ sweep_step(Relation index, LearnedMergeBy by)
  * the step reuses them.  A sweep in progress (a worker's, or the steps an
  * inserter took) is finished first, then the tail flushed and swept: twice
  * at most, since a full run table is swept before the tail can be
- * flushed.  What is appended meanwhile is left to the triggers, or merged
- * whole by merge_far_over if it is far over again.  Only a caller with no scan of
- * its own open gains: its own snapshot predates each of its flips, and
+ * flushed.  What is appended meanwhile is left to the triggers (or, far
+ * over again, to merge_far_over).  Only a caller with no scan of its own
+ * open gains: its own snapshot predates each of its flips, and
  * only then may garbage collection leave it out (learned_index_merge,
  * whose caller may hold cursors, stays a whole merge).  Returns the
  * entries merged.
@@ -1590,11 +1590,13 @@ vacuum_sweep(Relation index, LearnedMergeBy by)
 /*
  * The merge of a list far past twice pending_limit (an inserter's, or the
  * worker's): the whole list, which bounds it, but swept (sweep_all) when
- * this backend has no learned index scan open, then what arrived meanwhile
- * whole.  One whole merge wrote the whole static stage beside the old one,
- * and that generation waited for the snapshot horizon, which the
- * inserter's own open transaction holds back as long as it runs: at 10M
- * rows it was half of the index's peak.  The caller holds the merge lock.
+ * this backend has no learned index scan open; swept once more if other
+ * writers took the list far over again meanwhile, and merged whole only if
+ * it is still far over after that, or at once with a scan open.  One whole
+ * merge writes the whole static stage beside the old one, and that
+ * generation waits for the snapshot horizon, which the inserter's own open
+ * transaction holds back as long as it runs: at 10M rows it was half of
+ * the index's peak.  The caller holds the merge lock.
  */
 static int64
 merge_far_over(Relation index, LearnedMergeBy by)
