@@ -3005,7 +3005,6 @@ learned_merge_worker_main(Datum arg)
 	Oid			dboid;
 	bool		again = true;
 	bool		sweeping = false;
-	bool		witnessed = false;
 	bool		holding = false;
 	LOCKTAG		wtag;
 
@@ -3069,22 +3068,20 @@ learned_merge_worker_main(Datum arg)
 				if (locked)
 				{
 					/*
-					 * The step before (this worker's last transaction) noted
-					 * the backends that may still read what it replaced:
-					 * wait a little for them to move on, so that this step's
-					 * garbage collection frees those pages for its writes
-					 * (witness_wait; sweep_all does the same).
+					 * If the step before (this worker's last transaction)
+					 * noted the backends that may still read what it
+					 * replaced, and nothing flipped since, wait a little for
+					 * them to move on, so that this step's garbage
+					 * collection frees those pages for its writes
+					 * (witness_wait returns at once otherwise; sweep_all
+					 * does the same).
 					 */
-					if (witnessed)
-					{
-						LearnedReadMeta(index, &meta);
-						witness_wait(index, &meta);
-					}
+					LearnedReadMeta(index, &meta);
+					witness_wait(index, &meta);
 					merge_or_step(index, LEARNED_MERGE_BY_WORKER);
 					LearnedReadMeta(index, &meta);
 					/* a sweep's steps follow each other without the pause */
 					sweeping = meta.sweep_end_seq != 0;
-					witnessed = sweeping;
 					if (sweeping)
 						witness_record(index, &meta);
 					again = sweeping || worker_due(index, &meta);
