@@ -173,7 +173,7 @@ li_pg_built() {
 # on a lock per major (both flavors: they share the downloaded source, so the
 # bench flavor is the same version as the test flavor built before it).
 li_pg_build() {
-    local major="$1" flavor="${2:-test}" suite prefix src log t0 dsc tarball ver lockfd opts
+    local major="$1" flavor="${2:-test}" suite prefix src log t0 dsc tarball ver lockfd opts f
     suite="$(li_pg_suite "$major")" || li_die "no Debian source package for PostgreSQL $major (buildable: $LI_PG_BUILDABLE)"
     prefix="$(li_pg_prefix "$major" "$flavor")"
     opts="$(li_pg_configure_opts "$flavor")"
@@ -217,7 +217,9 @@ SRC
     # Only the upstream tarball is used: Debian's patches (socket directory,
     # paths of a multi-major install) are for its packaging, not for a prefix.
     # A source package downloaded by an earlier build of this major is reused.
-    dsc="$(ls "$src"/postgresql-"$major"_*.dsc 2>/dev/null | head -n 1)"
+    # (a glob, not ls: under pipefail a missing directory would end the script)
+    dsc=""
+    for f in "$src"/postgresql-"$major"_*.dsc; do [ -f "$f" ] && { dsc="$f"; break; }; done
     if [ -z "$dsc" ] || ! ls "$src"/postgresql-"$major"_*.orig.tar.* >/dev/null 2>&1; then
         apt-get update -q -o DPkg::Lock::Timeout=600 >>"$log" 2>&1 ||
             { tail -n 20 "$log" >&2; li_die "apt-get update failed (log: $log)"; }
