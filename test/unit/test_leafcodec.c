@@ -305,6 +305,41 @@ check_page(const uint64_t *keys, const uint64_t *blk, const uint64_t *off,
 				ok = 0;
 			}
 		}
+		/*
+		 * lower bounds in windows: narrow ones (a point lookup's, one or two
+		 * partitions) and ones over the whole page (past the partitions a
+		 * window walks), empty ones, x inside, below and above the window
+		 */
+		for (i = 0; i < 400 && ok; i++)
+		{
+			uint32_t	a = (uint32_t) (rnd() % (n + 1));
+			uint32_t	w = (i % 4 == 3) ? (uint32_t) (rnd() % (n + 1)) : (uint32_t) (rnd() % 130);
+			uint32_t	b = a + w > n ? n : a + w;
+			uint64_t	x;
+			uint32_t	want;
+
+			if (i % 5 == 0)
+				x = rnd();
+			else if (b > a)
+				x = keys[a + rnd() % (b - a)] + (i % 5 == 1);
+			else
+				x = keys[a < n ? a : n - 1];
+			if (i % 7 == 0)
+				x = (i % 2) ? 0 : UINT64_MAX;
+			want = a + ref_lower(keys + a, b - a, x);
+			if (!lcp_lower_bound_in_checked(&lv, x, a, b, &pos) || pos != want)
+			{
+				sprintf(why, "checked lower bound of %llu in [%u, %u): %u, want %u",
+						(unsigned long long) x, a, b, pos, want);
+				ok = 0;
+			}
+		}
+		if (ok && (lcp_lower_bound_in_checked(&lv, keys[0], 1, 0, &pos) ||
+				   lcp_lower_bound_in_checked(&lv, keys[0], 0, n + 1, &pos)))
+		{
+			sprintf(why, "checked lower bound in a window that is not one");
+			ok = 0;
+		}
 	}
 out:
 	free(dk);
@@ -484,10 +519,14 @@ test_lazy_corruption(uint64_t *area, const uint64_t *copy, const uint64_t *keys,
 		else
 			report(!lcp_key_checked(&v, start, &kv) &&
 				   !lcp_decode_range_checked(&v, 0, n, out, NULL, NULL) &&
-				   !lcp_lower_bound_checked(&v, keys[start], &pos), name);
+				   !lcp_lower_bound_checked(&v, keys[start], &pos) &&
+				   !lcp_lower_bound_in_checked(&v, keys[start], start, start + 1, &pos), name);
 		snprintf(name, sizeof(name), "lazy: %s: other readers answer right", names[how]);
 		report(lcp_key_checked(&v, 0, &kv) && kv == keys[0] &&
-			   lcp_key_checked(&v, n - 1, &kv) && kv == keys[n - 1], name);
+			   lcp_key_checked(&v, n - 1, &kv) && kv == keys[n - 1] &&
+			   lcp_lower_bound_in_checked(&v, keys[5], 0, 10, &pos) && pos == ref_lower(keys, 10, keys[5]) &&
+			   lcp_lower_bound_in_checked(&v, keys[n - 5], n - 10, n, &pos) &&
+			   pos == n - 10 + ref_lower(keys + n - 10, 10, keys[n - 5]), name);
 	}
 	memcpy(area, copy, AREA_BYTES);
 }
