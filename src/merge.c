@@ -12,9 +12,9 @@
  *	 3. Read those pending entries, sort them, and assign each to the segment
  *		whose key range holds it.
  *	 4. Rewrite only the segments that received entries: their old live
- *		entries plus the new ones, into newly allocated page runs (split when
- *		they outgrow the cap), retrained, WAL-logged as full pages.  Untouched
- *		segments keep their pages and descriptors.
+ *		entries plus the new ones, neighbours joined, into newly allocated
+ *		page runs (split when they outgrow the cap), retrained, WAL-logged as
+ *		full pages.  Untouched segments keep their pages and descriptors.
  *	 5. Write a new directory (generation g+1) on new pages.
  *	 6. Flip the metapage in one record: generation, directory, counts,
  *		pending_merged = S, pending head advanced, pending_epoch bumped, and
@@ -841,7 +841,9 @@ coalesce_flush(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
  * the rest, so the caller passes only keys that belong to the range).
  * Segments that no key reaches are kept as they are, unless rewrite[]
  * (VACUUM: mostly dead) or rewrite_all says otherwise.  With an empty
- * static stage every key goes into new segments.
+ * static stage every key goes into new segments.  Rewritten segments next
+ * to each other are written as one stream (coalesce_add): the new segments
+ * need not match the old ones one to one.
  */
 static void
 merge_segments(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *meta,
