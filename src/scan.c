@@ -244,6 +244,24 @@ typedef struct PendingPin
 #define NEAR_AFTER		8
 #define NEAR_BEFORE		(NEAR_MAX - NEAR_AFTER)
 
+/*
+ * Decoded columns, apart from the scan's struct: fill_batch's step of a
+ * compressed slice, and near_probe's window (key images, blocks, offsets).
+ * Allocated on first use (scan_arrays): a point lookup uses neither, and
+ * with them inside it the struct (7.9 kB) did not fit the first block of
+ * the scan's memory context, so every scan, one per query in an OLTP
+ * lookup, had a 16 kB block malloc'd and freed.
+ */
+typedef struct ScanArrays
+{
+	uint64		step_keys[SLICE_STEP_MAX];
+	uint64		step_blocks[SLICE_STEP_MAX];
+	uint64		step_offsets[SLICE_STEP_MAX];
+	uint64		near_keys[NEAR_MAX];
+	uint64		near_blocks[NEAR_MAX];
+	uint64		near_offsets[NEAR_MAX];
+} ScanArrays;
+
 typedef struct LearnedScanOpaqueData
 {
 	MemoryContext scanCxt;		/* lives until endscan */
@@ -283,8 +301,7 @@ typedef struct LearnedScanOpaqueData
 	 * near_gen of relfilenode near_relfile.  A leaf page is never changed
 	 * in place but by VACUUM's dead marks (and hint bits), so the same
 	 * generation and entry count mean the same keys and TIDs at the same
-	 * slots (kill_items relies on it too).  The arrays (near_keys ...) come
-	 * last.
+	 * slots (kill_items relies on it too).  The arrays are in arr.
 	 */
 	bool		near_valid;
 	uint32		near_gen;
@@ -385,23 +402,24 @@ typedef struct LearnedScanOpaqueData
 	 * slice's size, and the decoded columns of the step of the current
 	 * slice that fill_batch decoded last (SLICE_STEP_MAX entries at most:
 	 * the loop reads no entry of an earlier step, so the columns stay in
-	 * the CPU's first-level cache beside the batch).  The step arrays come
-	 * last: beginscan does not zero them.
+	 * the CPU's first-level cache beside the batch), in arr.
 	 */
 	int			slice;
 	bool		slice_point;	/* an equality on the key: few entries expected */
 	bool		slice_has_end;	/* a range: the scan has an end bound */
-	uint64		step_keys[SLICE_STEP_MAX];
-	uint64		step_blocks[SLICE_STEP_MAX];
-	uint64		step_offsets[SLICE_STEP_MAX];
-
-	/* near_probe's decoded entries: key images, blocks, offsets */
-	uint64		near_keys[NEAR_MAX];
-	uint64		near_blocks[NEAR_MAX];
-	uint64		near_offsets[NEAR_MAX];
+	ScanArrays *arr;			/* made by the first use (scan_arrays) */
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
+
+/* so->arr, made on first use; the columns are written before they are read */
+static inline ScanArrays *
+scan_arrays(LearnedScanOpaque so)
+{
+	if (so->arr == NULL)
+		so->arr = MemoryContextAlloc(so->scanCxt, sizeof(ScanArrays));
+	return so->arr;
+}
 
 /* the version of the pending copy the scan pinned (load_pending), or NULL */
 static inline const LearnedPendingCache *
@@ -469,9 +487,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned scan",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	/* all but the step arrays, which fill_batch writes before it reads */
-	so = palloc(sizeof(LearnedScanOpaqueData));
-	memset(so, 0, offsetof(LearnedScanOpaqueData, step_keys));
+	so = palloc0(sizeof(LearnedScanOpaqueData));
 	so->scanCxt = cxt;
 	so->index = index;
 	so->rescanCxt = AllocSetContextCreate(cxt, "learned rescan",
@@ -2192,9 +2208,9 @@ take_matching(LearnedScanOpaque so, Page page, const uint8 *dead, const uint8 *h
 		it->slot = (uint16) k;
 		if (sliced)
 		{
-			it->key = LearnedLeafImageKey(&so->ki, so->step_keys[k - step_lo]);
-			ItemPointerSet(&it->tid, (BlockNumber) so->step_blocks[k - step_lo],
-						   (OffsetNumber) so->step_offsets[k - step_lo]);
+			it->key = LearnedLeafImageKey(&so->ki, so->arr->step_keys[k - step_lo]);
+			ItemPointerSet(&it->tid, (BlockNumber) so->arr->step_blocks[k - step_lo],
+						   (OffsetNumber) so->arr->step_offsets[k - step_lo]);
 		}
 		else
 		{
@@ -2226,7 +2242,7 @@ run_end(LearnedScanOpaque so, Page page, int i, int last, bool sliced, int probe
 		(*failed >= 0 && (so->forward ? j >= *failed : j <= *failed)))
 		return -1;
 	if (key_matches(so, sliced ?
-					LearnedLeafImageKey(&so->ki, so->step_keys[j - step_lo]) :
+					LearnedLeafImageKey(&so->ki, so->arr->step_keys[j - step_lo]) :
 					leaf_key(so, page, j)))
 		return j;
 	*failed = j;
@@ -2248,7 +2264,7 @@ last_match(LearnedScanOpaque so, Page page, int a, int z, bool sliced, int step_
 		int			mid = a + (z - a) / 2;
 
 		if (key_matches(so, sliced ?
-						LearnedLeafImageKey(&so->ki, so->step_keys[mid - step_lo]) :
+						LearnedLeafImageKey(&so->ki, so->arr->step_keys[mid - step_lo]) :
 						leaf_key(so, page, mid)))
 			a = mid;
 		else
@@ -2384,16 +2400,17 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		{
 			int			m = Min(stepsz, (so->forward ? end - i : i - end));
 			int			lo = so->forward ? i : i - m + 1;
+			ScanArrays *arr = scan_arrays(so);
 
 			StaticAssertStmt(SLICE_FIRST <= SLICE_STEP_MAX, "the first step must fit the arrays");
-			LearnedLeafDecodeRange(&so->view, lo, m, so->step_keys, so->step_blocks,
-								   so->step_offsets);
+			LearnedLeafDecodeRange(&so->view, lo, m, arr->step_keys, arr->step_blocks,
+								   arr->step_offsets);
 			step_lo = lo;
 			decoded = off + m;
 			stepsz = Min(stepsz * 2, SLICE_STEP_MAX);
 			probe = so->forward ? lo + m - 1 : lo;
 		}
-		key = sliced ? LearnedLeafImageKey(&so->ki, so->step_keys[i - step_lo]) :
+		key = sliced ? LearnedLeafImageKey(&so->ki, so->arr->step_keys[i - step_lo]) :
 			leaf_key(so, page, i);
 
 		if (convex && known >= 0 && (so->forward ? i <= known : i >= known))
@@ -2487,8 +2504,8 @@ matched:
 				b->items[b->nitems].key = key;
 			if (sliced)
 				ItemPointerSet(&b->items[b->nitems].tid,
-							   (BlockNumber) so->step_blocks[i - step_lo],
-							   (OffsetNumber) so->step_offsets[i - step_lo]);
+							   (BlockNumber) so->arr->step_blocks[i - step_lo],
+							   (OffsetNumber) so->arr->step_offsets[i - step_lo]);
 			else
 				b->items[b->nitems].tid = LearnedLeafViewTid(&so->view, i);
 			b->nitems++;
@@ -2563,10 +2580,11 @@ near_load(IndexScanDesc scan, uint32 vp, int lo)
 	uint32		segno;
 	LearnedSegment *seg = vpage_segment(so->dir, vp, &segno);
 	int			n = Min(NEAR_MAX, so->view.nitems - lo);
+	ScanArrays *arr = scan_arrays(so);
 
 	Assert(so->view.compressed && lo >= 0 && n > 0);
-	LearnedLeafDecodeRange(&so->view, lo, n, so->near_keys, so->near_blocks,
-						   so->near_offsets);
+	LearnedLeafDecodeRange(&so->view, lo, n, arr->near_keys, arr->near_blocks,
+						   arr->near_offsets);
 	if (!so->near_valid || so->near_vp != vp || so->near_gen != so->dir->generation ||
 		so->near_relfile != LI_REL_FILE_NUMBER(scan->indexRelation))
 	{
@@ -2593,7 +2611,7 @@ near_load(IndexScanDesc scan, uint32 vp, int lo)
 static void
 near_search(LearnedScanOpaque so, uint64 x, int from, int *sp, int *tp)
 {
-	const uint64 *k = so->near_keys;
+	const uint64 *k = so->arr->near_keys;
 	int			n = so->near_n;
 	int			s = from;
 	int			t;
@@ -2672,10 +2690,10 @@ near_take(IndexScanDesc scan, Buffer buf, int s, int t)
 		if (((dead[slot >> 3] | (hints ? hints[slot >> 3] : 0)) >> (slot & 7)) & 1)
 			continue;
 		it = &b->items[b->nitems++];
-		it->key = LearnedLeafImageKey(&so->ki, so->near_keys[i]);
+		it->key = LearnedLeafImageKey(&so->ki, so->arr->near_keys[i]);
 		it->slot = (uint16) slot;
-		ItemPointerSet(&it->tid, (BlockNumber) so->near_blocks[i],
-					   (OffsetNumber) so->near_offsets[i]);
+		ItemPointerSet(&it->tid, (BlockNumber) so->arr->near_blocks[i],
+					   (OffsetNumber) so->arr->near_offsets[i]);
 	}
 	b->last = true;
 }
@@ -2693,7 +2711,7 @@ static int
 near_finish(IndexScanDesc scan, Buffer buf, int s, int t)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
-	Datum		key = LearnedLeafImageKey(&so->ki, so->near_keys[s]);
+	Datum		key = LearnedLeafImageKey(&so->ki, so->arr->near_keys[s]);
 	bool		passed = BufferIsValid(buf);
 
 	/* a key above the bound that does not end the scan: not ours to decide */
@@ -2732,7 +2750,7 @@ near_probe(IndexScanDesc scan, uint64 x)
 		so->near_relfile != LI_REL_FILE_NUMBER(scan->indexRelation) ||
 		x > so->near_last)
 		return NEAR_MISS;
-	if (x <= so->near_keys[0])
+	if (x <= so->arr->near_keys[0])
 	{
 		/*
 		 * Before the window (descending probes): if the page's first key
@@ -2760,7 +2778,7 @@ near_probe(IndexScanDesc scan, uint64 x)
 	{
 		int			l = so->last_slot - so->near_lo;
 
-		if (l > 1 && l < so->near_n && so->near_keys[l - 1] < x)
+		if (l > 1 && l < so->near_n && so->arr->near_keys[l - 1] < x)
 			from = l;
 	}
 	near_search(so, x, from, &s, &t);
