@@ -812,16 +812,16 @@ typedef struct Coalesce
 	Size		cap;
 } Coalesce;
 
-static void
-coalesce_add(Coalesce *co, const LearnedEntry *e, Size n)
+/* room for n more entries at the stream's end, where the caller writes them */
+static LearnedEntry *
+coalesce_room(Coalesce *co, Size n)
 {
 	if (co->n + n > co->cap)
 	{
 		co->cap = Max(co->cap * 2, co->n + n);
 		co->entries = repalloc_huge(co->entries, co->cap * sizeof(LearnedEntry));
 	}
-	memcpy(co->entries + co->n, e, n * sizeof(LearnedEntry));
-	co->n += n;
+	return co->entries + co->n;
 }
 
 static void
@@ -842,7 +842,7 @@ coalesce_flush(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
  * Segments that no key reaches are kept as they are, unless rewrite[]
  * (VACUUM: mostly dead) or rewrite_all says otherwise.  With an empty
  * static stage every key goes into new segments.  Rewritten segments next
- * to each other are written as one stream (coalesce_add): the new segments
+ * to each other are written as one stream (coalesce_room): the new segments
  * need not match the old ones one to one.
  */
 static void
@@ -904,18 +904,15 @@ merge_segments(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
 			Size		maxold = 1024;
 			Size		nold = 0;
 			LearnedEntry *olds = palloc_extended(maxold * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
-			LearnedEntry *all;
 
 			if (dir->nsegments > 0)
 				read_segment(index, ki, &dir->segments[s], &olds, &nold, &maxold);
-			all = palloc_extended((nold + (q - p)) * sizeof(LearnedEntry) + 1, MCXT_ALLOC_HUGE);
-			merge_entries(ki, olds, nold, keys + p, q - p, all);
-			/* a segment whose entries all died disappears */
-			coalesce_add(&co, all, nold + (q - p));
+			/* merged straight onto the stream; a segment whose entries all died disappears */
+			merge_entries(ki, olds, nold, keys + p, q - p, coalesce_room(&co, nold + (q - p)));
+			co.n += nold + (q - p);
 			if (co.n >= LEARNED_COALESCE_ENTRIES)
 				coalesce_flush(index, ki, meta, gen, set, &co);
 			*nstatic += nold + (q - p);
-			pfree(all);
 			pfree(olds);
 		}
 		p = q;
