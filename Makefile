@@ -3,9 +3,10 @@
 EXTENSION = learned_idx
 EXTVERSION = 0.1
 MODULE_big = learned_idx
-OBJS = src/handler.o src/keymap.o src/pla.o src/leco.o src/directory.o src/page.o src/build.o \
-       src/insert.o src/pending.o src/scan.o src/vacuum.o src/merge.o src/inspect.o \
-       src/unique.o src/run.o src/keypack.o src/leafcodec.o src/leaf.o
+OBJS = src/handler.o src/module.o src/keymap.o src/keypack.o src/pla.o src/leco.o \
+       src/leafcodec.o src/leaf.o src/page.o src/alloc.o src/directory.o src/writer.o \
+       src/build.o src/insert.o src/tail.o src/unique.o src/pending.o src/run.o \
+       src/scan.o src/vacuum.o src/merge.o src/inspect.o
 DATA = sql/learned_idx--0.1.sql
 PGFILEDESC = "learned_idx - learned index access method"
 

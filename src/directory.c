@@ -26,7 +26,7 @@
  *     segments, in key order (LeCo-Zonemap-D, see below).
  *
  * Everything else (npages, first_piece, first_zone, rank_base) is derived
- * on load.  The per-backend cache (page.c) keeps the stream as read: the
+ * on load.  The per-backend cache (below) keeps the stream as read: the
  * segments are decoded (they are few: one per 128 leaf pages), the piece and
  * zone runs stay compressed and are searched in place (leco_upper_bound /
  * leco_lower_bound, then O(1) random-access decodes of one piece).
@@ -45,7 +45,10 @@
 #include "learned.h"
 
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "utils/hsearch.h"
+#include "utils/rel.h"
 #include "utils/memutils.h"
 
 #define LEARNED_DIR_MAGIC	0x5249444C	/* "LDIR" */
@@ -233,7 +236,7 @@ LearnedSegmentSetAddZone(LearnedSegmentSet *set, uint64 lo, uint64 hi)
 /* ---------- decoding ---------- */
 
 /*
- * Parse dir->stream (stream_bytes long, read by page.c) and derive the
+ * Parse dir->stream (stream_bytes long, read by load_directory) and derive the
  * segment array.  Any inconsistency is reported as corruption.
  */
 void
@@ -673,4 +676,219 @@ LearnedChooseSegmentKind(LearnedSegmentSet *set, LearnedSegment *seg,
 	seg->npieces = 0;
 	seg->kind = LEARNED_SEG_ZONEMAP;
 	seg->zone_stride = (uint16) stride;
+}
+
+/* ---------- directory cache ---------- */
+
+/*
+ * The directory is cached per backend, keyed by index OID, and validated by
+ * (relfilenode, generation) read from the metapage at every scan start.  It
+ * is not kept in rd_amcache: a relcache invalidation may free rd_amcache in
+ * the middle of a scan, and the directory of a large index is too big to
+ * copy per scan.  Each cached directory lives in its own memory context.
+ */
+typedef struct DirCacheEntry
+{
+	Oid			indexoid;		/* hash key */
+	Oid			relfilenode;
+	LearnedDirectory *dir;
+	MemoryContext cxt;
+} DirCacheEntry;
+
+static HTAB *dir_cache = NULL;
+
+/*
+ * Directories replaced while a scan of this backend still used them; freed
+ * once released.  (A scan ended by an error never releases its reference:
+ * that directory then stays until the backend exits.)
+ */
+typedef struct OrphanDir
+{
+	LearnedDirectory *dir;
+	MemoryContext cxt;
+	struct OrphanDir *next;
+} OrphanDir;
+
+static OrphanDir *orphans = NULL;
+
+void
+LearnedReleaseDirectory(LearnedDirectory *dir)
+{
+	OrphanDir **prev = &orphans;
+	OrphanDir  *o;
+
+	Assert(dir->refcount > 0);
+	dir->refcount--;
+	if (dir->refcount > 0)
+		return;
+	for (o = orphans; o != NULL; prev = &o->next, o = o->next)
+	{
+		if (o->dir == dir)
+		{
+			*prev = o->next;
+			MemoryContextDelete(o->cxt);
+			pfree(o);
+			return;
+		}
+	}
+}
+
+/*
+ * A run of npages pages from start, named by the metapage or the directory,
+ * must lie inside the relation (LearnedBlocksExist): a damaged block number would
+ * otherwise reach ReadBuffer and fail there, with a file-level error and no
+ * REINDEX hint, and a damaged page count could become a huge allocation.
+ * An empty run may have start InvalidBlockNumber.
+ */
+static void
+check_run_inside(Relation index, BlockNumber start, uint32 npages, const char *what)
+{
+	if (npages > 0 && !LearnedBlocksExist(index, (uint64) start + npages))
+		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO, what);
+}
+
+static LearnedDirectory *
+load_directory(Relation index, MemoryContext cxt)
+{
+	LearnedMetaPageData meta;
+	LearnedDirectory *dir;
+	char	   *bytes;
+	Size		off = 0;
+	uint32		i;
+
+	LearnedReadMeta(index, &meta);
+	dir = MemoryContextAllocZero(cxt, sizeof(LearnedDirectory));
+	dir->generation = meta.generation;
+	dir->keytype = meta.keytype;
+	dir->keylen = meta.keylen;
+	dir->items_per_page = meta.items_per_page;
+	dir->error_bound = meta.error_bound;
+	dir->nsegments = meta.nsegments;
+	dir->npieces = meta.npieces;
+	dir->nstatic = meta.nstatic;
+	dir->nulls_start = meta.nulls_start;
+	dir->nulls_npages = meta.nulls_npages;
+	dir->nnulls = meta.nnulls;
+
+	/* before the stream's allocation, which dir_npages sizes */
+	check_run_inside(index, meta.dir_start, meta.dir_npages,
+					 "directory pages past the end of the index");
+
+	/* the compressed stream, as written (directory.c decodes it) */
+	bytes = MemoryContextAllocHuge(cxt, Max((Size) meta.dir_npages * LEARNED_DIR_BYTES_PER_PAGE, 8));
+	for (i = 0; i < meta.dir_npages; i++)
+	{
+		BlockNumber blkno = meta.dir_start + i;
+		Buffer		buf = ReadBuffer(index, blkno);
+		Page		page;
+		Size		chunk;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_DIR);
+		if (LearnedPageGetOpaque(page)->generation != meta.generation)
+			LearnedReportCorrupt(index, blkno, "directory page of another generation");
+		chunk = ((PageHeader) page)->pd_lower - (PageGetContents(page) - (char *) page);
+		if (((PageHeader) page)->pd_lower < (PageGetContents(page) - (char *) page) ||
+			chunk > LEARNED_DIR_BYTES_PER_PAGE ||
+			(i + 1 < meta.dir_npages && chunk != LEARNED_DIR_BYTES_PER_PAGE))
+			LearnedReportCorrupt(index, blkno, "bad directory page");
+		memcpy(bytes + off, PageGetContents(page), chunk);
+		UnlockReleaseBuffer(buf);
+		off += chunk;
+	}
+	dir->stream = bytes;
+	dir->stream_bytes = off;
+	LearnedDirDecode(index, dir, cxt);
+
+	for (i = 0; i < dir->nsegments; i++)
+		check_run_inside(index, dir->segments[i].start_blk, dir->segments[i].npages,
+						 "a segment's pages lie past the end of the index");
+	check_run_inside(index, dir->nulls_start, dir->nulls_npages,
+					 "NULL pages past the end of the index");
+	return dir;
+}
+
+/*
+ * Return the cached directory of the index, reloading it if the cached copy
+ * is not of the given generation.  The result stays valid until the next
+ * call for the same index that has to reload; callers (scans) keep their
+ * own pointer only while the generation they read in the metapage matches.
+ */
+LearnedDirectory *
+LearnedGetDirectory(Relation index, uint32 generation)
+{
+	DirCacheEntry *entry;
+	Oid			key = RelationGetRelid(index);
+	bool		found;
+	MemoryContext cxt;
+
+	if (dir_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(DirCacheEntry);
+		ctl.hcxt = CacheMemoryContext;
+		dir_cache = hash_create("learned directory cache", 16, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	entry = hash_search(dir_cache, &key, HASH_ENTER, &found);
+	if (found && entry->dir != NULL &&
+		entry->relfilenode == LI_REL_FILE_NUMBER(index) &&
+		entry->dir->generation == generation)
+		return entry->dir;
+
+	if (!found)
+	{
+		entry->dir = NULL;
+		entry->cxt = NULL;
+	}
+	cxt = AllocSetContextCreate(CacheMemoryContext, "learned directory",
+								ALLOCSET_DEFAULT_SIZES);
+	PG_TRY();
+	{
+		LearnedDirectory *dir = load_directory(index, cxt);
+
+		if (entry->cxt && entry->dir && entry->dir->refcount > 0)
+		{
+			OrphanDir  *o = MemoryContextAlloc(CacheMemoryContext, sizeof(OrphanDir));
+
+			o->dir = entry->dir;
+			o->cxt = entry->cxt;
+			o->next = orphans;
+			orphans = o;
+		}
+		else if (entry->cxt)
+			MemoryContextDelete(entry->cxt);
+		entry->cxt = cxt;
+		entry->dir = dir;
+		entry->relfilenode = LI_REL_FILE_NUMBER(index);
+	}
+	PG_CATCH();
+	{
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return entry->dir;
+}
+
+/*
+ * Read the metapage and the directory of that same generation: a merge may
+ * flip between the two reads, and then we read the metapage again.
+ */
+LearnedDirectory *
+LearnedReadMetaAndDirectory(Relation index, LearnedMetaPageData *meta)
+{
+	for (;;)
+	{
+		LearnedDirectory *dir;
+
+		LearnedReadMeta(index, meta);
+		dir = LearnedGetDirectory(index, meta->generation);
+		if (dir->generation == meta->generation)
+			return dir;
+		CHECK_FOR_INTERRUPTS();
+	}
 }

@@ -22,6 +22,8 @@
 #include "utils/tuplestore.h"
 
 #include "learned.h"
+#include "leaf.h"
+#include "pending.h"
 
 PG_FUNCTION_INFO_V1(learned_index_info);
 PG_FUNCTION_INFO_V1(learned_index_segments);
@@ -1080,7 +1082,7 @@ learned_index_check(PG_FUNCTION_ARGS)
 
 		/*
 		 * The slots past the last record, up to pd_lower, are zero: appends
-		 * move pd_lower ahead of their records (insert.c), and the count
+		 * move pd_lower ahead of their records (tail.c), and the count
 		 * stops at the first slot whose TID offset is 0, so a record past a
 		 * zero slot would be lost to every reader.
 		 */

@@ -659,8 +659,8 @@ LearnedKeyMapPlan(LearnedKeyInfo *ki, uint64 *lo, uint64 *hi, bool replan,
  *
  * PostgreSQL does not trust glibc's strxfrm to agree with strcoll, so the
  * build and every merge verify the order of what they write with the
- * comparator (build.c): a disagreement is an ERROR, never a misordered
- * index.  A scan only takes the image as a hint: a wrong one costs reads
+ * comparator (LearnedCheckOrder): a disagreement is an ERROR, never a
+ * misordered index.  A scan only takes the image as a hint: a wrong one costs reads
  * (scan.c gallops), never answers.
  */
 typedef struct StrMap
@@ -1262,7 +1262,7 @@ string_columns(LearnedKeyInfo *ki, bool *xfrm, bool *collated)
 	}
 }
 
-/* false if some key column's image comes from a libc strxfrm (build.c) */
+/* false if some key column's image comes from a libc strxfrm (LearnedCheckOrder) */
 bool
 LearnedKeyImagesTrusted(LearnedKeyInfo *ki)
 {

@@ -24,6 +24,7 @@
 #include "miscadmin.h"
 
 #include "learned.h"
+#include "leaf.h"
 
 /*
  * Keys stored after a page prefix (LEARNED_LEAF_PREFIX): one column of a

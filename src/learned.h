@@ -955,7 +955,7 @@ extern bool learned_type_exact(Oid typid);
 
 typedef struct LearnedDirectory
 {
-	int			refcount;		/* scans using it (see page.c) */
+	int			refcount;		/* scans using it (see directory.c) */
 	uint32		generation;
 	Oid			keytype;
 	int			keylen;
@@ -1151,20 +1151,7 @@ extern void LearnedCheckMeta(Relation index, LearnedMetaPage meta);
 extern void LearnedReportCorrupt(Relation index, BlockNumber blkno, const char *what);
 extern void LearnedReportHeapTid(Relation index, ItemPointer tid);
 
-/*
- * A heap TID read from an index page, checked before it goes to core (a scan
- * result, a bitmap, VACUUM's callback).  A damaged page can hold offset 0 or
- * block InvalidBlockNumber, which core only asserts against: a build with
- * assertions aborts, and one without reads block InvalidBlockNumber as P_NEW,
- * extending the heap.  Inline: a range scan checks every TID it returns.
- */
-static inline void
-LearnedCheckHeapTid(Relation index, ItemPointer tid)
-{
-	if (unlikely(!ItemPointerIsValid(tid) ||
-				 ItemPointerGetBlockNumberNoCheck(tid) == InvalidBlockNumber))
-		LearnedReportHeapTid(index, tid);
-}
+extern bool LearnedBlocksExist(Relation index, uint64 end);
 extern void LearnedCheckLink(Relation index, BlockNumber blkno, uint32 *steps);
 extern void LearnedReadMeta(Relation index, LearnedMetaPageData *copy);
 extern void LearnedReadMergeStats(Relation index, uint64 *nmerges,
@@ -1175,10 +1162,6 @@ extern bool LearnedReadMetaKept(Relation index, LearnedMetaPageData *copy,
 								Buffer *kept, Buffer *recent, XLogRecPtr *lsn);
 extern Buffer LearnedReadBufferRecent(Relation index, BlockNumber blkno,
 									  Buffer *recent);
-extern LearnedDirectory *LearnedGetDirectory(Relation index, uint32 generation);
-extern void LearnedReleaseDirectory(LearnedDirectory *dir);
-extern LearnedDirectory *LearnedReadMetaAndDirectory(Relation index,
-													 LearnedMetaPageData *meta);
 extern void LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki);
 extern void LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki);
 extern void LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki);
@@ -1285,292 +1268,9 @@ extern void LearnedLeafReserveHints(Page page);
 extern void LearnedLeafClearHints(Page page);
 extern bool LearnedHintSet(uint8 *hints, int slot);
 
-/* ---------- leaf.c: compressed leaf pages, and a view over either format ---------- */
+/* ---------- module.c: settings, fault points, open scans, the SQL gate ---------- */
 
-#define LEARNED_CKEY_NONE		0	/* pages stay plain */
-#define LEARNED_CKEY_SIGNED		1	/* int2/4/8, date, timestamp(tz), time */
-#define LEARNED_CKEY_UNSIGNED	2	/* oid */
-
-/*
- * A variable-width leaf page (LEARNED_LEAF_VARWIDTH), for n entries:
- *   | header | dead bitmap (n bits, to 8 bytes) | tids[n] | offsets[n] (uint16) | keys | hole | special |
- * Key i starts at offsets[i] (from the page start), aligned as its header
- * needs (LearnedKeyAlign); the keys are in slot order; pd_lower ends the last.
- *
- * A stride page (LEARNED_LEAF_VARWIDTH | LEARNED_LEAF_STRIDE) has no
- * offsets: after the TIDs come plen and width (uint16 each), the prefix
- * (plen bytes), then n suffixes of width bytes each, unaligned.  Key i is
- * the prefix then suffix i (a single varlena column gets its header back).
- */
-#define LearnedVwBitmapBytes(n)	((((n) + 63) / 64) * 8)
-#define LearnedVwTidsOff(n)		(LEARNED_LEAF_DATA_OFFSET + LearnedVwBitmapBytes(n))
-#define LearnedVwOffsOff(n)		(LearnedVwTidsOff(n) + (n) * (int) sizeof(ItemPointerData))
-#define LearnedVwKeysOff(n)		(LearnedVwOffsOff(n) + (n) * (int) sizeof(uint16))
-#define LearnedStHeadOff(n)		LearnedVwOffsOff(n)
-#define LearnedStPrefixOff(n)	(LearnedStHeadOff(n) + 2 * (int) sizeof(uint16))
-
-/* an opened leaf page (keys or NULLs) of any format */
-typedef struct LearnedLeafView
-{
-	Page		page;
-	const LearnedLeafLayout *layout;	/* of the plain format */
-	bool		compressed;
-	bool		varwidth;
-	bool		lazy;			/* compressed, opened by LearnedLeafOpenLazy */
-	int			nitems;
-	LcpView		lcp;			/* compressed: the validated runs */
-	Relation	index;			/* varwidth: to report damage */
-	BlockNumber blkno;
-	int			plen;			/* LEARNED_LEAF_PREFIX: the common prefix */
-	const char *prefix;
-	bool		stride;			/* LEARNED_LEAF_STRIDE: */
-	int			width;			/* each suffix's bytes */
-	const char *suffixes;		/* suffix 0 */
-} LearnedLeafView;
-
-/*
- * The key back from its image on a compressed page: exactly the Datum
- * learned_fetch_key gives.  Inline: a range scan converts every entry it
- * returns.
- */
-static inline Datum
-LearnedLeafImageKey(const LearnedKeyInfo *ki, uint64 image)
-{
-	switch (ki->keylen)
-	{
-		case 2:
-			return Int16GetDatum((int16) leco_u64_to_i64(image));
-		case 4:
-			if (ki->keytype == OIDOID)
-				return ObjectIdGetDatum((Oid) image);
-			return Int32GetDatum((int32) leco_u64_to_i64(image));
-		default:
-			return Int64GetDatum(leco_u64_to_i64(image));
-	}
-}
-
-extern int	LearnedCompressKeyKind(const LearnedKeyInfo *ki);
-extern bool LearnedLeafBoundImage(const LearnedKeyInfo *ki, Datum value, Oid typid,
-								  uint64 *image);
-extern void LearnedLeafOpen(Relation index, Page page, BlockNumber blkno,
-							const LearnedLeafLayout *layout, LearnedLeafView *v);
-extern void LearnedLeafOpenLazy(Relation index, Page page, BlockNumber blkno,
-								const LearnedLeafLayout *layout, LearnedLeafView *v);
-extern int	LearnedLeafLowerBound(const LearnedLeafView *v, uint64 x);
-extern int	LearnedLeafLowerBoundIn(const LearnedLeafView *v, uint64 x, int a, int b);
-extern void LearnedLeafDecodeRange(const LearnedLeafView *v, int from, int count,
-								   uint64 *keys, uint64 *blocks, uint64 *offsets);
-extern Datum LearnedLeafCompressedKey(const LearnedLeafView *v,
-									  const LearnedKeyInfo *ki, int slot);
-extern ItemPointerData LearnedLeafCompressedTid(const LearnedLeafView *v, int slot);
-extern bool LearnedLeafCheckSlot(const LearnedLeafView *v, const LearnedKeyInfo *ki,
-								 int slot);
-extern Datum LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot);
-extern bool LearnedLeafVarData(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
-							   const char **data, Size *len);
-
-/*
- * Does a leaf page's format (its opaque flags) match its segment's:
- * compressed pages in compressed segments, and in a fixed-width index,
- * variable-width (stride) pages in packed segments only?
- */
-static inline bool
-LearnedLeafFormatMatches(uint16 flags, const LearnedSegment *seg, int keylen)
-{
-	if (((flags & LEARNED_LEAF_COMPRESSED) != 0) != seg->compressed)
-		return false;
-	return keylen < 0 || ((flags & LEARNED_LEAF_VARWIDTH) != 0) == seg->packed;
-}
-
-/* key of slot (slot < v->nitems): a Datum as LearnedKeyFetch gives it */
-static inline Datum
-LearnedLeafViewKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
-{
-	if (v->compressed)
-		return LearnedLeafCompressedKey(v, ki, slot);
-	if (v->varwidth)
-		return LearnedLeafVarKey(v, ki, slot);
-	return LearnedKeyFetch(ki, LearnedLeafKeyPtr(v->page, v->layout, slot));
-}
-
-static inline ItemPointerData
-LearnedLeafViewTid(const LearnedLeafView *v, int slot)
-{
-	if (v->compressed)
-		return LearnedLeafCompressedTid(v, slot);
-	if (v->varwidth)
-	{
-		ItemPointerData t;
-
-		memcpy(&t, (char *) v->page + LearnedVwTidsOff(v->nitems) +
-			   slot * sizeof(ItemPointerData), sizeof(t));
-		return t;
-	}
-	return *LearnedLeafTid(v->page, v->layout, slot);
-}
-
-/* ---------- pending.c: per-backend sorted copy of the pending list ---------- */
-
-/*
- * One entry of the copy: 24 bytes, since every backend that scans the index
- * holds one per pending entry.  The mapped keys live in packed arrays beside
- * the entries (a lookup's binary search reads those), NULL keys in their own
- * array, and the entry's place is (blkno, slot) plus the low half of its
- * sequence number, which tells a recycled page apart (pending_entry_usable).
- */
-typedef struct LearnedPendingEntry
-{
-	Datum		key;
-	ItemPointerData tid;
-	uint16		slot;			/* its slot on the page (| _SLOT_KILLED) */
-	BlockNumber blkno;			/* pending page holding it */
-	uint32		seqlo;			/* low 32 bits of its sequence number */
-} LearnedPendingEntry;
-
-/*
- * In a backend's copy of the tail (pending.c): the top bit of an entry's
- * slot says that a scan of this backend found its heap tuple dead to every
- * transaction (kill_prior_tuple, scan.c); its scans skip it.  Slots are
- * far below it (LearnedPendingCapacity).
- */
-#define LEARNED_PENDING_SLOT_KILLED	0x8000
-
-/*
- * Sorted by (key, TID): a large array and a small recent one, merged when
- * the recent one grows, so an incremental refresh costs O(new log new +
- * recent) and a lookup two binary searches.  NULL keys are kept apart.
- *
- * A scan pins the version of the copy it started with (LearnedPendingPin)
- * and reads its entries in place, lazily, until its rescan or end.  A
- * refresh never changes a pinned version: it makes a new one first, which
- * shares the large main run until a fold changes it (pending.c), and the
- * old version is freed when its last pin goes (LearnedPendingRelease).
- */
-#define LEARNED_PENDING_TOP_STRIDE 16
-
-typedef struct LearnedPendingCache
-{
-	int			nmain;
-	LearnedPendingEntry *main;
-	uint64	   *main_mkeys;		/* main's mapped keys, packed: a lookup's binary
-								 * search touches 8 bytes a probe, not an entry */
-	uint64	   *main_top;		/* every LEARNED_PENDING_TOP_STRIDE-th of
-								 * main_mkeys: searched first, it stays in
-								 * cache, and the search ends in one stride */
-	int			ntop;
-	int			nrecent;
-	LearnedPendingEntry *recent;
-	uint64	   *recent_mkeys;	/* recent's mapped keys, packed */
-	uint64	   *filter;			/* a bit per hash of each cached mapped key
-								 * (a one-hash Bloom filter), or NULL */
-	uint64		filter_mask;	/* its number of bits - 1 (a power of 2) */
-	int			nnulls;
-	LearnedPendingEntry *nulls;
-	uint64		nentries;		/* live entries cached */
-	/* the version itself (pending.c) */
-	int			pins;			/* scans reading it (LearnedPendingPin) */
-	bool		orphan;			/* no longer the index's copy: freed unpinned */
-	int			maxrecent;		/* room in recent (and recent_mkeys) */
-	int			maxnulls;		/* room in nulls */
-	struct LearnedPendingRun *run;	/* owns main, main_mkeys, main_top */
-	struct LearnedPendingEpoch *epoch;	/* its memory, and its keys' */
-} LearnedPendingCache;
-
-/*
- * The order of the copy's entries, given their mapped keys: the mapped keys
- * decide where they differ and the order allows (order is the key's
- * LearnedKeyOrderOf), the comparator between equal images of an inexact
- * map (or always, for an untrusted one), and the TID breaks ties.  With a
- * monotone image a smaller image is a smaller key, so this is the
- * comparator's order; a composite lookup's merge then calls it only for
- * entries whose packed columns agree.
- */
-static inline int
-LearnedPendingOrder(LearnedKeyInfo *ki, LearnedKeyOrder order,
-					const LearnedPendingEntry *x, uint64 xm,
-					const LearnedPendingEntry *y, uint64 ym)
-{
-	if (order != LEARNED_ORDER_COMPARATOR && xm != ym)
-		return xm < ym ? -1 : 1;
-	if (order != LEARNED_ORDER_EXACT)
-	{
-		int			r = LearnedKeyCmp(ki, x->key, y->key);
-
-		if (r != 0)
-			return r;
-	}
-	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
-}
-
-extern LearnedPendingCache *LearnedPendingGet(Relation index,
-											  const LearnedMetaPageData *meta,
-											  LearnedKeyInfo *ki);
-extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
-								   uint64 first_seq);
-extern void LearnedPendingXorWithFirst(Page page, int keylen, char *key);
-
-/*
- * A record's key to write: a single column's value (or NULL), or the
- * stored bytes of a composite or variable-width key (a composite key's
- * NULL columns are inside; never a NULL entry).
- */
-typedef struct LearnedPendingKeyData
-{
-	Datum		value;
-	bool		isnull;
-	const char *packed;			/* composite or varwidth: size bytes */
-	Size		size;
-	int			align;			/* varwidth: LearnedKeyAlign */
-} LearnedPendingKeyData;
-
-extern uint64 LearnedPendingNewTail(Relation index, Buffer metabuf, ItemPointer tid,
-									const LearnedPendingKeyData *key);
-
-extern int	LearnedPendingFillLimit(int keylen);
-extern uint64 LearnedFilterHash(uint64 x);
-
-/* run.c */
-extern int	learned_tail_limit;
-extern int	learned_merge_step_segments;
-extern bool LearnedRunFlush(Relation index, uint64 min);
-extern bool LearnedRunFlushWhole(Relation index);
-extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
-extern void LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr,
-									  const LearnedRunFilterProbe *p, bool *probed, bool *may);
-extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
-extern void LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p);
-extern int	LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilterProbe *p,
-								  uint32 *off);
-extern bool LearnedRunFilterBlockHas(const char *block, const LearnedRunFilterProbe *p);
-extern void LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *copy);
-extern bool LearnedRunMayContain(Relation index, const char *hdr, BlockNumber hdr_blk,
-								 const LearnedRunFilterProbe *p);
-extern Buffer LearnedRunLockPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
-								const LearnedRunHeader *h, int pg, Page *page);
-extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
-							   const LearnedRunHeader *h, int pg, char *copy);
-extern void LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy,
-							 BlockNumber blkno, int i, LearnedPendingEntry *e, uint64 *mkey,
-							 uint16 *flags, MemoryContext cxt);
-extern void LearnedRunHint(Relation index, int keylen, const LearnedPendingEntry *e);
-extern int	LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
-							   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
-							   uint64 *mkeys, uint16 *flags, MemoryContext cxt);
-extern bool LearnedPendingHasRoom(Page page, int keylen, int n,
-								  const LearnedPendingKeyData *key);
-extern void LearnedPendingPut(Page page, int keylen, int slot, ItemPointer tid,
-							  const LearnedPendingKeyData *key);
-extern void LearnedPendingPin(LearnedPendingCache *c);
-extern void LearnedPendingRelease(LearnedPendingCache *c);
-extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);
-extern Datum LearnedPendingKeyAt(Relation index, const LearnedKeyInfo *ki, Page page,
-								 BlockNumber blkno, int slot);
-extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);
-extern int	LearnedPendingCount(Page page, int keylen);
-extern int	LearnedPendingCountFrom(Page page, int keylen, int from);
-
-/* ---------- handler.c ---------- */
-
+extern bytea *learnedoptions(Datum reloptions, bool validate);
 extern int	learned_get_error_bound(Relation index);
 extern double learned_get_merge_ratio(Relation index);
 extern int	learned_get_pending_limit(Relation index);
@@ -1588,10 +1288,23 @@ extern char *learned_fail_point;
 /* test-only fault injection: ERROR or PANIC at a named point */
 extern void learned_fault(const char *point);
 
-/* this backend's open learned index scans (handler.c) */
+/* this backend's open learned index scans */
 extern void LearnedScanOpened(void);
 extern void LearnedScanClosed(void);
 extern bool LearnedNoOpenScans(void);
+
+/* ---------- alloc.c: pages and page runs ---------- */
+
+typedef void (*LearnedFillPage) (Page page, uint32 pg, void *arg);
+
+extern Buffer LearnedClaimBlock(Relation index, BlockNumber blkno);
+extern Buffer LearnedAllocPage(Relation index);
+extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building);
+extern uint32 LearnedFitPages(Relation index, uint32 npages);
+extern void LearnedAllocMapReset(void);
+extern BlockNumber LearnedWriteRun(Relation index, uint32 npages, uint16 type,
+								   uint32 generation, bool building,
+								   LearnedFillPage fill, void *arg);
 
 /* ---------- merge.c ---------- */
 
@@ -1611,12 +1324,9 @@ extern void LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta,
 							  uint64 appended);
 extern void LearnedCollectGarbage(Relation index, bool merge);
 extern void LearnedCollectGarbageLocked(Relation index);
-extern Buffer LearnedAllocPage(Relation index);
-extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building);
-extern uint32 LearnedFitPages(Relation index, uint32 npages);
 extern PGDLLEXPORT void learned_merge_worker_main(Datum arg);
 
-/* ---------- build.c ---------- */
+/* ---------- writer.c: the static stage's writer (build and merge) ---------- */
 
 /* an entry being sorted and written by a build or a merge */
 typedef struct LearnedEntry
@@ -1667,10 +1377,6 @@ extern BlockNumber LearnedWriteVarRun(Relation index, const LearnedKeyInfo *ki,
 									  const LearnedEntry *entries, Size n, int P,
 									  uint32 generation, bool building);
 
-typedef void (*LearnedFillPage) (Page page, uint32 pg, void *arg);
-extern BlockNumber LearnedWriteRun(Relation index, uint32 npages, uint16 type,
-								   uint32 generation, bool building,
-								   LearnedFillPage fill, void *arg);
 extern void LearnedSortEntries(LearnedKeyInfo *ki, LearnedEntry *entries, Size n);
 extern void LearnedCheckOrder(Relation index, const LearnedKeyInfo *ki,
 							  const LearnedEntry *entries, Size n, bool building);
@@ -1701,6 +1407,12 @@ extern void LearnedDirWindowSeg(const LearnedDirectory *dir, uint32 segno, uint6
 extern void LearnedSegmentSetAddZone(LearnedSegmentSet *set, uint64 lo, uint64 hi);
 extern void LearnedChooseSegmentKind(LearnedSegmentSet *set, LearnedSegment *seg,
 									 const LearnedEntry *entries, int P);
+extern LearnedDirectory *LearnedGetDirectory(Relation index, uint32 generation);
+extern void LearnedReleaseDirectory(LearnedDirectory *dir);
+extern LearnedDirectory *LearnedReadMetaAndDirectory(Relation index,
+													 LearnedMetaPageData *meta);
+
+/* ---------- build.c ---------- */
 
 extern IndexBuildResult *learnedbuild(Relation heap, Relation index,
 									  struct IndexInfo *indexInfo);
@@ -1712,6 +1424,8 @@ extern bool learnedinsert(Relation index, Datum *values, bool *isnull,
 						  ItemPointer ht_ctid, Relation heapRel,
 						  IndexUniqueCheck checkUnique, bool indexUnchanged,
 						  struct IndexInfo *indexInfo);
+
+/* ---------- tail.c ---------- */
 
 extern void LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 							   ItemPointer ht_ctid, LearnedMetaPageData *after,

@@ -62,6 +62,8 @@
 #include "utils/timestamp.h"
 
 #include "learned.h"
+#include "leaf.h"
+#include "pending.h"
 
 /* fewest entries past a composite map's ranges that re-plan it (replan_due) */
 #define LEARNED_REPLAN_MIN	1024
@@ -80,232 +82,6 @@ static bool tail_over(const LearnedMetaPageData *meta, uint64 appended);
 static bool witness_passed(Relation index, const LearnedMetaPageData *meta);
 static void witness_record(Relation index, const LearnedMetaPageData *meta);
 static void witness_wait(Relation index, const LearnedMetaPageData *meta);
-
-/* ---------- page allocation ---------- */
-
-/*
- * Claim a block for a new page: it must be a FREE page (or never
- * initialized).  The FSM is only a hint (it is not WAL-logged and may be
- * stale after a crash), so ownership is decided here, under the buffer's
- * exclusive lock: whoever turns a FREE page into something else owns it.
- * Returns the buffer exclusively locked, or InvalidBuffer.
- */
-static Buffer
-claim_block(Relation index, BlockNumber blkno)
-{
-	Buffer		buf = ReadBuffer(index, blkno);
-	Page		page;
-
-	/*
-	 * Never wait for the lock: a stale FSM entry (after a crash) can name a
-	 * page the caller itself holds locked, such as the pending list's tail
-	 * that LearnedAppendEntry is about to link (a wait would never end), or
-	 * a page another backend holds while it waits for a lock we hold.  A
-	 * locked page is in use or being claimed: skip it.
-	 */
-	if (!ConditionalLockBuffer(buf))
-	{
-		ReleaseBuffer(buf);
-		return InvalidBuffer;
-	}
-	page = BufferGetPage(buf);
-	if (PageIsNew(page) || LearnedPageKind(page) == LEARNED_PAGE_FREE)
-	{
-		/* mark it taken at once (not WAL-logged: the writer logs it) */
-		LearnedInitPage(page, LEARNED_PAGE_LEAF, 0);
-		return buf;
-	}
-	UnlockReleaseBuffer(buf);
-	return InvalidBuffer;
-}
-
-/*
- * One page, for the pending list or a directory: a recycled one if the FSM
- * has one, else a new one.  Returned exclusively locked.
- */
-Buffer
-LearnedAllocPage(Relation index)
-{
-	for (;;)
-	{
-		BlockNumber blkno = GetFreeIndexPage(index);
-		Buffer		buf;
-
-		if (blkno == InvalidBlockNumber)
-			break;
-		buf = claim_block(index, blkno);
-		if (BufferIsValid(buf))
-			return buf;
-	}
-	return LearnedNewBuffer(index, MAIN_FORKNUM);
-}
-
-/*
- * The free blocks the FSM recorded, read once per merge (a merge allocates
- * one run per segment it writes).  Only a hint, like the FSM itself:
- * claim_block decides, under the buffer lock, whether a block is FREE.
- * merge_locked resets it at its start, so it never outlives a merge by
- * more than the next merge's start.
- */
-typedef struct AllocMap
-{
-	Oid			relid;
-	LiRelFile	node;
-	BlockNumber nblocks;		/* blocks the map covers */
-	bool	   *free;			/* free[blk]: the FSM said blk was free */
-} AllocMap;
-
-static AllocMap alloc_map;
-
-static void
-alloc_map_reset(void)
-{
-	if (alloc_map.free)
-		pfree(alloc_map.free);
-	memset(&alloc_map, 0, sizeof(alloc_map));
-}
-
-static bool
-alloc_map_valid(Relation index)
-{
-	return alloc_map.free != NULL &&
-		alloc_map.relid == RelationGetRelid(index) &&
-		LiRelFileEquals(alloc_map.node, LI_REL_FILE(index));
-}
-
-static void
-alloc_map_build(Relation index)
-{
-	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	BlockNumber blk;
-
-	alloc_map_reset();
-	alloc_map.free = MemoryContextAllocZero(TopMemoryContext,
-											Max(nblocks, 1) * sizeof(bool));
-	for (blk = 1; blk < nblocks; blk++)
-		alloc_map.free[blk] = GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2;
-	alloc_map.relid = RelationGetRelid(index);
-	alloc_map.node = LI_REL_FILE(index);
-	alloc_map.nblocks = nblocks;
-}
-
-/*
- * A run of npages contiguous blocks (leaf segments need them: an entry's
- * rank gives its block by arithmetic).  Outside a build, look for a run of
- * free blocks in the FSM first (first fit), else extend the relation.  The
- * blocks are claimed (see claim_block) and released unlocked; the caller
- * initializes and writes them.
- *
- * The FSM is read into alloc_map once per merge, and only if one
- * GetPageWithFreeSpace probe of the FSM tree finds any free page at all.
- * Reading it block by block for every run costs O(segments x blocks) per
- * merge, and each GetRecordedFreeSpace past the FSM fork's end (or with no
- * fork: a new or reindexed index) is a failed open() of the fork.  That
- * made a merge of 100k random entries into a 10M-row index take 24.7 s
- * (8.7 s after a VACUUM) instead of about 1.5 s.
- */
-BlockNumber
-LearnedAllocRun(Relation index, uint32 npages, bool building)
-{
-	BlockNumber first;
-	uint32		i;
-
-	if (!building && npages > 0 &&
-		(alloc_map_valid(index) ||
-		 GetPageWithFreeSpace(index, BLCKSZ / 2) != InvalidBlockNumber))
-	{
-		BlockNumber blk;
-		uint32		run = 0;
-
-		if (!alloc_map_valid(index))
-			alloc_map_build(index);
-		for (blk = 1; blk < alloc_map.nblocks; blk++)
-		{
-			if (!alloc_map.free[blk])
-			{
-				run = 0;
-				continue;
-			}
-			if (++run < npages)
-				continue;
-			/* candidate run [blk - npages + 1, blk]: claim every page */
-			first = blk - npages + 1;
-			for (i = 0; i < npages; i++)
-			{
-				Buffer		buf = claim_block(index, first + i);
-
-				if (!BufferIsValid(buf))
-					break;
-				UnlockReleaseBuffer(buf);
-				RecordUsedIndexPage(index, first + i);
-				alloc_map.free[first + i] = false;
-			}
-			if (i == npages)
-				return first;
-			/*
-			 * Someone took a page of the run (or the FSM was stale).  The
-			 * pages claimed so far are unreachable: GC frees them again.
-			 */
-			RecordUsedIndexPage(index, first + i);
-			alloc_map.free[first + i] = false;
-			run = 0;
-			blk = first + i;
-		}
-	}
-
-	/* extend the relation by npages, under the extension lock */
-	if (!RELATION_IS_LOCAL(index))
-		LockRelationForExtension(index, ExclusiveLock);
-	first = InvalidBlockNumber;
-	for (i = 0; i < npages; i++)
-	{
-		Buffer		buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
-
-		if (i == 0)
-			first = BufferGetBlockNumber(buf);
-		Assert(BufferGetBlockNumber(buf) == first + i);
-		ReleaseBuffer(buf);
-	}
-	if (!RELATION_IS_LOCAL(index))
-		UnlockRelationForExtension(index, ExclusiveLock);
-	return first;
-}
-
-/*
- * How many pages a new segment of npages should take so that it lands in a
- * hole: npages if first fit (LearnedAllocRun) finds a run of npages free
- * blocks, or if no hole has LEARNED_FIT_MIN_PAGES; else the longest free
- * run, to which the writer (LearnedWriteSegments) cuts the segment, the
- * rest of its entries going to the next.  Segments need contiguous blocks,
- * and a merge that frees scattered runs shorter than its segments would
- * otherwise extend the file by every segment it writes while those holes
- * stay empty (a segment at the end of the file also keeps VACUUM from
- * cutting them).  Reads the same free map as LearnedAllocRun.
- */
-uint32
-LearnedFitPages(Relation index, uint32 npages)
-{
-	BlockNumber blk;
-	uint32		run = 0;
-	uint32		best = 0;
-
-	if (npages <= LEARNED_FIT_MIN_PAGES)
-		return npages;
-	if (!alloc_map_valid(index))
-	{
-		if (GetPageWithFreeSpace(index, BLCKSZ / 2) == InvalidBlockNumber)
-			return npages;
-		alloc_map_build(index);
-	}
-	for (blk = 1; blk < alloc_map.nblocks; blk++)
-	{
-		run = alloc_map.free[blk] ? run + 1 : 0;
-		if (run >= npages)
-			return npages;
-		best = Max(best, run);
-	}
-	return best >= LEARNED_FIT_MIN_PAGES ? best : npages;
-}
 
 /* ---------- reading ---------- */
 
@@ -1081,7 +857,7 @@ merge_locked(Relation index, const bool *rewrite, uint32 nrewrite, LearnedMergeB
 		swept += vacuum_sweep(index, by);
 
 	/* read the FSM afresh for this merge's page runs (LearnedAllocRun) */
-	alloc_map_reset();
+	LearnedAllocMapReset();
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned merge",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
@@ -1419,7 +1195,7 @@ sweep_step(Relation index, LearnedMergeBy by)
 	if (meta.sweep_end_seq == 0 && !sweep_eligible(&meta))
 		return -1;
 
-	alloc_map_reset();
+	LearnedAllocMapReset();
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned sweep",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
@@ -1589,7 +1365,7 @@ sweep_all(Relation index, LearnedMergeBy by)
 		bool		flushed;
 
 		/* the seal's page is taken by first fit: from the FSM as it is now */
-		alloc_map_reset();
+		LearnedAllocMapReset();
 		flushed = LearnedRunFlushWhole(index);
 
 		LearnedReadMeta(index, &meta);
@@ -2406,7 +2182,7 @@ move_tail_down(Relation index)
 	}
 	appended = LearnedPendingAppended(index, m);
 	if (appended != m->pending_merged ||
-		!BufferIsValid(newbuf = claim_block(index, blk)))
+		!BufferIsValid(newbuf = LearnedClaimBlock(index, blk)))
 	{
 		UnlockReleaseBuffer(metabuf);
 		return false;
@@ -2599,7 +2375,7 @@ merge_trigger(Relation index, const LearnedMetaPageData *meta, uint64 pending,
 	double		ratio = learned_get_merge_ratio(index);
 	int64		limit_bytes = (int64) learned_get_pending_limit(index) * 1024;
 
-	/* the records' bytes: pages are not filled (insert.c) */
+	/* the records' bytes: pages are not filled (tail.c) */
 	int64		bytes = (int64) pending * (int64) LearnedPendingItemSize(meta->keylen);
 
 	t->by_ratio = pending >= LEARNED_MERGE_MIN_PENDING &&
@@ -2660,7 +2436,7 @@ merge_or_step(Relation index, LearnedMergeBy by)
 		LearnedReadMeta(index, &meta);
 		if (meta.nsegments >= 2 && meta.sweep_end_seq == 0 && meta.nruns < LEARNED_MAX_RUNS)
 		{
-			alloc_map_reset();
+			LearnedAllocMapReset();
 			if (LearnedRunFlushWhole(index))
 				n = sweep_step(index, by);
 		}
@@ -2901,7 +2677,7 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 			 */
 			LearnedMetaPageData now_meta;
 
-			alloc_map_reset();
+			LearnedAllocMapReset();
 			LearnedReadMeta(index, &now_meta);
 			(void) collect_garbage_if_due(index, &now_meta, false);
 			LearnedRunFlush(index, Max(1, learned_tail_limit / 2));

@@ -40,6 +40,7 @@
 #include "utils/rel.h"
 
 #include "learned.h"
+#include "pending.h"
 
 /*
  * An entry of a refresh's read buffer: the entry and its mapped key, sorted
@@ -91,7 +92,7 @@ static PendingCacheEntry *last_pc = NULL;
 /*
  * Initialize a pending page, with no records.  pd_lower starts right after
  * the header: the page is logged as a full image, without the hole.
- * Appends move it past their records, a few dozen at a time (insert.c),
+ * Appends move it past their records, a few dozen at a time (tail.c),
  * and every slot between the last record and pd_lower is zero.
  */
 void
@@ -107,7 +108,7 @@ LearnedPendingInitPage(Page page, int keylen, uint32 generation,
  * Link a new pending page after the tail page and make it the tail, in one
  * record with the metapage (metabuf, which the caller holds exclusively,
  * so no insert appends meanwhile): holding the entry (tid, key) when an
- * insert found the tail page full (insert.c), or empty when tid is NULL (a
+ * insert found the tail page full (tail.c), or empty when tid is NULL (a
  * whole flush seals the tail page, LearnedRunFlushWhole, so that no insert
  * appends to it any more).  Returns the sequence number after the new
  * page's entries.
@@ -322,7 +323,7 @@ LearnedPendingKeyAt(Relation index, const LearnedKeyInfo *ki, Page page,
 
 /*
  * XOR keylen bytes at key with the key of the page's first record, both
- * ways (learned.h, LearnedPendingXorWidth): storing a record's key (insert.c) and
+ * ways (learned.h, LearnedPendingXorWidth): storing a record's key (tail.c) and
  * reading it back.
  */
 void

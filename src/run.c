@@ -37,6 +37,8 @@
 #include "utils/rel.h"
 
 #include "learned.h"
+#include "leaf.h"
+#include "pending.h"
 
 /* an entry read from the chain for a rewrite */
 typedef struct RunEntry

@@ -47,6 +47,8 @@
 #include "access/xlog.h"
 
 #include "learned.h"
+#include "leaf.h"
+#include "pending.h"
 
 /*
  * A scalar condition on one key column: column <strategy> value, or a NULL

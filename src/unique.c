@@ -22,7 +22,7 @@
  *	   (XactLockTableWait, or SpeculativeInsertionWait for ON CONFLICT
  *	   inserters), start again.  A live committed tuple: unique violation,
  *	   with btree's message and detail.
- *	4. No conflict: append to the pending list (insert.c) while still
+ *	4. No conflict: append to the pending list (tail.c) while still
  *	   holding the key lock, then release it.  The merge trigger runs after
  *	   the release (an inline merge takes the merge lock; we never hold both).
  *

@@ -23,6 +23,8 @@
 #include "utils/rel.h"
 
 #include "learned.h"
+#include "leaf.h"
+#include "pending.h"
 
 /*
  * Mark the deleted entries of one cleanup-locked static page (keys or

@@ -34,6 +34,7 @@ import psycopg
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench as B             # noqa: E402
 import report as R            # noqa: E402
+import report_keys            # noqa: E402
 import pgdb                   # noqa: E402
 
 UNSUPPORTED_SQLSTATES = ("42704", "0A000")
@@ -436,7 +437,7 @@ class KeysBench(B.Bench):
         }
         with open(os.path.join(out, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1, default=str)
-        R.write_report(out, copy_to=self.a.copy_to)
+        R.write_report(out, copy_to=self.a.copy_to, body=report_keys.write_keys)
 
 
 def main():

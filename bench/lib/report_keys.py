@@ -1,7 +1,7 @@
 """Report of the variable-width / composite keys benchmark (bench/lib/keys_bench.py, issue #6).
 
-Called by report.write_report for meta["mode"] == "keys"; re-create with
-    python bench/lib/report.py bench/results/<stamp>_keys [--copy-to bench/RESULTS_KEYS.md]
+keys_bench.py hands write_keys to report.write_report; re-create with
+    python bench/lib/report_keys.py bench/results/<stamp>_keys [--copy-to bench/RESULTS_KEYS.md]
 """
 
 import report as R
@@ -194,3 +194,14 @@ def write_keys(out, rows, meta):
         R.bar_plot(out, "buffers.png", "Index buffers per lookup", "buffers", dss, series("lookup_bufs_idx")),
     ]
     return L + R.plots_section(pngs)
+
+
+if __name__ == "__main__":
+    import argparse
+    import os
+    p = argparse.ArgumentParser()
+    p.add_argument("out")
+    p.add_argument("--copy-to", default="")
+    a = p.parse_args()
+    R.write_report(a.out, a.copy_to, body=write_keys)
+    print(os.path.join(a.out, "report.md"))

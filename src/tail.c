@@ -1,0 +1,256 @@
+/*
+ * tail.c
+ *		Append (key, TID) to the pending list, for aminsert and for a unique
+ *		index's insert under its key lock (unique.c).
+ *
+ * The pending list is a chain of append-only pages (like GIN's fast-update
+ * list).  One insert changes only the tail page (the record and pd_lower),
+ * in a single GenericXLog record; a new tail page adds the metapage and
+ * the old tail's link.
+ *
+ * Lock order (everywhere in the AM): metapage, then pending or leaf pages.
+ * Nobody waits for the metapage while holding another page's lock.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "utils/rel.h"
+
+#include "learned.h"
+#include "pending.h"
+
+/*
+ * An append that passes pd_lower moves it this many records on (fixed-width
+ * keys): a 64th of the appends log the pd_lower fragment, and a full-page
+ * image of the tail carries at most a kilobyte of zeros past its records.
+ */
+#define LEARNED_PENDING_LOWER_STEP	64
+
+/*
+ * Per backend, for a few indexes: the buffers that last held the metapage
+ * and the pending tail, hints for ReadRecentBuffer (LearnedReadBufferRecent),
+ * which checks the buffer's tag and pins it without the buffer mapping
+ * lookup.  Every insert reads both pages; under 2-client 100-row INSERTs the
+ * two lookups (hash, mapping partition lock, pin) were 5.8% of the
+ * cluster's CPU (perf).  A hint is only a hint: a wrong or stale one (the
+ * index dropped, rewritten, the page evicted) costs a failed check and a
+ * normal read.  Direct-mapped by relation OID.
+ */
+#define LEARNED_INSERT_HINTS	8
+
+typedef struct InsertHint
+{
+	Oid			relid;
+	Buffer		meta;
+	Buffer		tail;
+	int			count;			/* the tail's count after our last append */
+} InsertHint;
+
+static InsertHint insert_hints[LEARNED_INSERT_HINTS];
+
+static InsertHint *
+insert_hint(Relation index, InsertHint *none)
+{
+	InsertHint *h = &insert_hints[RelationGetRelid(index) % LEARNED_INSERT_HINTS];
+
+	/*
+	 * Not for a temporary index: its hints would be local buffers, and one
+	 * left by a dropped index whose OID a shared one reuses (or the other
+	 * way round) would be checked against the wrong buffer pool's tags.
+	 */
+	if (RelationUsesLocalBuffers(index))
+	{
+		none->relid = InvalidOid;
+		none->meta = InvalidBuffer;
+		none->tail = InvalidBuffer;
+		none->count = 0;
+		return none;
+	}
+	if (h->relid != RelationGetRelid(index))
+	{
+		h->relid = RelationGetRelid(index);
+		h->meta = InvalidBuffer;
+		h->tail = InvalidBuffer;
+		h->count = 0;
+	}
+	return h;
+}
+
+/*
+ * Try to append to the current tail page while holding the metapage in the
+ * given mode.  Returns true on success and sets *appended to the sequence
+ * number after the new entry.
+ */
+static bool
+append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
+			   const LearnedPendingKeyData *key, uint64 *appended,
+			   InsertHint *hint)
+{
+	int			keylen = meta->keylen;
+	Buffer		tailbuf;
+	Page		tailpage;
+	PageHeader	ph;
+	int			n;
+	uint16		old_upper;
+	char	   *rec;
+	int			recsize;
+	char		old_hdr[2 * sizeof(LocationIndex)];
+	char		old_rec[LEARNED_XLOG_DIFF_MAX];
+	LearnedByteRange r[LEARNED_XLOG_MAX_RANGES];
+	int			nr = 0;
+
+	if (meta->pending_tail == InvalidBlockNumber)
+		return false;
+	LearnedCheckLink(index, meta->pending_tail, NULL);
+	tailbuf = LearnedReadBufferRecent(index, meta->pending_tail, &hint->tail);
+	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
+	tailpage = BufferGetPage(tailbuf);
+	LearnedCheckPage(index, tailpage, meta->pending_tail, LEARNED_PAGE_PENDING);
+	/*
+	 * Hints are set on run pages only; an append logs a delta, not the page.
+	 * Only run pages are packed: an append writes a record.
+	 */
+	if (LearnedPageGetOpaque(tailpage)->flags &
+		(LEARNED_PENDING_PAGE_HINTED | LEARNED_PENDING_PAGE_PACKED))
+	{
+		UnlockReleaseBuffer(tailbuf);
+		LearnedReportCorrupt(index, meta->pending_tail,
+							 "the pending tail page is flagged hinted or packed");
+	}
+	n = LearnedPendingCountFrom(tailpage, keylen, hint->count);
+	if (!LearnedPendingHasRoom(tailpage, keylen, n, key))
+	{
+		UnlockReleaseBuffer(tailbuf);
+		return false;
+	}
+
+	/*
+	 * Change the page in place and log just what changed (LearnedXLogRanges):
+	 * pd_lower and pd_upper, the record, a variable-width key's bytes below
+	 * the old pd_upper.  The hole stays
+	 * zero: the record lies below the new pd_lower, the key above the new
+	 * pd_upper.
+	 */
+	ph = (PageHeader) tailpage;
+	old_upper = ph->pd_upper;
+	rec = LearnedPendingItemPtr(tailpage, keylen, n);
+	recsize = LearnedPendingItemSize(keylen);
+	memcpy(old_hdr, &ph->pd_lower, sizeof(old_hdr));
+	if (recsize <= (int) sizeof(old_rec))
+		memcpy(old_rec, rec, recsize);
+
+	START_CRIT_SECTION();
+	if (keylen >= 0 &&
+		rec + recsize > (char *) tailpage + ph->pd_lower)
+	{
+		/*
+		 * Move pd_lower past the next LEARNED_PENDING_LOWER_STEP records at
+		 * once, not past each one: an append that changes pd_lower logs
+		 * another fragment, which takes an int8 append's record from 56 to
+		 * 64 bytes of WAL.  The slots it skips over are zero, as the hole
+		 * was (LearnedPendingCount stops at the first one).  A variable-width
+		 * key moves pd_upper anyway, in the same fragment.
+		 */
+		ph->pd_lower = (LocationIndex)
+			Min((rec - (char *) tailpage) + LEARNED_PENDING_LOWER_STEP * recsize,
+				LEARNED_PENDING_ITEMS_OFFSET + LearnedPendingFillLimit(keylen) * recsize);
+		Assert(ph->pd_lower <= ph->pd_upper);
+	}
+	LearnedPendingPut(tailpage, keylen, n, tid, key);
+	r[nr].off = offsetof(PageHeaderData, pd_lower);
+	r[nr].len = sizeof(old_hdr);
+	r[nr++].old = old_hdr;
+	r[nr].off = (uint16) (rec - (char *) tailpage);
+	r[nr].len = (uint16) recsize;
+	r[nr++].old = recsize <= (int) sizeof(old_rec) ? old_rec : NULL;
+	if (ph->pd_upper < old_upper)
+	{
+		r[nr].off = ph->pd_upper;
+		r[nr].len = old_upper - ph->pd_upper;
+		r[nr++].old = NULL;
+	}
+	LearnedXLogRanges(index, tailbuf, r, nr);
+	END_CRIT_SECTION();
+	*appended = LearnedPendingFirstSeq(tailpage) + n + 1;
+	hint->count = n + 1;
+	UnlockReleaseBuffer(tailbuf);
+	return true;
+}
+
+/*
+ * Append (key, TID) to the pending list.  *after gets a copy of the
+ * metapage and *appendedp the sequence number after the new entry, for the
+ * merge trigger, which the caller runs (after releasing any lock of its own).
+ *
+ * The common case holds the metapage only in share mode (it just says which
+ * page is the tail) and changes the tail page alone, so concurrent inserters
+ * only meet on the tail page and the WAL record is one small delta.  Only
+ * when the tail is full does an insert take the metapage exclusively, to
+ * link a new tail page (one record: metapage, old tail, new page).
+ */
+void
+LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
+				   ItemPointer ht_ctid, LearnedMetaPageData *after,
+				   uint64 *appendedp)
+{
+	Buffer		metabuf;
+	Page		metapage;
+	LearnedMetaPage meta;
+	uint64		appended;
+	bool		done;
+	LearnedPendingKeyData key;
+	InsertHint *hint;
+	InsertHint	nohint;
+
+	/* a zero offset number marks a free slot (LearnedPendingCount) */
+	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(ht_ctid)))
+		elog(ERROR, "learned index: invalid heap TID offset %u",
+			 ItemPointerGetOffsetNumberNoCheck(ht_ctid));
+	key.value = values[0];
+	key.isnull = isnull[0];
+	key.packed = NULL;
+	key.size = 0;
+	key.align = 1;
+	if (IndexRelationGetNumberOfAttributes(index) > 1 ||
+		learned_type_varlena(index->rd_opcintype[0]))
+	{
+		LearnedKeyInfo ki;
+
+		LearnedKeyColumnsInit(index, &ki, false);
+		if (LearnedKeyIsComposite(&ki) || !isnull[0])
+		{
+			Datum		k = LearnedKeyForm(&ki, index, values, isnull, ht_ctid);
+
+			key.packed = DatumGetPointer(k);
+			key.size = LearnedKeySize(&ki, k);
+			key.align = LearnedKeyAlign(&ki, k);
+			key.isnull = false;
+		}
+	}
+
+	hint = insert_hint(index, &nohint);
+	metabuf = LearnedReadBufferRecent(index, LEARNED_METAPAGE_BLKNO, &hint->meta);
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	metapage = BufferGetPage(metabuf);
+	LearnedCheckPage(index, metapage, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
+	meta = LearnedPageGetMeta(metapage);
+	LearnedCheckMeta(index, meta);
+	done = append_to_tail(index, meta, ht_ctid, &key, &appended, hint);
+	if (!done)
+	{
+		/* retake the metapage exclusively; someone may have extended */
+		LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		meta = LearnedPageGetMeta(metapage);
+		done = append_to_tail(index, meta, ht_ctid, &key, &appended, hint);
+	}
+	if (!done)
+	{
+		appended = LearnedPendingNewTail(index, metabuf, ht_ctid, &key);
+		meta = LearnedPageGetMeta(metapage);
+	}
+	memcpy(after, meta, sizeof(LearnedMetaPageData));
+	UnlockReleaseBuffer(metabuf);
+	*appendedp = appended;
+}
