@@ -700,9 +700,9 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 	}
 
 	/*
-	 * The data pages, one at a time wherever the FSM has one (a claimed page
-	 * stays taken once unlocked: claim_block), linked in order, the last to
-	 * end_blk; each logged as a full image.
+	 * The data pages, one at a time wherever the FSM has one (a claimed
+	 * page stays taken once unlocked: LearnedClaimBlock), linked in order,
+	 * the last to end_blk; each logged as a full image.
 	 */
 	hdr = LearnedPageGetRunHeader((Page) hdrimg.data);
 	for (pg = 0; pg < npages; pg++)
