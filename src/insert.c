@@ -7,7 +7,6 @@
 #include "postgres.h"
 
 #include "nodes/execnodes.h"
-#include "utils/rel.h"
 
 #include "learned.h"
 

@@ -14,7 +14,6 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "nodes/execnodes.h"
 #include "utils/rel.h"
 
 #include "learned.h"
