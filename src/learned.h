@@ -140,12 +140,19 @@
 #define LEARNED_FIT_MIN_PAGES	16
 
 /*
- * A merge whose new keys all sort at or after the last segment's last key
- * keeps that segment's pages and writes the keys as new segment(s) after
- * it, if the segment has at least this many pages; a smaller tail segment
- * is rewritten with them, so tails coalesce (merge.c, append path).
+ * A merge whose new keys routed to a segment all sort at or after its last
+ * key keeps that segment's pages and writes the keys as new segment(s)
+ * after it, if the segment has at least this many pages; a smaller one is
+ * rewritten with them, so tails coalesce (merge.c, append path).
  */
 #define LEARNED_APPEND_KEEP_MIN_PAGES	(LEARNED_SEGMENT_MAX_PAGES / 2)
+
+/*
+ * Fewest new entries of a rewritten segment, all between two neighbouring
+ * old ones, that make the merge end a segment right after them (merge.c,
+ * append_point): a place where keys grow.
+ */
+#define LEARNED_APPEND_POINT_MIN	256
 
 /* VACUUM rewrites a segment once this fraction of its entries is dead */
 #define LEARNED_REWRITE_DEAD_FRACTION	0.2

@@ -346,7 +346,22 @@ read_nulls(Relation index, BlockNumber start, uint32 npages,
 	}
 }
 
-/* merge two runs sorted by (mkey, tid), or (mkey, key, tid) if composite */
+/* the order of entries: (mkey, tid), or (mkey, key, tid) if composite */
+static int
+entry_order(LearnedKeyInfo *ki, const LearnedEntry *a, const LearnedEntry *b)
+{
+	int			r = 0;
+
+	if (a->mkey != b->mkey)
+		r = a->mkey < b->mkey ? -1 : 1;
+	else if (!LearnedKeyMapExact(ki))
+		r = LearnedKeyCmp(ki, a->key, b->key);
+	if (r == 0)
+		r = ItemPointerCompare((ItemPointer) &a->tid, (ItemPointer) &b->tid);
+	return r;
+}
+
+/* merge two runs sorted by entry_order */
 static void
 merge_entries(LearnedKeyInfo *ki, const LearnedEntry *a, Size na,
 			  const LearnedEntry *b, Size nb, LearnedEntry *dst)
@@ -357,17 +372,8 @@ merge_entries(LearnedKeyInfo *ki, const LearnedEntry *a, Size na,
 
 	while (i < na && j < nb)
 	{
-		bool		take_a;
+		bool		take_a = entry_order(ki, &a[i], &b[j]) <= 0;
 
-		int			r = 0;
-
-		if (a[i].mkey != b[j].mkey)
-			r = a[i].mkey < b[j].mkey ? -1 : 1;
-		else if (!LearnedKeyMapExact(ki))
-			r = LearnedKeyCmp(ki, a[i].key, b[j].key);
-		if (r == 0)
-			r = ItemPointerCompare((ItemPointer) &a[i].tid, (ItemPointer) &b[j].tid);
-		take_a = r <= 0;
 		dst[k++] = take_a ? a[i++] : b[j++];
 	}
 	while (i < na)
@@ -611,6 +617,44 @@ coalesce_flush(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
 }
 
 /*
+ * An append point inside a segment: do the new entries (news, sorted, at
+ * least LEARNED_APPEND_POINT_MIN of them) all fall between two neighbouring
+ * old entries?  Returns how many old entries sort before them, or nold + 1
+ * if they do not make one run (or are too few to say).  Keys that grow at
+ * several places at once (one counter per tenant, district or device) put
+ * each merge's new keys of a place in one such run; random keys spread
+ * over the whole segment.  The merge then ends a segment right after the
+ * run (merge_segments), so that the place's next keys come after a
+ * segment's last key, where the append path keeps the segment's pages
+ * instead of rewriting them.  Too few new entries say nothing: one new key
+ * always makes a run of one, and cutting there would split segments for
+ * sparse random inserts.
+ */
+static Size
+append_point(LearnedKeyInfo *ki, const LearnedEntry *olds, Size nold,
+			 const LearnedEntry *news, Size nnew)
+{
+	Size		lo = 0,
+				hi = nold;
+
+	if (nnew < LEARNED_APPEND_POINT_MIN || nold == 0)
+		return nold + 1;
+	/* lo = the old entries that sort before the first new one */
+	while (lo < hi)
+	{
+		Size		mid = lo + (hi - lo) / 2;
+
+		if (entry_order(ki, &olds[mid], &news[0]) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < nold && entry_order(ki, &news[nnew - 1], &olds[lo]) > 0)
+		return nold + 1;
+	return lo;
+}
+
+/*
  * Merge keys[0..nkeys) (sorted) into segments [s_from, s_to) of dir, in key
  * order, appending the result to *set: segment s takes the keys from its
  * first key up to the next segment's first key (the last of the range takes
@@ -657,11 +701,14 @@ merge_segments(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
 			q = nkeys;
 
 		/*
-		 * The append path: entries past the last segment's last key become
-		 * new segment(s) after it, and it keeps its pages (an append-only
-		 * workload then writes only the new keys' pages).
+		 * The append path: entries past a segment's last key (and, routed
+		 * to it, before the next segment's first) become new segment(s)
+		 * after it, and it keeps its pages.  An append-only workload then
+		 * writes only the new keys' pages at the index's end, and keys that
+		 * grow at several places at once do the same at each place that a
+		 * segment ends (append_point below ends one there).
 		 */
-		append = dir->nsegments > 0 && q > p && s + 1 == dir->nsegments && !force &&
+		append = dir->nsegments > 0 && q > p && !force &&
 			append_keeps_segment(index, ki, &dir->segments[s], &keys[p]);
 		if (dir->nsegments > 0 && (q == p || append) && !force)
 		{
@@ -681,11 +728,33 @@ merge_segments(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
 			Size		nold = 0;
 			LearnedEntry *olds = palloc_extended(maxold * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
 
+			Size		cut;
+
 			if (dir->nsegments > 0)
 				read_segment(index, ki, &dir->segments[s], &olds, &nold, &maxold);
-			/* merged straight onto the stream; a segment whose entries all died disappears */
-			merge_entries(ki, olds, nold, keys + p, q - p, coalesce_room(&co, nold + (q - p)));
-			co.n += nold + (q - p);
+			cut = force ? nold + 1 : append_point(ki, olds, nold, keys + p, q - p);
+			if (cut < nold)
+			{
+				/*
+				 * An append point inside the segment: the stream ends a
+				 * segment right after the new entries, and the old ones
+				 * after them start the next.
+				 */
+				merge_entries(ki, olds, cut, keys + p, q - p,
+							  coalesce_room(&co, cut + (q - p)));
+				co.n += cut + (q - p);
+				coalesce_flush(index, ki, meta, gen, set, &co);
+				memcpy(coalesce_room(&co, nold - cut), olds + cut,
+					   (nold - cut) * sizeof(LearnedEntry));
+				co.n += nold - cut;
+			}
+			else
+			{
+				/* merged straight onto the stream; a segment whose entries all died disappears */
+				merge_entries(ki, olds, nold, keys + p, q - p,
+							  coalesce_room(&co, nold + (q - p)));
+				co.n += nold + (q - p);
+			}
 			if (co.n >= LEARNED_COALESCE_ENTRIES)
 				coalesce_flush(index, ki, meta, gen, set, &co);
 			*nstatic += nold + (q - p);
