@@ -271,7 +271,7 @@ segment_first_key(Relation index, const LearnedKeyInfo *ki, const LearnedSegment
 }
 
 /*
- * The append path of a merge: may the pending entries routed to the last
+ * The append path of a merge: may the pending entries routed to a
  * segment, keys[0..] sorted, go into new segment(s) after it, keeping its
  * pages as they are?  Yes when the segment is large (a small tail segment
  * is rewritten with them, so tails coalesce up to the threshold) and the
@@ -637,7 +637,12 @@ append_point(LearnedKeyInfo *ki, const LearnedEntry *olds, Size nold,
 	Size		lo = 0,
 				hi = nold;
 
-	if (nnew < LEARNED_APPEND_POINT_MIN || nold == 0)
+	/*
+	 * Not where images are not trusted (a libc collation's strxfrm prefix):
+	 * the cut is placed by images, between two streams, and only inside a
+	 * stream does LearnedCheckOrder hold them against the comparator.
+	 */
+	if (nnew < LEARNED_APPEND_POINT_MIN || nold == 0 || !LearnedKeyImagesTrusted(ki))
 		return nold + 1;
 	/* lo = the old entries that sort before the first new one */
 	while (lo < hi)
