@@ -225,6 +225,20 @@ PG_CONFIG="$PGBIN/pg_config"
 # other checkout's `make install` can swap the library under it.  scripts/test.sh's bench smoke
 # runs inside its own hold (BENCH_INSTALL_LOCKED=1).  A source-built major's bench build has a
 # lock of its own.
+# Does a process above this one (flock(1) running us) hold the flock on file $1?  /proc/locks
+# names the holder's pid and the file's inode.
+bench_lock_held_above() {
+  local ino pid holders p
+  ino=$(stat -c %i "$1" 2>/dev/null) || return 1
+  holders=$(awk -v ino="$ino" '$2 == "FLOCK" { n = split($6, f, ":"); if (f[n] == ino) print $5 }' /proc/locks)
+  [ -n "$holders" ] || return 1
+  pid=$$
+  while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
+    for p in $holders; do [ "$p" = "$pid" ] && return 0; done
+    pid=$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)
+  done
+  return 1
+}
 INSTALL_LOCK=/tmp/learned_idx_test.lock
 [ -n "$LI_PG_PREFIX" ] && INSTALL_LOCK="$LI_PG_PREFIX.install.lock"
 if [ "${BENCH_INSTALL_LOCKED:-0}" != 1 ]; then
@@ -232,6 +246,16 @@ if [ "${BENCH_INSTALL_LOCKED:-0}" != 1 ]; then
   if ! flock -n 8; then
     log "waiting for $INSTALL_LOCK (another checkout's test run or benchmark uses this installation)"
     flock 8
+  fi
+  # The benchmarks' lock too, which the scripts on binaries of their own (append_points.sh,
+  # churn_space.sh, nestloop.sh, tpcc_profile.py ...) take: two benchmarks on two cores measure
+  # each other.  Unless a caller already holds it (`flock /tmp/learned_idx_bench.lock bash
+  # bench/run.sh ...`): taking it again on a new descriptor would wait for ourselves.
+  BENCH_LOCK=/tmp/learned_idx_bench.lock
+  exec 7>"$BENCH_LOCK"
+  if ! flock -n 7 && ! bench_lock_held_above "$BENCH_LOCK"; then
+    log "waiting for $BENCH_LOCK (another benchmark is running)"
+    flock 7
   fi
 fi
 if [ "$BUILD" = 1 ]; then
@@ -294,8 +318,8 @@ SRV_PIN=(); CLI_PIN=()
 if [ "$PIN" = 1 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
   SRV_PIN=(taskset -c $((NCPU - 1))); CLI_PIN=(taskset -c 0)
 fi
-# (8>&-: the server must not inherit the install lock, or a --keep cluster would hold it)
-runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w start >/dev/null 8>&-
+# (8>&- 7>&-: the server must not inherit the locks, or a --keep cluster would hold them)
+runuser -u postgres -- "${SRV_PIN[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w start >/dev/null 8>&- 7>&-
 log "cluster up (socket $TMP, port $PORT, server pinned: ${SRV_PIN[*]:-no})"
 SERVER_VERSION="$(runuser -u postgres -- "$PGBIN/psql" -h "$TMP" -p "$PORT" -X -At -c 'SHOW server_version' postgres)"
 ASSERTS="$(runuser -u postgres -- "$PGBIN/psql" -h "$TMP" -p "$PORT" -X -At -c 'SHOW debug_assertions' postgres)"
