@@ -12,7 +12,7 @@ PGFILEDESC = "learned_idx - learned index access method"
 
 REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/learned_idx--%.sql,$(sort $(wildcard sql/*.sql))))
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
-ISOLATION = insert_scan_merge insert_scan_flush scan_sweep merge_vacuum unique_insert unique_build unique_multicol hints privileges rescan_interleave
+ISOLATION = insert_scan_merge insert_scan_flush scan_sweep merge_vacuum unique_insert unique_build unique_multicol hints privileges rescan_interleave stale_keymap
 ISOLATION_OPTS = --load-extension=learned_idx
 TAP_TESTS = 1
 

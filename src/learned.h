@@ -1166,7 +1166,8 @@ extern void LearnedReadMergeStats(Relation index, uint64 *nmerges,
 extern void LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy,
 								  Buffer *recent);
 extern bool LearnedReadMetaKept(Relation index, LearnedMetaPageData *copy,
-								Buffer *kept, Buffer *recent, XLogRecPtr *lsn);
+								Buffer *kept, Buffer *recent, XLogRecPtr *lsn,
+								LearnedKeyMapData *map);
 extern Buffer LearnedReadBufferRecent(Relation index, BlockNumber blkno,
 									  Buffer *recent);
 extern void LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki);

@@ -432,7 +432,7 @@ LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy, Buffer *recent)
 	Buffer		kept = InvalidBuffer;
 	XLogRecPtr	lsn = InvalidXLogRecPtr;
 
-	LearnedReadMetaKept(index, copy, &kept, recent, &lsn);
+	LearnedReadMetaKept(index, copy, &kept, recent, &lsn, NULL);
 	ReleaseBuffer(kept);
 }
 
@@ -457,7 +457,7 @@ LearnedReadMetaRecent(Relation index, LearnedMetaPageData *copy, Buffer *recent)
  */
 bool
 LearnedReadMetaKept(Relation index, LearnedMetaPageData *copy, Buffer *kept,
-					Buffer *recent, XLogRecPtr *lsn)
+					Buffer *recent, XLogRecPtr *lsn, LearnedKeyMapData *map)
 {
 	Page		page;
 	XLogRecPtr	now;
@@ -474,6 +474,8 @@ LearnedReadMetaKept(Relation index, LearnedMetaPageData *copy, Buffer *kept,
 	}
 	LearnedCheckPage(index, page, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
 	memcpy(copy, LearnedPageGetMeta(page), sizeof(LearnedMetaPageData));
+	if (map)
+		memcpy(map, LearnedPageGetKeyMap(page), sizeof(LearnedKeyMapData));
 	LockBuffer(*kept, BUFFER_LOCK_UNLOCK);
 	/* a copy that fails the check is not one to keep */
 	*lsn = InvalidXLogRecPtr;

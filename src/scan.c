@@ -275,6 +275,19 @@ typedef struct LearnedScanOpaqueData
 	Buffer		meta_buf;		/* the metapage, pinned from the first view
 								 * to endscan, or InvalidBuffer */
 	XLogRecPtr	meta_lsn;		/* its LSN when meta was copied (or invalid) */
+
+	/*
+	 * The metapage's key map (composite and string keys) as of the view, and
+	 * whether it differs from ki's.  A merge that plans a new map sends a
+	 * relcache invalidation, which reaches this backend only when it next
+	 * takes a lock it does not hold, so ki may keep the old map for a while.
+	 * Images of the old map only mislead searches that the comparator
+	 * verifies, but the runs' filters hash images of the new one: a probe
+	 * with an old image could rule out a run that holds the key.  So a scan
+	 * whose map is not the metapage's skips the filters.
+	 */
+	LearnedKeyMapData meta_map;
+	bool		map_stale;
 	BlockNumber leaf_recent_blk;	/* the leaf page read_vpage read last, */
 	Buffer		leaf_recent;	/* and its buffer then (a hint) */
 
@@ -3677,7 +3690,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		 */
 		one_image = has_fwd && has_bwd &&
 			bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd);
-		if (one_image && so->nruns > 0)
+		if (one_image && so->nruns > 0 && !so->map_stale)
 			LearnedRunFilterKey(fwd.hint, &probe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
@@ -3707,7 +3720,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 				 (bwd.strict ? bwd.hint < ri->min_mkey : bwd.hint <= ri->min_mkey)))
 				continue;
 			/* a lookup of one key: the run's filter may rule it out */
-			if (one_image && !run_may_contain(so, j, &probe))
+			if (one_image && !so->map_stale && !run_may_contain(so, j, &probe))
 				continue;
 			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
 			r->run_hi[j] = has_bwd ? run_bound(so, j, &bwd, exact_bwd) : (int) ri->nkeys;
@@ -3890,6 +3903,7 @@ start_scan(IndexScanDesc scan)
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 	LearnedDirectory *last = so->dir;	/* the last view's, still referenced */
 	bool		changed = false;
+	bool		uses_map = LearnedKeyIsComposite(&so->ki) || LearnedKeyLocalImages(&so->ki);
 
 	so->dir = NULL;
 
@@ -3919,8 +3933,13 @@ start_scan(IndexScanDesc scan)
 			so->meta_lsn = InvalidXLogRecPtr;
 		}
 		if (LearnedReadMetaKept(scan->indexRelation, &so->meta, &so->meta_buf,
-								&so->meta_recent, &so->meta_lsn))
+								&so->meta_recent, &so->meta_lsn,
+								uses_map ? &so->meta_map : NULL))
+		{
 			changed = true;
+			so->map_stale = uses_map &&
+				memcmp(&so->meta_map, &so->ki.map, sizeof(LearnedKeyMapData)) != 0;
+		}
 		if (scan->indexRelation->rd_amcache)
 			((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint = so->meta_buf;
 
