@@ -65,8 +65,11 @@ LANGUAGE sql AS $$
 $$;
 SELECT * FROM asegs('ap_k');
 
--- 1. A pending key below the last key (799995), one equal to it: the last segment is
--- rewritten with it (kept = f), as before.
+-- 1. A pending key below the last key (799995), one equal to it: they
+-- reach only the last segment's last page, so the merge rewrites that page
+-- with them and keeps the 68 pages before it as a segment of their own
+-- (partial_rewrite, 72_partial_rewrite: same blocks, a new descriptor, so
+-- kept = f here).
 INSERT INTO ap (k) VALUES (799995), (800000);
 SELECT learned_index_merge('ap_k');
 SELECT * FROM asegs('ap_k');
@@ -74,8 +77,10 @@ SELECT learned_index_check('ap_k', true);
 SELECT averify('ap');
 
 -- 2. Keys at or after the last key, three of them equal to it: the last
--- segment keeps its pages (kept = t), a new segment follows, starting at
--- the old last key.
+-- segment is now the one rewritten page, too small for the append path
+-- (64 pages), so it is rewritten with them; the large segment before it
+-- keeps its pages (kept = t).  Step 5 shows the append path keeping a
+-- large last segment and starting a new one at the old last key.
 DROP TABLE seg_before;
 CREATE TABLE seg_before AS SELECT * FROM learned_index_segments('ap_k');
 INSERT INTO ap (k) SELECT 800000 FROM generate_series(1, 3);
@@ -105,8 +110,8 @@ COMMIT;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
--- 3. More rows of the boundary key, and keys above: they route to the new
--- (small) segment, which is rewritten with them; the big one stays kept.
+-- 3. More rows of the boundary key, and keys above: they route to the
+-- small last segment, which is rewritten with them; the big one stays kept.
 INSERT INTO ap (k) SELECT 800000 FROM generate_series(1, 2);
 INSERT INTO ap (k) SELECT 801000 + i FROM generate_series(1, 100) i;
 SELECT averify('ap');

@@ -64,8 +64,9 @@ $$;
 SELECT * FROM psegs('apt_k');
 
 -- 1. 255 keys after the first place's last key: too few to mark a place,
--- so no segment ends at them (the segment that holds them is rewritten
--- whole, as any segment that receives keys).
+-- so no segment ends at them.  They reach two pages of the segment that
+-- holds them, which are rewritten with them; the rest of that segment is
+-- kept as two segments of its own (partial_rewrite, 72_partial_rewrite).
 INSERT INTO apt (k) SELECT 800000 + i FROM generate_series(1, 255) i;
 SELECT learned_index_merge('apt_k');
 SELECT * FROM psegs('apt_k');
@@ -73,7 +74,8 @@ SELECT learned_index_check('apt_k', true);
 SELECT pverify('apt');
 
 -- 2. 45 more there and 300 spread over the first place (i * 10 + 5): not
--- one run, no cut.
+-- one run, no cut; they reach every page of the place's segments, which
+-- are rewritten whole.
 DROP TABLE pseg_before;
 CREATE TABLE pseg_before AS SELECT * FROM learned_index_segments('apt_k');
 INSERT INTO apt (k) SELECT 800255 + i FROM generate_series(1, 45) i;
@@ -99,8 +101,9 @@ SELECT learned_index_check('apt_k', true);
 SELECT pverify('apt');
 
 -- 4. The place grows again: its keys now sort after the segment that ends
--- at 800600 (at least 64 pages), which keeps its blocks (kept = t); the
--- new keys become a segment of their own between it and the second place.
+-- at 800600.  That segment is a single page here (step 3's rewrite kept the
+-- pages before it apart), below the append path's 64 pages, so it is
+-- rewritten with them; every other segment keeps its blocks (kept = t).
 DROP TABLE pseg_before;
 CREATE TABLE pseg_before AS SELECT * FROM learned_index_segments('apt_k');
 INSERT INTO apt (k) SELECT 800600 FROM generate_series(1, 2);

@@ -148,6 +148,13 @@
 #define LEARNED_APPEND_KEEP_MIN_PAGES	(LEARNED_SEGMENT_MAX_PAGES / 2)
 
 /*
+ * A merge keeps the pages of a model segment that its new entries do not
+ * reach, in runs of at least this many pages, as segments of their own,
+ * and rewrites only the rest (merge.c, partial_rewrite).
+ */
+#define LEARNED_PARTIAL_KEEP_PAGES	16
+
+/*
  * Fewest new entries of a rewritten segment, all between two neighbouring
  * old ones, that make the merge end a segment right after them (merge.c,
  * append_point): a place where keys grow.

@@ -177,11 +177,13 @@ read_pending(Relation index, const LearnedKeyInfo *ki,
 }
 
 /*
- * Append the live entries of a static segment to *out (sorted order kept).
+ * Append the live entries of pages [pg_from, pg_to) of a static segment to
+ * *out (sorted order kept).
  */
 static void
-read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg,
-			 LearnedEntry **out, Size *nout, Size *maxout)
+read_segment_pages(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg,
+				   uint32 pg_from, uint32 pg_to,
+				   LearnedEntry **out, Size *nout, Size *maxout)
 {
 	uint32		pg;
 	uint64	   *ckeys = NULL;
@@ -195,7 +197,7 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 		cblocks = palloc(sizeof(uint64) * LCP_MAX_ITEMS);
 		coffsets = palloc(sizeof(uint64) * LCP_MAX_ITEMS);
 	}
-	for (pg = 0; pg < seg->npages; pg++)
+	for (pg = pg_from; pg < pg_to; pg++)
 	{
 		BlockNumber blkno = seg->start_blk + pg;
 		Buffer		buf = ReadBuffer(index, blkno);
@@ -247,6 +249,14 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 		pfree(cblocks);
 		pfree(coffsets);
 	}
+}
+
+/* the live entries of a whole segment */
+static void
+read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg,
+			 LearnedEntry **out, Size *nout, Size *maxout)
+{
+	read_segment_pages(index, ki, seg, 0, seg->npages, out, nout, maxout);
 }
 
 /* a copy of the first key of a segment (dead or not: it is its lower bound) */
@@ -561,6 +571,96 @@ keep_segment(const LearnedDirectory *dir, const LearnedSegment *seg,
 	*nstatic += seg->nitems;
 }
 
+/*
+ * Pages [pg0, pg0 + npg) of a model segment, kept as a segment of their
+ * own (a partial rewrite took the pages around them).  Every page but a
+ * segment's last holds exactly items_per_page entries, so the part's
+ * entries are ranks [r0, r0 + nitems) of the old segment, and its model
+ * is the old one's pieces that reach into them, shifted by r0: a key
+ * predicted at rank r is at r - r0.  The last kept piece's window now ends
+ * at the part's end (the prediction is clamped there), which only moves
+ * it towards the keys it holds.  A piece that starts before r0 is anchored
+ * anew at the part's first mapped key (first_mkey), so that pieces stay
+ * in key order over the whole directory: its intercept becomes its
+ * prediction there, which differs from the old prediction of a later key
+ * by at most one rank (two floors) and a rounding step, so its error
+ * window widens by two ranks on each side.  The scan verifies windows
+ * with the comparator in any case.
+ */
+static void
+keep_segment_part(const LearnedDirectory *dir, const LearnedSegment *seg,
+				  uint32 pg0, uint32 npg, uint64 first_mkey,
+				  LearnedSegmentSet *set, uint64 *nstatic)
+{
+	LearnedSegment *ns;
+	uint64		P = seg->items_per_page;
+	uint64		r0 = (uint64) pg0 * P;
+	uint64		r1 = Min(r0 + (uint64) npg * P, (uint64) seg->nitems);
+	uint32		i;
+
+	Assert(seg->kind == LEARNED_SEG_MODEL && seg->npieces > 0 && npg > 0 &&
+		   pg0 + npg <= seg->npages);
+	if (set->nsegs >= set->maxsegs)
+	{
+		set->maxsegs *= 2;
+		set->segs = repalloc_huge(set->segs, set->maxsegs * sizeof(LearnedSegment));
+	}
+	if (set->npieces + seg->npieces > set->maxpieces)
+	{
+		set->maxpieces = (set->npieces + seg->npieces) * 2;
+		set->pieces = repalloc_huge(set->pieces, set->maxpieces * sizeof(LearnedPiece));
+	}
+	ns = &set->segs[set->nsegs++];
+	*ns = *seg;
+	ns->start_blk = seg->start_blk + pg0;
+	ns->npages = npg;
+	ns->nitems = (uint32) (r1 - r0);
+	if (pg0 > 0)
+		ns->first_key = first_mkey;
+	ns->first_piece = (uint32) set->npieces;
+	ns->npieces = 0;
+	for (i = 0; i < seg->npieces; i++)
+	{
+		LearnedPiece pc;
+		uint64		next;
+
+		LearnedDirGetPiece(dir, seg, seg->first_piece + i, &pc);
+		if (i + 1 < seg->npieces)
+		{
+			LearnedPiece pn;
+
+			LearnedDirGetPiece(dir, seg, seg->first_piece + i + 1, &pn);
+			next = pn.start_rank;
+		}
+		else
+			next = seg->nitems;
+		if (next <= r0 || pc.start_rank >= r1)
+			continue;
+		if (pc.start_rank >= r0)
+		{
+			pc.start_rank -= (uint32) r0;
+			pc.intercept -= (int32) r0;
+		}
+		else
+		{
+			PlaPiece	pp;
+
+			pp.first_key = pc.first_key;
+			pp.intercept = pc.intercept;
+			pp.slope = (double) pc.slope;
+			pc.intercept = (int32) (pla_predict(&pp, first_mkey) - (int64) r0);
+			pc.first_key = first_mkey;
+			pc.start_rank = 0;
+			pc.err_below = (uint16) Min((int) pc.err_below + 2, PG_UINT16_MAX);
+			pc.err_above = (uint16) Min((int) pc.err_above + 2, PG_UINT16_MAX);
+		}
+		set->pieces[set->npieces++] = pc;
+		ns->npieces++;
+	}
+	Assert(ns->npieces > 0);
+	*nstatic += ns->nitems;
+}
+
 static void
 segment_set_init(Relation index, const LearnedDirectory *dir, LearnedSegmentSet *set)
 {
@@ -660,6 +760,162 @@ append_point(LearnedKeyInfo *ki, const LearnedEntry *olds, Size nold,
 }
 
 /*
+ * Old entries olds[0..nold) (live, sorted) and new ones keys[0..nkeys)
+ * (sorted), which all belong between the same neighbours, onto the
+ * coalesce stream.
+ */
+static void
+rewrite_entries(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *meta,
+				LearnedEntry *olds, Size nold, LearnedEntry *keys, Size nkeys, bool force,
+				uint32 gen, LearnedSegmentSet *set, Coalesce *co, uint64 *nstatic)
+{
+	Size		cut = force ? nold + 1 : append_point(ki, olds, nold, keys, nkeys);
+
+	if (cut < nold)
+	{
+		/*
+		 * An append point inside the segment: the stream ends a segment
+		 * right after the new entries, and the old ones after them start
+		 * the next.
+		 */
+		merge_entries(ki, olds, cut, keys, nkeys, coalesce_room(co, cut + nkeys));
+		co->n += cut + nkeys;
+		coalesce_flush(index, ki, meta, gen, set, co);
+		memcpy(coalesce_room(co, nold - cut), olds + cut, (nold - cut) * sizeof(LearnedEntry));
+		co->n += nold - cut;
+	}
+	else
+	{
+		/* merged straight onto the stream; a segment whose entries all died disappears */
+		merge_entries(ki, olds, nold, keys, nkeys, coalesce_room(co, nold + nkeys));
+		co->n += nold + nkeys;
+	}
+	if (co->n >= LEARNED_COALESCE_ENTRIES)
+		coalesce_flush(index, ki, meta, gen, set, co);
+	*nstatic += nold + nkeys;
+}
+
+/*
+ * A partial rewrite: the new entries routed to a model segment, keys[0..
+ * nkeys) (sorted), go to the pages whose ranges they fall in (the last
+ * page whose first entry, dead or not, sorts at or before them; the first
+ * page for keys before it).  Runs of at least LEARNED_PARTIAL_KEEP_PAGES
+ * pages that receive none keep their pages as segments of their own
+ * (keep_segment_part); the pages between them are rewritten with their
+ * new entries, onto the coalesce stream as a whole rewrite would be.  So a
+ * merge writes what its entries reach, not the whole segment: keys that
+ * grow at a place and a second stretch of a segment that receives copies
+ * of old keys (TPC-C's deliveries update the order lines of the oldest
+ * orders of a district, and each update is a new index entry there)
+ * rewrote every segment of order_line's primary key at every merge.
+ * Random keys reach every page and rewrite the whole segment, as before.
+ * Returns false (nothing done) when no run is kept, or for a segment whose
+ * pages cannot be kept apart: a zone map (its groups), segment-local
+ * string images, or key images not trusted across streams (as for
+ * append_point).
+ */
+static bool
+partial_rewrite(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *meta,
+				const LearnedDirectory *dir, const LearnedSegment *seg,
+				LearnedEntry *keys, Size nkeys, uint32 gen, LearnedSegmentSet *set,
+				Coalesce *co, uint64 *nstatic)
+{
+	uint32		npg = seg->npages;
+	LearnedEntry *firsts;
+	Size	   *kfrom;
+	bool	   *keep;
+	uint32		pg;
+	uint32		kept = 0;
+	Size		i = 0;
+
+	if (seg->kind != LEARNED_SEG_MODEL || seg->npieces == 0 || seg->str_skip != 0 ||
+		npg < 2 * LEARNED_PARTIAL_KEEP_PAGES || nkeys == 0 || !LearnedKeyImagesTrusted(ki))
+		return false;
+
+	/* each page's first entry, dead or not: the page's lower bound */
+	firsts = palloc(npg * sizeof(LearnedEntry));
+	for (pg = 0; pg < npg; pg++)
+	{
+		BlockNumber blkno = seg->start_blk + pg;
+		Buffer		buf = ReadBuffer(index, blkno);
+		Page		page;
+		LearnedLeafView view;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
+		LearnedLeafOpen(index, page, blkno, &ki->layout, &view);
+		if (view.nitems == 0)
+			LearnedReportCorrupt(index, blkno, "leaf page does not match its directory");
+		firsts[pg].key = LearnedKeyCopyAlloc(ki, LearnedLeafViewKey(&view, ki, 0),
+											 CurrentMemoryContext);
+		firsts[pg].tid = LearnedLeafViewTid(&view, 0);
+		firsts[pg].mkey = LearnedKeyMap(ki, firsts[pg].key);
+		UnlockReleaseBuffer(buf);
+	}
+
+	/* keys[kfrom[pg] .. kfrom[pg + 1]) fall in page pg */
+	kfrom = palloc((npg + 1) * sizeof(Size));
+	for (pg = 0; pg < npg; pg++)
+	{
+		kfrom[pg] = i;
+		while (i < nkeys && (pg + 1 == npg || entry_order(ki, &keys[i], &firsts[pg + 1]) < 0))
+			i++;
+	}
+	kfrom[npg] = nkeys;
+
+	/* the runs of pages that receive nothing, long enough to keep */
+	keep = palloc0(npg * sizeof(bool));
+	for (pg = 0; pg < npg;)
+	{
+		uint32		e = pg;
+
+		while (e < npg && kfrom[e] == kfrom[e + 1])
+			e++;
+		if (e - pg >= LEARNED_PARTIAL_KEEP_PAGES)
+		{
+			memset(keep + pg, true, e - pg);
+			kept += e - pg;
+		}
+		pg = Max(e, pg + 1);
+	}
+
+	if (kept > 0)
+	{
+		for (pg = 0; pg < npg;)
+		{
+			uint32		e = pg;
+
+			while (e < npg && keep[e] == keep[pg])
+				e++;
+			if (keep[pg])
+			{
+				coalesce_flush(index, ki, meta, gen, set, co);
+				keep_segment_part(dir, seg, pg, e - pg, firsts[pg].mkey, set, nstatic);
+				learned_fault("merge-after-keep-part");
+			}
+			else
+			{
+				Size		maxold = 1024;
+				Size		nold = 0;
+				LearnedEntry *olds = palloc_extended(maxold * sizeof(LearnedEntry),
+													 MCXT_ALLOC_HUGE);
+
+				read_segment_pages(index, ki, seg, pg, e, &olds, &nold, &maxold);
+				rewrite_entries(index, ki, meta, olds, nold, keys + kfrom[pg],
+								kfrom[e] - kfrom[pg], false, gen, set, co, nstatic);
+				pfree(olds);
+			}
+			pg = e;
+		}
+	}
+	pfree(keep);
+	pfree(kfrom);
+	pfree(firsts);
+	return kept > 0;
+}
+
+/*
  * Merge keys[0..nkeys) (sorted) into segments [s_from, s_to) of dir, in key
  * order, appending the result to *set: segment s takes the keys from its
  * first key up to the next segment's first key (the last of the range takes
@@ -727,42 +983,18 @@ merge_segments(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
 				learned_fault("merge-after-append-segment");
 			}
 		}
-		else
+		else if (force || dir->nsegments == 0 ||
+				 !partial_rewrite(index, ki, meta, dir, &dir->segments[s], keys + p, q - p,
+								  gen, set, &co, nstatic))
 		{
 			Size		maxold = 1024;
 			Size		nold = 0;
 			LearnedEntry *olds = palloc_extended(maxold * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
 
-			Size		cut;
-
 			if (dir->nsegments > 0)
 				read_segment(index, ki, &dir->segments[s], &olds, &nold, &maxold);
-			cut = force ? nold + 1 : append_point(ki, olds, nold, keys + p, q - p);
-			if (cut < nold)
-			{
-				/*
-				 * An append point inside the segment: the stream ends a
-				 * segment right after the new entries, and the old ones
-				 * after them start the next.
-				 */
-				merge_entries(ki, olds, cut, keys + p, q - p,
-							  coalesce_room(&co, cut + (q - p)));
-				co.n += cut + (q - p);
-				coalesce_flush(index, ki, meta, gen, set, &co);
-				memcpy(coalesce_room(&co, nold - cut), olds + cut,
-					   (nold - cut) * sizeof(LearnedEntry));
-				co.n += nold - cut;
-			}
-			else
-			{
-				/* merged straight onto the stream; a segment whose entries all died disappears */
-				merge_entries(ki, olds, nold, keys + p, q - p,
-							  coalesce_room(&co, nold + (q - p)));
-				co.n += nold + (q - p);
-			}
-			if (co.n >= LEARNED_COALESCE_ENTRIES)
-				coalesce_flush(index, ki, meta, gen, set, &co);
-			*nstatic += nold + (q - p);
+			rewrite_entries(index, ki, meta, olds, nold, keys + p, q - p, force, gen, set,
+							&co, nstatic);
 			pfree(olds);
 		}
 		p = q;
