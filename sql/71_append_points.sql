@@ -86,9 +86,11 @@ SELECT learned_index_check('apt_k', true);
 SELECT pverify('apt');
 
 -- 3. 300 keys after the first place's last key (800300), two of them equal
--- to it: one run between 800300 and the second place's first key, so the
--- segment that holds it now ends at 800600, and the second place starts
--- the next one.
+-- to it: one run between 800300 and the second place's first key.  Step 1
+-- left the place's end in a two-page segment, which also holds the second
+-- place's first 398 keys: fewer than 16 pages of old entries after the
+-- run, so no cut (step 8 shows one); the merge rewrites that small segment
+-- and keeps the others.
 DROP TABLE pseg_before;
 CREATE TABLE pseg_before AS SELECT * FROM learned_index_segments('apt_k');
 INSERT INTO apt (k) SELECT 800300 FROM generate_series(1, 2);
@@ -100,10 +102,8 @@ SELECT * FROM psegs('apt_k');
 SELECT learned_index_check('apt_k', true);
 SELECT pverify('apt');
 
--- 4. The place grows again: its keys now sort after the segment that ends
--- at 800600.  That segment is a single page here (step 3's rewrite kept the
--- pages before it apart), below the append path's 64 pages, so it is
--- rewritten with them; every other segment keeps its blocks (kept = t).
+-- 4. The place grows again: its keys go to the same small segment, which
+-- is rewritten with them; every other segment keeps its blocks (kept = t).
 DROP TABLE pseg_before;
 CREATE TABLE pseg_before AS SELECT * FROM learned_index_segments('apt_k');
 INSERT INTO apt (k) SELECT 800600 FROM generate_series(1, 2);
@@ -148,29 +148,83 @@ SELECT pverify('apt');
 -- a sequential scan gives them, either way.
 CREATE COLLATION ap_en (provider = libc, locale = 'en_US.utf8');
 CREATE TABLE apx (id serial, k text COLLATE ap_en);
-INSERT INTO apx (k) SELECT 'b-' || lpad((i * 4)::text, 7, '0') FROM generate_series(1, 30000) i;
-INSERT INTO apx (k) SELECT 'M ' || lpad((i * 4)::text, 7, '0') FROM generate_series(1, 20000) i;
+INSERT INTO apx (k) SELECT 'b-' || lpad((i * 4)::text, 7, '0') FROM generate_series(1, 1000) i;
+INSERT INTO apx (k) SELECT 'M ' || lpad((i * 4)::text, 7, '0') FROM generate_series(1, 9000) i;
 CREATE INDEX apx_k ON apx USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000);
 ANALYZE apx;
 SELECT count(*) AS segments FROM learned_index_segments('apx_k');
-INSERT INTO apx (k) SELECT 'b-' || lpad((120000 + i)::text, 7, '0') FROM generate_series(1, 300) i;
+INSERT INTO apx (k) SELECT 'b-' || lpad((4000 + i)::text, 7, '0') FROM generate_series(1, 300) i;
 SELECT learned_index_merge('apx_k');
 SELECT count(*) AS segments,
-       count(*) FILTER (WHERE last_key = 'b-0120300') AS ending_at_place
+       count(*) FILTER (WHERE last_key = 'b-0004300') AS ending_at_place
 FROM learned_index_segments('apx_k');
-INSERT INTO apx (k) SELECT 'b-' || lpad((120300 + i)::text, 7, '0') FROM generate_series(1, 400) i;
+INSERT INTO apx (k) SELECT 'b-' || lpad((4300 + i)::text, 7, '0') FROM generate_series(1, 400) i;
 SELECT learned_index_merge('apx_k');
 SELECT learned_index_check('apx_k', true);
 SELECT lcheck_many('apx', ARRAY[
     'SELECT k FROM %I ORDER BY k',
     'SELECT k FROM %I ORDER BY k DESC',
-    'SELECT k FROM %I WHERE k >= ''b-0119990'' AND k < ''m 0000100'' ORDER BY k',
-    'SELECT k FROM %I WHERE k > ''b-0120300'' ORDER BY k LIMIT 20',
-    'SELECT k FROM %I WHERE k <= ''B-0120300'' ORDER BY k DESC LIMIT 20',
-    'SELECT id, k FROM %I WHERE k = ''b-0120300''',
-    'SELECT id, k FROM %I WHERE k IN (''b-0120000'', ''b-0120301'', ''b-0120700'', ''M 0000004'') ORDER BY k']);
+    'SELECT k FROM %I WHERE k >= ''b-0003990'' AND k < ''m 0000100'' ORDER BY k',
+    'SELECT k FROM %I WHERE k > ''b-0004300'' ORDER BY k LIMIT 20',
+    'SELECT k FROM %I WHERE k <= ''B-0004300'' ORDER BY k DESC LIMIT 20',
+    'SELECT id, k FROM %I WHERE k = ''b-0004300''',
+    'SELECT id, k FROM %I WHERE k IN (''b-0004000'', ''b-0004301'', ''b-0004700'', ''M 0000004'') ORDER BY k']);
 DROP TABLE apx;
 DROP COLLATION ap_en;
+
+-- 7. A place whose keys grow downwards: each merge's run falls right before
+-- the last one's.  A cut there would leave the last run behind as a small
+-- segment that no key reaches again, one more every merge; no cut is made
+-- with less than 16 pages of old entries after it, so ten merges leave the
+-- segment count where it was (give or take the rewrite's own cuts).
+CREATE TABLE apg (id serial, k int8);
+INSERT INTO apg (k) SELECT i FROM generate_series(1, 60000) i;
+INSERT INTO apg (k) SELECT 2000000 + i FROM generate_series(1, 60000) i;
+CREATE INDEX apg_k ON apg USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000, compression = off);
+SELECT count(*) AS segments_before FROM learned_index_segments('apg_k');
+DO $$
+BEGIN
+    FOR r IN 1..10 LOOP
+        INSERT INTO apg (k) SELECT 2000000 - r * 300 + i FROM generate_series(0, 299) i;
+        PERFORM learned_index_merge('apg_k');
+    END LOOP;
+END
+$$;
+SELECT count(*) <= 4 AS few_segments, count(*) FILTER (WHERE pages = 1) AS one_page_segments
+FROM learned_index_segments('apg_k');
+SELECT learned_index_check('apg_k', true);
+SELECT lcheck_many('apg', ARRAY[
+    'SELECT k FROM %I ORDER BY k',
+    'SELECT k FROM %I WHERE k BETWEEN 1996900 AND 2000010 ORDER BY k DESC',
+    'SELECT count(*) FROM %I WHERE k > 60000']);
+DROP TABLE apg;
+
+-- 8. An append point in a segment that a merge rewrites whole (under 32
+-- pages, too small to keep parts of), with 16 pages or more of old entries
+-- after the new run: the merge ends a segment right after the run, and
+-- the next merge's keys for the place go to that segment alone (the one
+-- after it keeps its blocks).
+CREATE TABLE apc (id serial, k int8);
+INSERT INTO apc (k) SELECT i * 8 FROM generate_series(1, 2000) i;
+INSERT INTO apc (k) SELECT 1000000000 + i * 10 FROM generate_series(1, 12000) i;
+CREATE INDEX apc_k ON apc USING learned (k) WITH (merge_ratio = 1, pending_limit = 100000, compression = off);
+SELECT segment, first_key, last_key, pages FROM learned_index_segments('apc_k') ORDER BY segment;
+INSERT INTO apc (k) SELECT 16000 + i FROM generate_series(1, 300) i;
+SELECT learned_index_merge('apc_k');
+SELECT segment, first_key, last_key, pages FROM learned_index_segments('apc_k') ORDER BY segment;
+CREATE TABLE apc_before AS SELECT * FROM learned_index_segments('apc_k');
+INSERT INTO apc (k) SELECT 16300 + i FROM generate_series(1, 300) i;
+SELECT learned_index_merge('apc_k');
+SELECT n.segment, n.first_key, n.last_key, n.pages, n.start_block = b.start_block AS same_blocks
+FROM learned_index_segments('apc_k') n LEFT JOIN apc_before b USING (segment) ORDER BY n.segment;
+SELECT learned_index_check('apc_k', true);
+SELECT lcheck_many('apc', ARRAY[
+    'SELECT k FROM %I ORDER BY k',
+    'SELECT k FROM %I WHERE k BETWEEN 15990 AND 1000000100 ORDER BY k DESC',
+    'SELECT id, k FROM %I WHERE k IN (16000, 16001, 16300, 16301, 16600, 1000000010)',
+    'SELECT count(*) FROM %I WHERE k > 0']);
+DROP TABLE apc;
+DROP TABLE apc_before;
 
 DROP TABLE apt;
 DROP TABLE pseg_before;

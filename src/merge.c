@@ -728,11 +728,19 @@ coalesce_flush(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
  * segment's last key, where the append path keeps the segment's pages
  * instead of rewriting them.  Too few new entries say nothing: one new key
  * always makes a run of one, and cutting there would split segments for
- * sparse random inserts.
+ * sparse random inserts.  Nor is there a cut with fewer than min_after old
+ * entries after it (LEARNED_PARTIAL_KEEP_PAGES pages): those would become a
+ * small segment of their own that no key of the place reaches again.  Keys
+ * of a place that grow downwards put each merge's run right before the
+ * last one's, and cut there, every merge left the last run behind as a
+ * one-page segment (the directory grew by a segment a merge, for good);
+ * now the runs stay with the segment until they fill as many pages as a
+ * partial rewrite keeps apart, which bounds segments by pages as
+ * partial_rewrite does.
  */
 static Size
 append_point(LearnedKeyInfo *ki, const LearnedEntry *olds, Size nold,
-			 const LearnedEntry *news, Size nnew)
+			 const LearnedEntry *news, Size nnew, Size min_after)
 {
 	Size		lo = 0,
 				hi = nold;
@@ -756,6 +764,8 @@ append_point(LearnedKeyInfo *ki, const LearnedEntry *olds, Size nold,
 	}
 	if (lo < nold && entry_order(ki, &news[nnew - 1], &olds[lo]) > 0)
 		return nold + 1;
+	if (nold - lo < min_after)
+		return nold + 1;
 	return lo;
 }
 
@@ -767,9 +777,11 @@ append_point(LearnedKeyInfo *ki, const LearnedEntry *olds, Size nold,
 static void
 rewrite_entries(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *meta,
 				LearnedEntry *olds, Size nold, LearnedEntry *keys, Size nkeys, bool force,
-				uint32 gen, LearnedSegmentSet *set, Coalesce *co, uint64 *nstatic)
+				Size min_after, uint32 gen, LearnedSegmentSet *set, Coalesce *co,
+				uint64 *nstatic)
 {
-	Size		cut = force ? nold + 1 : append_point(ki, olds, nold, keys, nkeys);
+	Size		cut = force ? nold + 1 :
+		append_point(ki, olds, nold, keys, nkeys, min_after);
 
 	if (cut < nold)
 	{
@@ -903,7 +915,9 @@ partial_rewrite(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *m
 
 				read_segment_pages(index, ki, seg, pg, e, &olds, &nold, &maxold);
 				rewrite_entries(index, ki, meta, olds, nold, keys + kfrom[pg],
-								kfrom[e] - kfrom[pg], false, gen, set, co, nstatic);
+								kfrom[e] - kfrom[pg], false,
+								(Size) seg->items_per_page * LEARNED_PARTIAL_KEEP_PAGES,
+								gen, set, co, nstatic);
 				pfree(olds);
 			}
 			pg = e;
@@ -993,8 +1007,10 @@ merge_segments(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *me
 
 			if (dir->nsegments > 0)
 				read_segment(index, ki, &dir->segments[s], &olds, &nold, &maxold);
-			rewrite_entries(index, ki, meta, olds, nold, keys + p, q - p, force, gen, set,
-							&co, nstatic);
+			rewrite_entries(index, ki, meta, olds, nold, keys + p, q - p, force,
+							dir->nsegments > 0 ?
+							(Size) dir->segments[s].items_per_page * LEARNED_PARTIAL_KEEP_PAGES : 0,
+							gen, set, &co, nstatic);
 			pfree(olds);
 		}
 		p = q;

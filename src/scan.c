@@ -288,6 +288,14 @@ typedef struct LearnedScanOpaqueData
 	 */
 	LearnedKeyMapData meta_map;
 	bool		map_stale;
+
+	/*
+	 * The key's images depend on a collation library (C library or ICU
+	 * sort keys): a run's filter hashes the images of when it was written,
+	 * and a library upgrade may change them without changing the order,
+	 * which otherwise only costs reads.  Such a scan does not use filters.
+	 */
+	bool		no_filters;
 	BlockNumber leaf_recent_blk;	/* the leaf page read_vpage read last, */
 	Buffer		leaf_recent;	/* and its buffer then (a hint) */
 
@@ -509,6 +517,7 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 										  ALLOCSET_SMALL_SIZES);
 	/* tupCxt: made by the first index-only fetch */
 	LearnedKeyInfoForScan(index, &so->ki);
+	so->no_filters = LearnedKeyImagesCollated(&so->ki);
 	/* composite keys are stored in index order: no direction flip */
 	so->desc = !LearnedKeyIsComposite(&so->ki) &&
 		(index->rd_indoption[0] & INDOPTION_DESC) != 0;
@@ -3690,7 +3699,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		 */
 		one_image = has_fwd && has_bwd &&
 			bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd);
-		if (one_image && so->nruns > 0 && !so->map_stale)
+		if (one_image && so->nruns > 0 && !so->map_stale && !so->no_filters)
 			LearnedRunFilterKey(fwd.hint, &probe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
@@ -3720,7 +3729,8 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 				 (bwd.strict ? bwd.hint < ri->min_mkey : bwd.hint <= ri->min_mkey)))
 				continue;
 			/* a lookup of one key: the run's filter may rule it out */
-			if (one_image && !so->map_stale && !run_may_contain(so, j, &probe))
+			if (one_image && !so->map_stale && !so->no_filters &&
+				!run_may_contain(so, j, &probe))
 				continue;
 			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
 			r->run_hi[j] = has_bwd ? run_bound(so, j, &bwd, exact_bwd) : (int) ri->nkeys;

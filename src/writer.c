@@ -324,8 +324,8 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 	per = (n + nparts - 1) / nparts;
 	per = ((per + plainP - 1) / plainP) * plainP;
 	per = Min(per, segcap);
-	if (LearnedKeyIsVarwidth(ki))
-		LearnedCheckOrder(index, ki, entries, n, building);
+	/* any key whose images are untrusted: text, and also name (fixed width) */
+	LearnedCheckOrder(index, ki, entries, n, building);
 	for (done = 0; done < n;)
 	{
 		Size		cnt = Min(per, n - done);

@@ -166,9 +166,11 @@ cmp_ok($free_seen, '>', 0,
 # conflict, never return other rows or report corruption.
 #
 # The layout is made deterministic with a small fresh index: 20000 static
-# keys (one segment, blocks 1-35) and 3000 pending keys above all of them
-# (6 pending pages).  The cursor reads backward, so its first rows come from
-# the pending list.  The merge rewrites the segment elsewhere; GC frees the
+# keys (one segment, blocks 1-35) and 3000 pending keys (6 pending pages):
+# 2800 above all of them and 200 copies of keys spread over the segment, so
+# that every page of it receives some (a merge keeps the pages no new key
+# reaches: partial_rewrite).  The cursor reads backward, so its first rows
+# come from the pending list.  The merge rewrites the segment elsewhere; GC frees the
 # old segment, the old directory and the merged pending pages (all but the
 # tail); 21000 new inserts then take every free page as pending pages.
 $primary->safe_psql('postgres', q{
@@ -180,11 +182,12 @@ foreach my $mode ('indexonly', 'index')
 	my $cols = $mode eq 'index' ? 'k, id' : 'k';
 	$primary->safe_psql('postgres', q{
 DROP INDEX IF EXISTS t2_k;
-DELETE FROM t2 WHERE k < 1 OR k > 20000;
+DELETE FROM t2 WHERE k < 1 OR k > 20000 OR id > 20000;
 VACUUM t2;
 -- plain pages: the page counts below (>= 40 freed by GC) are sized for them
 CREATE INDEX t2_k ON t2 USING learned (k) WITH (merge_ratio = 1, pending_limit = 1000000, compression = off);
-INSERT INTO t2 (k) SELECT 2000000 + i FROM generate_series(1, 3000) i;
+INSERT INTO t2 (k) SELECT 2000000 + i FROM generate_series(1, 2800) i;
+INSERT INTO t2 (k) SELECT i * 100 FROM generate_series(1, 200) i;
 -- all-visible heap pages, and the pending list kept: with INDEX_CLEANUP
 -- on, the VACUUM's amvacuumcleanup would merge it
 VACUUM (INDEX_CLEANUP off) t2;
