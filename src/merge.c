@@ -823,8 +823,11 @@ rewrite_entries(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *m
  * Random keys reach every page and rewrite the whole segment, as before.
  * Returns false (nothing done) when no run is kept, or for a segment whose
  * pages cannot be kept apart: a zone map (its groups), segment-local
- * string images, or key images not trusted across streams (as for
- * append_point).
+ * string images, key images not trusted across streams (as for
+ * append_point), or images of a collation library (ICU): a kept part's
+ * first image and re-anchored piece come from today's library, its other
+ * pieces from the one that wrote them, and after an upgrade that changed
+ * the images they would no longer be in key order.
  */
 static bool
 partial_rewrite(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *meta,
@@ -841,7 +844,8 @@ partial_rewrite(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *m
 	Size		i = 0;
 
 	if (seg->kind != LEARNED_SEG_MODEL || seg->npieces == 0 || seg->str_skip != 0 ||
-		npg < 2 * LEARNED_PARTIAL_KEEP_PAGES || nkeys == 0 || !LearnedKeyImagesTrusted(ki))
+		npg < 2 * LEARNED_PARTIAL_KEEP_PAGES || nkeys == 0 || !LearnedKeyImagesTrusted(ki) ||
+		LearnedKeyImagesCollated(ki))
 		return false;
 
 	/* each page's first entry, dead or not: the page's lower bound */
