@@ -259,25 +259,39 @@ read_segment(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg
 	read_segment_pages(index, ki, seg, 0, seg->npages, out, nout, maxout);
 }
 
+/*
+ * The first entry of leaf page blkno (dead or not: it is the page's lower
+ * bound), its key copied.
+ */
+static void
+page_first_entry(Relation index, const LearnedKeyInfo *ki, BlockNumber blkno,
+				 LearnedEntry *out)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+	Page		page;
+	LearnedLeafView view;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
+	if (LearnedPageGetOpaque(page)->nitems == 0)
+		LearnedReportCorrupt(index, blkno, "empty leaf page");
+	LearnedLeafOpen(index, page, blkno, &ki->layout, &view);
+	out->key = LearnedKeyCopyAlloc(ki, LearnedLeafViewKey(&view, ki, 0),
+								   CurrentMemoryContext);
+	out->tid = LearnedLeafViewTid(&view, 0);
+	out->mkey = LearnedKeyMap(ki, out->key);
+	UnlockReleaseBuffer(buf);
+}
+
 /* a copy of the first key of a segment (dead or not: it is its lower bound) */
 static Datum
 segment_first_key(Relation index, const LearnedKeyInfo *ki, const LearnedSegment *seg)
 {
-	Buffer		buf = ReadBuffer(index, seg->start_blk);
-	Page		page;
-	LearnedLeafView view;
-	Datum		key;
+	LearnedEntry e;
 
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	LearnedCheckPage(index, page, seg->start_blk, LEARNED_PAGE_LEAF);
-	if (LearnedPageGetOpaque(page)->nitems == 0)
-		LearnedReportCorrupt(index, seg->start_blk, "empty leaf page");
-	LearnedLeafOpen(index, page, seg->start_blk, &ki->layout, &view);
-	key = LearnedKeyCopyAlloc(ki, LearnedLeafViewKey(&view, ki, 0),
-							  CurrentMemoryContext);
-	UnlockReleaseBuffer(buf);
-	return key;
+	page_first_entry(index, ki, seg->start_blk, &e);
+	return e.key;
 }
 
 /*
@@ -537,6 +551,23 @@ past_seg_start(Relation index, LearnedKeyInfo *ki, SegStart *b, uint64 mkey, Dat
 	return LearnedKeyCmp(ki, key, b->key) >= 0;
 }
 
+/* room for one more segment with up to npieces pieces in *set: its slot */
+static LearnedSegment *
+segment_set_add(LearnedSegmentSet *set, uint32 npieces)
+{
+	if (set->nsegs >= set->maxsegs)
+	{
+		set->maxsegs *= 2;
+		set->segs = repalloc_huge(set->segs, set->maxsegs * sizeof(LearnedSegment));
+	}
+	if (set->npieces + npieces > set->maxpieces)
+	{
+		set->maxpieces = (set->npieces + npieces) * 2;
+		set->pieces = repalloc_huge(set->pieces, set->maxpieces * sizeof(LearnedPiece));
+	}
+	return &set->segs[set->nsegs++];
+}
+
 /* an untouched segment: keep its pages, copy its descriptor and pieces */
 static void
 keep_segment(const LearnedDirectory *dir, const LearnedSegment *seg,
@@ -545,17 +576,7 @@ keep_segment(const LearnedDirectory *dir, const LearnedSegment *seg,
 	LearnedSegment *ns;
 	uint32		i;
 
-	if (set->nsegs >= set->maxsegs)
-	{
-		set->maxsegs *= 2;
-		set->segs = repalloc_huge(set->segs, set->maxsegs * sizeof(LearnedSegment));
-	}
-	if (set->npieces + seg->npieces > set->maxpieces)
-	{
-		set->maxpieces = (set->npieces + seg->npieces) * 2;
-		set->pieces = repalloc_huge(set->pieces, set->maxpieces * sizeof(LearnedPiece));
-	}
-	ns = &set->segs[set->nsegs++];
+	ns = segment_set_add(set, seg->npieces);
 	*ns = *seg;
 	ns->first_piece = (uint32) set->npieces;
 	for (i = 0; i < seg->npieces; i++)
@@ -600,17 +621,7 @@ keep_segment_part(const LearnedDirectory *dir, const LearnedSegment *seg,
 
 	Assert(seg->kind == LEARNED_SEG_MODEL && seg->npieces > 0 && npg > 0 &&
 		   pg0 + npg <= seg->npages);
-	if (set->nsegs >= set->maxsegs)
-	{
-		set->maxsegs *= 2;
-		set->segs = repalloc_huge(set->segs, set->maxsegs * sizeof(LearnedSegment));
-	}
-	if (set->npieces + seg->npieces > set->maxpieces)
-	{
-		set->maxpieces = (set->npieces + seg->npieces) * 2;
-		set->pieces = repalloc_huge(set->pieces, set->maxpieces * sizeof(LearnedPiece));
-	}
-	ns = &set->segs[set->nsegs++];
+	ns = segment_set_add(set, seg->npieces);
 	*ns = *seg;
 	ns->start_blk = seg->start_blk + pg0;
 	ns->npages = npg;
@@ -851,24 +862,7 @@ partial_rewrite(Relation index, LearnedKeyInfo *ki, const LearnedMetaPageData *m
 	/* each page's first entry, dead or not: the page's lower bound */
 	firsts = palloc(npg * sizeof(LearnedEntry));
 	for (pg = 0; pg < npg; pg++)
-	{
-		BlockNumber blkno = seg->start_blk + pg;
-		Buffer		buf = ReadBuffer(index, blkno);
-		Page		page;
-		LearnedLeafView view;
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		LearnedCheckPage(index, page, blkno, LEARNED_PAGE_LEAF);
-		LearnedLeafOpen(index, page, blkno, &ki->layout, &view);
-		if (view.nitems == 0)
-			LearnedReportCorrupt(index, blkno, "leaf page does not match its directory");
-		firsts[pg].key = LearnedKeyCopyAlloc(ki, LearnedLeafViewKey(&view, ki, 0),
-											 CurrentMemoryContext);
-		firsts[pg].tid = LearnedLeafViewTid(&view, 0);
-		firsts[pg].mkey = LearnedKeyMap(ki, firsts[pg].key);
-		UnlockReleaseBuffer(buf);
-	}
+		page_first_entry(index, ki, seg->start_blk + pg, &firsts[pg]);
 
 	/* keys[kfrom[pg] .. kfrom[pg + 1]) fall in page pg */
 	kfrom = palloc((npg + 1) * sizeof(Size));
