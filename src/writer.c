@@ -367,10 +367,19 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 
 		/*
 		 * Outside a build, a segment that fits in no hole is cut to the
-		 * longest one (LearnedFitPages).  A compressed plan is cut at a
-		 * page boundary: its pages are encoded one by one, P entries each.
+		 * longest one (LearnedFitPages), whatever its page format: every
+		 * page but a segment's last holds exactly P entries (plain,
+		 * compressed, variable-width and stride pages alike), so the first
+		 * fit * P entries fill fit whole pages, laid out as they would have
+		 * been, and the rest start the next segment.  A compressed plan's
+		 * pages are encoded one by one, so it is cut at that boundary too.
+		 * (Composite and string keys live on variable-width pages: without
+		 * the cut, their segments of up to 128 pages extended the file past
+		 * every smaller hole, and VACUUM's relocation, whose plan
+		 * (relocation_lowers) assumes the cut for every segment, could
+		 * rewrite one at the file's end instead of lower.)
 		 */
-		if (!building && !LearnedKeyIsVarwidth(ki) && !packed)
+		if (!building)
 		{
 			uint32		need = (uint32) ((cnt + P - 1) / P);
 			uint32		fit = LearnedFitPages(index, need);

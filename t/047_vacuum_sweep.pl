@@ -199,6 +199,74 @@ is($node->safe_psql('postgres', "SELECT learned_index_check('w_k', true)"), 't',
 	'learned_index_check passes on w_k');
 index_vs_seq($node, 'w', 'after the cut segments');
 
+# 6. the same cut for a composite key, whose segments live on
+# variable-width pages (as every composite or string key's do).  A build
+# cuts them at 128 pages, so (a, b) over 73,088 + 60 * 571 rows makes a
+# segment of 128 pages and one of 60.  Segment 1 grows by a fifth, spread
+# over all its pages: its rewrite goes past the end and VACUUM frees its
+# old pages, a hole smaller than 128 pages.  Segment 0 then grows by 5%:
+# its rewrite (134 pages: 128 and 7) used to find no hole for its first
+# part and extend the file beside the hole; cut to fit, it fills it.
+$node->safe_psql('postgres', q{
+CREATE TABLE c (a int, b int8, id int) WITH (autovacuum_enabled = off);
+INSERT INTO c SELECT 1, 10 * i, i FROM generate_series(1, 107348) i;
+CREATE INDEX c_ab ON c USING learned (a, b) WITH (vacuum_truncate = off);
+});
+is($node->safe_psql('postgres',
+	"SELECT string_agg(pages::text, ',' ORDER BY segment) FROM learned_index_segments('c_ab')"),
+	'128,60', 'c_ab has a segment of 128 pages and one of 60');
+# the keys are b = 10 * rank (a = 1): spread the new ones evenly over a
+# segment's ranks
+sub grow_composite
+{
+	my ($seg, $frac) = @_;
+	$node->safe_psql('postgres', qq{
+SET learned_idx.auto_merge = off;
+INSERT INTO c SELECT 1, s.lo + 1 + (g::int8 * (s.hi - s.lo - 2)) / (s.entries * $frac)::int8, -1
+  FROM (SELECT segment, entries,
+               10 * (1 + coalesce(sum(entries) OVER (ORDER BY segment ROWS BETWEEN
+                                  UNBOUNDED PRECEDING AND 1 PRECEDING), 0))::int8 AS lo,
+               10 * (sum(entries) OVER (ORDER BY segment))::int8 AS hi
+          FROM learned_index_segments('c_ab')) s,
+       generate_series(1, (s.entries * $frac)::int) g
+ WHERE s.segment = $seg;
+SELECT learned_index_merge('c_ab');
+});
+	return;
+}
+sub free_pages_c
+{
+	return $node->safe_psql('postgres',
+		q{SELECT count(*) FROM pg_freespace('c_ab') WHERE avail > 0});
+}
+grow_composite(1, 0.2);
+$node->safe_psql('postgres', 'VACUUM c');
+my $chole = free_pages_c();
+cmp_ok($chole, '>=', 16, "segment 1's old pages are a hole of $chole pages");
+cmp_ok($chole, '<', 128, 'the hole is smaller than segment 0');
+my $c0 = $node->safe_psql('postgres', "SELECT pg_relation_size('c_ab') / 8192");
+grow_composite(0, 0.05);
+my $c1 = $node->safe_psql('postgres', "SELECT pg_relation_size('c_ab') / 8192");
+cmp_ok(free_pages_c(), '<', 16,
+	"the composite merge that extended the file ($c0 -> $c1 pages) filled the hole of $chole pages first ("
+	  . free_pages_c() . ' left)');
+is($node->safe_psql('postgres', "SELECT learned_index_check('c_ab', true)"), 't',
+	'learned_index_check passes on c_ab');
+my $cq = join(";\n",
+	'SELECT count(*), sum(hashint8(b)), sum(hashint4(id)) FROM c WHERE a = 1',
+	'SELECT count(*), sum(hashint4(id)) FROM c WHERE a = 1 AND b BETWEEN 700000 AND 760000',
+	'SELECT count(*), sum(hashint4(id)) FROM c WHERE a = 1 AND b = ANY (\'{10,730880,730881,1073480,5}\')',
+	'SELECT b FROM c WHERE a = 1 AND b > 725000 ORDER BY a, b LIMIT 300',
+	'SELECT b FROM c WHERE a = 1 AND b < 740000 ORDER BY a DESC, b DESC LIMIT 300') . ";\n";
+my $cref = $node->safe_psql('postgres',
+	"SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;\n$cq");
+foreach my $m ('SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;',
+	'SET enable_seqscan = off; SET enable_indexscan = off; SET enable_indexonlyscan = off;')
+{
+	is($node->safe_psql('postgres', "$m\n$cq"), $cref,
+		"c_ab after the cut segments agrees with a sequential scan ($m)");
+}
+
 is($node->safe_psql('postgres', "SELECT learned_index_check('v_k', true)"), 't',
 	'learned_index_check passes');
 index_vs_seq($node, 'v', 'after the swept VACUUMs');
