@@ -30,7 +30,7 @@
 #
 # Environment: KEEP=1 keeps the temp dirs; TEST_PORT (default 5497);
 #              PROVE_FLAGS (default "-I ./t"); PROVE_TESTS (default t/*.pl);
-#              TEST_BUDGET (seconds for each major's suites, default 1500;
+#              TEST_BUDGET (seconds for each major's suites, default 1800;
 #              source builds are not counted);
 #              TAP_FILE_TIMEOUT (seconds per TAP script, default 420);
 #              REGRESS_TESTS / ISOLATION_TESTS (space-separated names: run only
@@ -45,7 +45,7 @@ set -uo pipefail
 T0=$(date +%s)
 TEST_PORT="${TEST_PORT:-5497}"
 export PROVE_FLAGS="${PROVE_FLAGS:--I ./t}"
-TEST_BUDGET="${TEST_BUDGET:-1500}"          # seconds for one major's suites
+TEST_BUDGET="${TEST_BUDGET:-1800}"          # seconds for one major's suites
 TAP_FILE_TIMEOUT="${TAP_FILE_TIMEOUT:-420}" # seconds per TAP script
 N_PASS=0
 N_FAIL=0
