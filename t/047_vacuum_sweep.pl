@@ -180,23 +180,31 @@ SELECT learned_index_merge('w_k');
 }
 sub free_pages
 {
+	my ($idx) = @_;
 	return $node->safe_psql('postgres',
-		q{SELECT count(*) FROM pg_freespace('w_k') WHERE avail > 0});
+		"SELECT count(*) FROM pg_freespace('$idx') WHERE avail > 0");
+}
+# grow one segment and VACUUM (a hole of its old pages), then grow another
+# whose rewrite fits no hole: the hole must be filled before the file grows
+sub hole_filled
+{
+	my ($idx, $table, $grow, $first, $second, $what) = @_;
+	$grow->(@$first);
+	$node->safe_psql('postgres', "VACUUM $table");
+	my $hole = free_pages($idx);
+	cmp_ok($hole, '>=', 16, "$idx: the grown segment's old pages are a hole of $hole pages");
+	my $p0 = $node->safe_psql('postgres', "SELECT pg_relation_size('$idx') / 8192");
+	$grow->(@$second);
+	my $p1 = $node->safe_psql('postgres', "SELECT pg_relation_size('$idx') / 8192");
+	cmp_ok(free_pages($idx), '<', 16,
+		"$what ($p0 -> $p1 pages) filled the hole of $hole pages first (" . free_pages($idx) . ' left)');
+	is($node->safe_psql('postgres', "SELECT learned_index_check('$idx', true)"), 't',
+		"learned_index_check passes on $idx");
+	return $hole;
 }
 cmp_ok($node->safe_psql('postgres', "SELECT segments FROM learned_index_info('w_k')"), '>=', 3,
 	'w_k has at least three segments');
-grow_segment(0, 0.5);
-$node->safe_psql('postgres', 'VACUUM w');
-my $hole = free_pages();
-cmp_ok($hole, '>=', 16, "segment 0's old pages are a hole of $hole pages");
-my $w0 = $node->safe_psql('postgres', "SELECT pg_relation_size('w_k') / 8192");
-grow_segment(1, 0.6);
-my $w1 = $node->safe_psql('postgres', "SELECT pg_relation_size('w_k') / 8192");
-cmp_ok(free_pages(), '<', 16,
-	"the merge that extended the file ($w0 -> $w1 pages) filled the hole of $hole pages first ("
-	  . free_pages() . ' left)');
-is($node->safe_psql('postgres', "SELECT learned_index_check('w_k', true)"), 't',
-	'learned_index_check passes on w_k');
+hole_filled('w_k', 'w', \&grow_segment, [ 0, 0.5 ], [ 1, 0.6 ], 'the merge that extended the file');
 index_vs_seq($node, 'w', 'after the cut segments');
 
 # 6. the same cut for a composite key, whose segments live on
@@ -234,24 +242,9 @@ SELECT learned_index_merge('c_ab');
 });
 	return;
 }
-sub free_pages_c
-{
-	return $node->safe_psql('postgres',
-		q{SELECT count(*) FROM pg_freespace('c_ab') WHERE avail > 0});
-}
-grow_composite(1, 0.2);
-$node->safe_psql('postgres', 'VACUUM c');
-my $chole = free_pages_c();
-cmp_ok($chole, '>=', 16, "segment 1's old pages are a hole of $chole pages");
-cmp_ok($chole, '<', 128, 'the hole is smaller than segment 0');
-my $c0 = $node->safe_psql('postgres', "SELECT pg_relation_size('c_ab') / 8192");
-grow_composite(0, 0.05);
-my $c1 = $node->safe_psql('postgres', "SELECT pg_relation_size('c_ab') / 8192");
-cmp_ok(free_pages_c(), '<', 16,
-	"the composite merge that extended the file ($c0 -> $c1 pages) filled the hole of $chole pages first ("
-	  . free_pages_c() . ' left)');
-is($node->safe_psql('postgres', "SELECT learned_index_check('c_ab', true)"), 't',
-	'learned_index_check passes on c_ab');
+cmp_ok(hole_filled('c_ab', 'c', \&grow_composite, [ 1, 0.2 ], [ 0, 0.05 ],
+		'the composite merge that extended the file'),
+	'<', 128, 'that hole was smaller than segment 0');
 my $cq = join(";\n",
 	'SELECT count(*), sum(hashint8(b)), sum(hashint4(id)) FROM c WHERE a = 1',
 	'SELECT count(*), sum(hashint4(id)) FROM c WHERE a = 1 AND b BETWEEN 700000 AND 760000',
