@@ -7,10 +7,12 @@
 # round and a fresh build's at the end, and learned_index_check; CENSUS=1
 # also prints where the pages are after each round (lib/space_breakdown.sh).  A
 # throwaway cluster of the given binaries (whose pkglibdir holds the
-# learned_idx build to measure) on the given port.  Hold the bench lock:
+# learned_idx build to measure) on the given port.  COLS="k, v" indexes two
+# columns (a composite key, on variable-width pages) instead of k alone.
+# Hold the bench lock:
 #   flock /tmp/learned_idx_bench.lock bash bench/churn_space.sh PGBIN PORT LABEL [N] [ROUNDS]
 set -u
-B=$1; PORT=$2; LABEL=$3; N=${4:-300000}; R=${5:-10}
+B=$1; PORT=$2; LABEL=$3; N=${4:-300000}; R=${5:-10}; COLS=${COLS:-k}
 D=/tmp/churn_space_$LABEL; rm -rf $D; mkdir -p $D; chown postgres $D
 # the cluster (gigabytes at 10M rows) is stopped and removed at exit; KEEP=1 keeps it
 trap 'su postgres -c "$B/pg_ctl -D $D/data -m immediate stop" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$D"' EXIT
@@ -19,7 +21,7 @@ su postgres -c "$B/pg_ctl -D $D/data -o '-p $PORT -k /tmp -c shared_buffers=512M
 P="$B/psql -h /tmp -p $PORT -U postgres -X -q -At"
 $P -c "create extension learned_idx" -c "create extension pg_freespacemap"
 . "$(dirname "$0")/lib/space_breakdown.sh"
-$P -c "create table t (k int8, v int8)" -c "insert into t select 10*i, i from generate_series(1,$N) i order by random()" -c "create index i on t using learned (k)" -c "vacuum analyze t"
+$P -c "create table t (k int8, v int8)" -c "insert into t select 10*i, i from generate_series(1,$N) i order by random()" -c "create index i on t using learned ($COLS)" -c "vacuum analyze t"
 echo "INSERT INTO t (k, v) SELECT 10 * (1 + (random() * (:nrows - 1))::int8) + 1 + g % 9, -1 FROM generate_series(1, 100) g;" > $D/w.sql
 line="$LABEL pages after each round:"
 for r in $(seq 1 $R); do
@@ -34,7 +36,7 @@ for r in $(seq 1 $R); do
   # CENSUS=1: where the pages are after each round's VACUUM
   [ -n "${CENSUS:-}" ] && echo "$LABEL round $r: $(breakdown i)"
 done
-$P -c "create index f on t using learned (k)"
+$P -c "create index f on t using learned ($COLS)"
 fresh=$($P -c "select pg_relation_size('f')/8192")
 echo "$line fresh=$fresh rows=$($P -c 'select count(*) from t') check=$($P -c "select learned_index_check('i', true)")"
 su postgres -c "$B/pg_ctl -D $D/data -m fast stop >/dev/null"
