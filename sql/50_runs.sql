@@ -362,4 +362,64 @@ SELECT learned_index_check('rh_ab', true);
 DROP FUNCTION rh_single_ok();
 DROP FUNCTION rh_ranges_ok();
 DROP TABLE rh, rh_probe;
+-- Ranges whose end is a few entries after their start: the end's rank is
+-- searched from the start's, over the data page the start left decoded
+-- (run_bound_from), and from scratch when the end is on a later page.
+-- Widths from 0 to past a page, inclusive and exclusive ends, on int8 keys
+-- with duplicates and on a TPC-C-shaped composite key, both directions.
+CREATE TABLE rw (k int8, w int4, d int4, o int4, n int4);
+INSERT INTO rw SELECT (i * 7919) % 3001, 1 + i % 2, 1 + i % 3, i / 6, i % 5
+	FROM generate_series(1, 3000) i;
+CREATE INDEX rw_k ON rw USING learned (k);
+CREATE INDEX rw_wdon ON rw USING learned (w, d, o, n);
+INSERT INTO rw SELECT (i * 7919) % 3001, 1 + i % 2, 1 + i % 3, i / 6, i % 5
+	FROM generate_series(3001, 16000) i;
+INSERT INTO rw SELECT k, w, d, o, n FROM rw WHERE k % 97 = 0;	-- duplicates
+SELECT count(*) > 1 AS runs, max(pages) > 2 AS multipage FROM learned_index_runs('rw_k') WHERE run IS NOT NULL;
+SELECT count(*) > 1 AS runs, max(pages) > 2 AS multipage FROM learned_index_runs('rw_wdon') WHERE run IS NOT NULL;
+CREATE FUNCTION rw_ranges_bad() RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	bad int := 0;
+	lo int;
+	wd int;
+	q text;
+	x text;
+	y text;
+BEGIN
+	FOREACH lo IN ARRAY ARRAY[0, 1, 97, 1234, 2990, 3001] LOOP
+		FOREACH wd IN ARRAY ARRAY[0, 1, 2, 3, 5, 9, 17, 40, 130, 700, 2500] LOOP
+			FOREACH q IN ARRAY ARRAY[
+				format('SELECT k FROM rw WHERE k >= %s AND k <= %s ORDER BY k', lo, lo + wd),
+				format('SELECT k FROM rw WHERE k > %s AND k < %s ORDER BY k DESC', lo, lo + wd),
+				format('SELECT w, d, o, n FROM rw WHERE w = 2 AND d = 3 AND o >= %s AND o <= %s ORDER BY w, d, o, n',
+					   lo / 3, lo / 3 + wd),
+				format('SELECT w, d, o, n FROM rw WHERE w = 1 AND d = 2 AND o > %s AND o < %s ORDER BY w DESC, d DESC, o DESC, n DESC',
+					   lo / 3, lo / 3 + wd),
+				format('SELECT w, d, o, n FROM rw WHERE w = 1 AND d = 1 AND o = %s AND n >= %s ORDER BY w, d, o, n',
+					   lo / 3, wd % 5)]
+			LOOP
+				PERFORM set_config('enable_seqscan', 'off', true);
+				PERFORM set_config('enable_bitmapscan', 'off', true);
+				EXECUTE 'SELECT string_agg(x::text, '','') FROM (' || q || ') x' INTO x;
+				PERFORM set_config('enable_seqscan', 'on', true);
+				PERFORM set_config('enable_indexscan', 'off', true);
+				PERFORM set_config('enable_indexonlyscan', 'off', true);
+				EXECUTE 'SELECT string_agg(x::text, '','') FROM (' || q || ') x' INTO y;
+				PERFORM set_config('enable_indexscan', 'on', true);
+				PERFORM set_config('enable_indexonlyscan', 'on', true);
+				PERFORM set_config('enable_bitmapscan', 'on', true);
+				IF x IS DISTINCT FROM y THEN
+					RAISE NOTICE 'differs: %', q;
+					bad := bad + 1;
+				END IF;
+			END LOOP;
+		END LOOP;
+	END LOOP;
+	RETURN bad;
+END $$;
+SELECT rw_ranges_bad() AS ranges_differing;
+SELECT learned_index_check('rw_k', true), learned_index_check('rw_wdon', true);
+DROP FUNCTION rw_ranges_bad();
+DROP TABLE rw;
+
 RESET learned_idx.tail_limit;

@@ -1047,8 +1047,9 @@ LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run
 /*
  * Decode the entry in slot i of a run's data page (locked, or a copy, of
  * block blkno):
- * the entry (its key copied into cxt), its mapped key and its flags
- * (LEARNED_PENDING_NULL, _DEAD, _HINT).
+ * the entry (its key copied into cxt), its mapped key unless mkey is NULL
+ * (a composite key's image costs more than the rest: a binary search over
+ * keys does without it) and its flags (LEARNED_PENDING_NULL, _DEAD, _HINT).
  */
 void
 LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumber blkno,
@@ -1066,12 +1067,14 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 	if (f & LEARNED_PENDING_NULL)
 	{
 		e->key = (Datum) 0;
-		*mkey = 0;
+		if (mkey)
+			*mkey = 0;
 	}
 	else
 	{
 		e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKeyAt(index, ki, page, blkno, i), cxt);
-		*mkey = LearnedKeyMap(ki, e->key);
+		if (mkey)
+			*mkey = LearnedKeyMap(ki, e->key);
 	}
 }
 

@@ -39,6 +39,7 @@
 #include "pgstat.h"
 #include "utils/array.h"
 #include "utils/datum.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 #include "utils/memutils.h"
@@ -131,17 +132,14 @@ typedef struct Batch
 } Batch;
 
 /*
- * A batch's key bytes: one page's keys, each MAXALIGNed.  Fixed-width keys
- * fill at most capacity * keylen bytes; variable-width ones usually fit the
- * initial size (a page holds at most LEARNED_LEAF_SPACE bytes of keys in at
- * most LEARNED_VW_MAX_ITEMS entries), but keys rebuilt from a page prefix
- * can be longer than the page, so batch_key_space grows the area then.
+ * A batch's key area at first: room for LEARNED_BATCH_INITIAL keys, each
+ * MAXALIGNed (variable-width ones counted at 32 bytes).  batch_key_space
+ * grows it to what a batch takes, up to one page's keys (or more: keys
+ * rebuilt from a page prefix can be longer than the page).
  */
-#define BATCH_KEY_BYTES(ki) \
-	(LearnedKeyIsVarwidth(ki) ? \
-	 (Size) LEARNED_LEAF_SPACE + (Size) MAXIMUM_ALIGNOF * LEARNED_VW_MAX_ITEMS : \
-	 (Size) (LearnedKeyPackable(ki) ? LEARNED_VW_MAX_ITEMS : (ki)->layout.capacity) * \
-	 (ki)->keylen)
+#define BATCH_KEY_INITIAL(ki) \
+	((Size) LEARNED_BATCH_INITIAL * \
+	 (LearnedKeyIsVarwidth(ki) ? (Size) 32 : (Size) MAXALIGN((ki)->keylen)))
 
 #define PHASE_KEYS	0
 #define PHASE_NULLS 1
@@ -173,6 +171,10 @@ typedef struct PendRange
  * keys and flags, keys in cxt).  A scan holds
  * one page of each run at most, whatever the number of pending entries.
  */
+/* ScanRun.have: a slot's entry decoded, and its mapped key too */
+#define RUN_HAVE_ENTRY	1
+#define RUN_HAVE_MKEY	2
+
 typedef struct ScanRun
 {
 	LearnedRunInfo info;
@@ -183,7 +185,8 @@ typedef struct ScanRun
 	uint32		page_rank;		/* rank of its first entry */
 	int			nloaded;
 	char	   *copy;			/* the data page, copied */
-	bool	   *have;			/* slots decoded so far */
+	int			cap;			/* entries the slot arrays below hold */
+	uint8	   *have;			/* slots decoded so far (RUN_HAVE_*) */
 	LearnedPendingEntry *ents;
 	uint64	   *mkeys;
 	uint16	   *flags;
@@ -451,9 +454,31 @@ pinned_copy(LearnedScanOpaque so)
 	return so->pin ? so->pin->cache : NULL;
 }
 
+/*
+ * The column's comparator on a key's column and a value.  The integer
+ * types' own comparators are done inline: they are what OLTP keys are made
+ * of (every TPC-C index), and a positioning calls the comparator a dozen
+ * times per bound, each through fmgr.  Same sign as the comparator.
+ */
 static inline int32
 cmp_key(FmgrInfo *cmp, Oid collation, Datum key, Datum value)
 {
+	if (cmp->fn_addr == btint4cmp)
+	{
+		int32		a = DatumGetInt32(key);
+		int32		b = DatumGetInt32(value);
+
+		return (a > b) - (a < b);
+	}
+	if (cmp->fn_addr == btint8cmp)
+	{
+		int64		a = DatumGetInt64(key);
+		int64		b = DatumGetInt64(value);
+
+		return (a > b) - (a < b);
+	}
+	if (cmp->fn_addr == btint2cmp)
+		return (int32) DatumGetInt16(key) - (int32) DatumGetInt16(value);
 	return DatumGetInt32(FunctionCall2Coll(cmp, collation, key, value));
 }
 
@@ -524,20 +549,21 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	so->nulls_first = !LearnedKeyIsComposite(&so->ki) &&
 		(index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
 	/*
-	 * A batch holds one page of keys or of NULL TIDs (the denser one).  By-
-	 * value keys start small and grow to what a batch needs (ensure_batch_cap):
-	 * a point lookup on compressed pages returns one slice, and sizing both
-	 * item arrays for a page of NULL TIDs (about 20 kB each) cost every scan,
-	 * one per query in an OLTP lookup, two fresh mallocs.  By-reference keys
-	 * point into the key area, which cannot move, so their arrays start at
-	 * full size.  The spare arrays are made by the first markpos.
+	 * A batch holds at most one page of keys or of NULL TIDs.  Its arrays
+	 * start small and grow to what a batch needs (ensure_batch_cap,
+	 * batch_key_space): a point lookup returns one item, a short range ten,
+	 * and sizing both item arrays and the key area for a full page (about
+	 * 16 kB each for composite keys) cost every scan, one per query in an
+	 * OLTP lookup and one per row for a unique index's check, three fresh
+	 * mallocs and frees (TPC-C, whose indexes are all composite, spent 4% of
+	 * its backends' CPU on them).  The spare arrays are made by the first
+	 * markpos.
 	 */
 	LearnedLeafLayoutInit(&nl, 0);
 	cap = Max((LearnedKeyIsVarwidth(&so->ki) || LearnedKeyPackable(&so->ki)) ?
 			  LEARNED_VW_MAX_ITEMS : so->ki.layout.capacity,
 			  nl.capacity);
-	if (!so->ki.byref)
-		cap = Min(cap, LEARNED_BATCH_INITIAL);
+	cap = Min(cap, LEARNED_BATCH_INITIAL);
 	so->meta_buf = InvalidBuffer;
 	so->pos.batch.buf = InvalidBuffer;
 	so->pos.batch.resume = -1;
@@ -545,8 +571,8 @@ learnedbeginscan(Relation index, int nkeys, int norderbys)
 	so->batch_cap = cap;
 	if (so->ki.byref)
 	{
-		so->pos.batch.keys = palloc(BATCH_KEY_BYTES(&so->ki));
-		so->pos.batch.keys_cap = BATCH_KEY_BYTES(&so->ki);
+		so->pos.batch.keys = palloc(BATCH_KEY_INITIAL(&so->ki));
+		so->pos.batch.keys_cap = BATCH_KEY_INITIAL(&so->ki);
 	}
 	so->mark.batch.buf = InvalidBuffer;
 	so->mark.batch.items = NULL;
@@ -2112,8 +2138,8 @@ retry:
 
 /*
  * Make both item arrays (the batch's and the mark's or spare one, once
- * made) hold n items.  Only by-value keys start below a page's size, so no
- * key bytes move.
+ * made) hold n items.  The items move; by-reference keys stay in the
+ * batch's key area, which the items point into.
  */
 static void
 ensure_batch_cap(LearnedScanOpaque so, int n)
@@ -2122,8 +2148,6 @@ ensure_batch_cap(LearnedScanOpaque so, int n)
 
 	if (n <= so->batch_cap)
 		return;
-	if (so->ki.byref)
-		elog(ERROR, "learned index: page of %d by-reference keys over the batch size", n);
 	n = Max(n, so->batch_cap * 2);
 	other = so->mark.batch.items ? &so->mark.batch.items : &so->spare_items;
 	so->pos.batch.items = repalloc(so->pos.batch.items, sizeof(BatchItem) * n);
@@ -3471,33 +3495,62 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 		const LearnedRunHeader *h = run_header(so, j);
 		int			pg = LearnedRunPageOf(h, (uint32) rank);
 
-		if (r->ents == NULL)
-		{
-			int			cap = LearnedPendingMaxEntries(so->ki.keylen);
+		int			n = (int) LearnedRunPageEntries(h, (uint32) pg);
 
-			r->copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
-			r->have = MemoryContextAlloc(so->scanCxt, sizeof(bool) * cap);
-			r->ents = MemoryContextAlloc(so->scanCxt, sizeof(LearnedPendingEntry) * cap);
-			r->mkeys = MemoryContextAlloc(so->scanCxt, sizeof(uint64) * cap);
-			r->flags = MemoryContextAlloc(so->scanCxt, sizeof(uint16) * cap);
+		if (r->cxt == NULL)
 			r->cxt = AllocSetContextCreate(so->scanCxt, "learned run page",
 										   ALLOCSET_SMALL_SIZES);
-		}
 		else
 			MemoryContextReset(r->cxt);
+
+		/*
+		 * The page copy and the slot arrays are one allocation, whose arrays
+		 * hold the page's entries, not a page's most (2,048 for packed
+		 * pages, 60 kB of arrays): a lookup reads a page or two of each run,
+		 * and its scan made them afresh, five mallocs a run.
+		 */
+		if (n > r->cap)
+		{
+			int			cap = Max(n, r->cap * 2);
+			char	   *p;
+
+			if (r->copy)
+				pfree(r->copy);
+			p = MemoryContextAlloc(so->scanCxt, BLCKSZ +
+								   MAXALIGN(sizeof(LearnedPendingEntry) * cap) +
+								   MAXALIGN(sizeof(uint64) * cap) +
+								   MAXALIGN(sizeof(uint16) * cap) + sizeof(uint8) * cap);
+			r->copy = p;
+			p += BLCKSZ;
+			r->ents = (LearnedPendingEntry *) p;
+			p += MAXALIGN(sizeof(LearnedPendingEntry) * cap);
+			r->mkeys = (uint64 *) p;
+			p += MAXALIGN(sizeof(uint64) * cap);
+			r->flags = (uint16 *) p;
+			p += MAXALIGN(sizeof(uint16) * cap);
+			r->have = (uint8 *) p;
+			r->cap = cap;
+		}
 		r->page = -1;
 		r->nloaded = LearnedRunLoadPage(so->index, &so->ki, &r->info, h, pg, r->copy);
-		memset(r->have, 0, sizeof(bool) * r->nloaded);
+		Assert(r->nloaded == n);
+		memset(r->have, 0, sizeof(uint8) * r->nloaded);
 		r->page = pg;
 		r->page_rank = h->pages[pg].first_rank;
 	}
 	i = rank - (int) r->page_rank;
-	if (!r->have[i])
+	if (r->have[i] == 0)
 	{
 		LearnedRunDecode(so->index, &so->ki, r->copy,
 						 LearnedPageGetRunHeader((Page) r->hdr)->pages[r->page].blkno,
-						 i, &r->ents[i], &r->mkeys[i], &r->flags[i], r->cxt);
-		r->have[i] = true;
+						 i, &r->ents[i], mkey ? &r->mkeys[i] : NULL, &r->flags[i], r->cxt);
+		r->have[i] = mkey ? RUN_HAVE_ENTRY | RUN_HAVE_MKEY : RUN_HAVE_ENTRY;
+	}
+	else if (mkey && !(r->have[i] & RUN_HAVE_MKEY))
+	{
+		r->mkeys[i] = (r->flags[i] & LEARNED_PENDING_NULL) ? 0 :
+			LearnedKeyMap(&so->ki, r->ents[i].key);
+		r->have[i] |= RUN_HAVE_MKEY;
 	}
 	if (mkey)
 		*mkey = r->mkeys[i];
@@ -3513,7 +3566,7 @@ static bool
 run_past(LearnedScanOpaque so, int j, int rank, const Bound *b, bool exact)
 {
 	uint64		m;
-	const LearnedPendingEntry *e = run_entry(so, j, rank, &m, NULL);
+	const LearnedPendingEntry *e = run_entry(so, j, rank, exact ? &m : NULL, NULL);
 
 	if (exact)
 		return b->strict ? m > b->hint : m >= b->hint;
@@ -3612,6 +3665,59 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
 	lo = (int) h->pages[lo - 1].first_rank;
 	hi = Min(hi, nkeys);
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (run_past(so, j, mid, b, exact))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * run_bound for a bound known not to be past any rank below from (the
+ * scan's upper bound, from its lower bound's rank): a range's end is
+ * usually a few entries after its start, on the data page that finding the
+ * start left decoded, so a galloping search over that page's later entries
+ * finds it with a few comparisons, and no header or page is read.  If no
+ * entry of the page from from on is past the bound, the search starts over
+ * (run_bound).
+ */
+static int
+run_bound_from(LearnedScanOpaque so, int j, const Bound *b, bool exact, int from)
+{
+	ScanRun    *r = &so->runs[j];
+	int			nkeys = (int) r->info.nkeys;
+	int			end;
+	int			lo;
+	int			hi;
+	int			step;
+
+	if (from >= nkeys)
+		return nkeys;
+	if (r->page < 0 || from < (int) r->page_rank ||
+		from >= (int) r->page_rank + r->nloaded)
+		return run_bound(so, j, b, exact);
+	end = Min((int) r->page_rank + r->nloaded, nkeys);
+	/* ranks below lo are not past the bound; hi is, or is end */
+	lo = from;
+	hi = end;
+	for (step = 1; lo < end; step *= 2)
+	{
+		int			probe = Min(lo + step - 1, end - 1);
+
+		if (run_past(so, j, probe, b, exact))
+		{
+			hi = probe;
+			break;
+		}
+		lo = probe + 1;
+	}
+	if (lo >= end)
+		return end == nkeys ? nkeys : run_bound(so, j, b, exact);
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
@@ -3733,7 +3839,12 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 				!run_may_contain(so, j, &probe))
 				continue;
 			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
-			r->run_hi[j] = has_bwd ? run_bound(so, j, &bwd, exact_bwd) : (int) ri->nkeys;
+			if (!has_bwd)
+				r->run_hi[j] = (int) ri->nkeys;
+			else if (has_fwd)
+				r->run_hi[j] = run_bound_from(so, j, &bwd, exact_bwd, r->run_lo[j]);
+			else
+				r->run_hi[j] = run_bound(so, j, &bwd, exact_bwd);
 			/* a sweep in progress merged the ranks below run_swept already */
 			r->run_lo[j] = Max(r->run_lo[j], (int) LearnedRunSwept(&so->meta, j));
 			r->run_hi[j] = Max(r->run_hi[j], r->run_lo[j]);
@@ -4605,8 +4716,8 @@ learnedmarkpos(IndexScanDesc scan)
 		so->spare_items = MemoryContextAlloc(so->scanCxt, sizeof(BatchItem) * so->batch_cap);
 		if (so->ki.byref)
 		{
-			so->spare_keys = MemoryContextAlloc(so->scanCxt, BATCH_KEY_BYTES(&so->ki));
-			so->spare_keys_cap = BATCH_KEY_BYTES(&so->ki);
+			so->spare_keys = MemoryContextAlloc(so->scanCxt, BATCH_KEY_INITIAL(&so->ki));
+			so->spare_keys_cap = BATCH_KEY_INITIAL(&so->ki);
 		}
 	}
 	items = so->mark.batch.items ? so->mark.batch.items : so->spare_items;
