@@ -3574,6 +3574,25 @@ run_past(LearnedScanOpaque so, int j, int rank, const Bound *b, bool exact)
 }
 
 /*
+ * The first rank in [lo, hi) of run j past the bound, hi if none: a binary
+ * search, the ranks below lo known not past it, hi past it or the end.
+ */
+static int
+run_first_past(LearnedScanOpaque so, int j, const Bound *b, bool exact, int lo, int hi)
+{
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (run_past(so, j, mid, b, exact))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
  * The first rank of run j's keys past the bound (nkeys if none): over the
  * header's pages first (their first mapped keys when the bound's image is
  * exact, else their first keys), then inside the one page that holds it.
@@ -3665,16 +3684,7 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
 	lo = (int) h->pages[lo - 1].first_rank;
 	hi = Min(hi, nkeys);
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-
-		if (run_past(so, j, mid, b, exact))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return run_first_past(so, j, b, exact, lo, hi);
 }
 
 /*
@@ -3718,16 +3728,7 @@ run_bound_from(LearnedScanOpaque so, int j, const Bound *b, bool exact, int from
 	}
 	if (lo >= end)
 		return end == nkeys ? nkeys : run_bound(so, j, b, exact);
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-
-		if (run_past(so, j, mid, b, exact))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return run_first_past(so, j, b, exact, lo, hi);
 }
 
 /*
