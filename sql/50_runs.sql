@@ -422,4 +422,55 @@ SELECT learned_index_check('rw_k', true), learned_index_check('rw_wdon', true);
 DROP FUNCTION rw_ranges_bad();
 DROP TABLE rw;
 
+-- The backend's copies of run headers (run.c): one session scans after
+-- every flush, one statement (and transaction) a round, while runs
+-- compact tier over tier (a compaction keeps its first run's first
+-- sequence number) and the pages they free, header pages among them, are
+-- used again.  A copy must serve only the run it was read for.
+CREATE TABLE rc (k int8);
+CREATE INDEX rc_k ON rc USING learned (k);
+CREATE TABLE rc_bad (round int, q text);
+CREATE FUNCTION rc_round(r int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	lo int8 := (r * 389) % 5003;
+	q text;
+	x text;
+	y text;
+BEGIN
+	INSERT INTO rc SELECT (g * 7 + r * 13) % 5003 FROM generate_series(1, 230) g;
+	FOREACH q IN ARRAY ARRAY[
+		format('SELECT k FROM rc WHERE k BETWEEN %s AND %s ORDER BY k', lo, lo + 40),
+		format('SELECT k FROM rc WHERE k = %s', lo + 3),
+		format('SELECT k FROM rc WHERE k > %s ORDER BY k DESC LIMIT 5', lo)]
+	LOOP
+		PERFORM set_config('enable_seqscan', 'off', true);
+		PERFORM set_config('enable_bitmapscan', 'off', true);
+		EXECUTE 'SELECT string_agg(k::text, '','') FROM (' || q || ') s' INTO x;
+		PERFORM set_config('enable_seqscan', 'on', true);
+		PERFORM set_config('enable_indexscan', 'off', true);
+		PERFORM set_config('enable_indexonlyscan', 'off', true);
+		EXECUTE 'SELECT string_agg(k::text, '','') FROM (' || q || ') s' INTO y;
+		PERFORM set_config('enable_indexscan', 'on', true);
+		PERFORM set_config('enable_indexonlyscan', 'on', true);
+		PERFORM set_config('enable_bitmapscan', 'on', true);
+		IF x IS DISTINCT FROM y THEN
+			INSERT INTO rc_bad VALUES (r, q);
+		END IF;
+	END LOOP;
+END $$;
+-- a transaction a round
+CREATE PROCEDURE rc_rounds(n int) LANGUAGE plpgsql AS $$
+BEGIN
+	FOR r IN 1..n LOOP
+		PERFORM rc_round(r);
+		COMMIT;
+	END LOOP;
+END $$;
+CALL rc_rounds(60);
+SELECT max(tier) >= 2 AS compacted_twice FROM learned_index_runs('rc_k') WHERE run IS NOT NULL;
+SELECT count(*) AS rounds_differing FROM rc_bad;
+SELECT learned_index_check('rc_k', true);
+DROP PROCEDURE rc_rounds(int);
+DROP FUNCTION rc_round(int);
+DROP TABLE rc, rc_bad;
 RESET learned_idx.tail_limit;

@@ -134,15 +134,16 @@ extern int	learned_merge_step_segments;
 extern bool LearnedRunFlush(Relation index, uint64 min);
 extern bool LearnedRunFlushWhole(Relation index);
 extern void LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr);
-extern void LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr,
-									  const LearnedRunFilterProbe *p, bool *probed, bool *may);
+extern void LearnedRunReadHeaderCached(Relation index, const LearnedRunInfo *run, char *hdr,
+									   bool lists_only, const LearnedRunFilterProbe *p,
+									   bool *probed, bool *may);
 extern int	LearnedRunPageOf(const LearnedRunHeader *h, uint32 rank);
 extern void LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p);
 extern int	LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilterProbe *p,
 								  uint32 *off);
 extern bool LearnedRunFilterBlockHas(const char *block, const LearnedRunFilterProbe *p);
 extern void LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *copy);
-extern bool LearnedRunMayContain(Relation index, const char *hdr, BlockNumber hdr_blk,
+extern bool LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 								 const LearnedRunFilterProbe *p);
 extern Buffer LearnedRunLockPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 								const LearnedRunHeader *h, int pg, Page *page);

@@ -40,6 +40,8 @@
 #include "leaf.h"
 #include "pending.h"
 
+static const char *hdr_cache_get(Relation index, const LearnedRunInfo *run);
+
 /* an entry read from the chain for a rewrite */
 typedef struct RunEntry
 {
@@ -514,13 +516,15 @@ LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *co
  * May the run whose header page (a copy) is hdr hold a key of hashes p
  * (LearnedRunFilterKey)?  False only if it holds none.  A filter page is
  * read in place, and so is a filter in the header's room when the copy
- * holds only the header's lists (LearnedRunReadHeaderLists): then
- * hdr_blk is the header's block, else InvalidBlockNumber.
+ * holds only the header's lists (LearnedRunReadHeaderCached): then run
+ * is the run's entry in the run table, else NULL; the backend's copy of
+ * the header page serves then if it has one.
  */
 bool
-LearnedRunMayContain(Relation index, const char *hdr, BlockNumber hdr_blk,
+LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 					 const LearnedRunFilterProbe *p)
 {
+	BlockNumber hdr_blk = run ? run->hdr_blk : InvalidBlockNumber;
 	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
 	uint32		off;
 	int			fp = LearnedRunFilterWhere(h, p, &off);
@@ -534,8 +538,11 @@ LearnedRunMayContain(Relation index, const char *hdr, BlockNumber hdr_blk,
 	if (fp == -1)
 	{
 		Page		page;
+		const char *copy = hdr_cache_get(index, run);
 
 		/* read_header checked the filter's place against this page */
+		if (copy != NULL)
+			return LearnedRunFilterBlockHas(copy + off, p);
 		buf = ReadBuffer(index, hdr_blk);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
@@ -918,35 +925,125 @@ header_problem(const LearnedRunInfo *run, const char *hdr)
 }
 
 /*
+ * The backend's copies of the run headers its scans read last.  A run's
+ * header page never changes while the run exists, and its entry in the run
+ * table names it (scans keep a header across rescans on the same test): a
+ * header block recycled for a later run comes with other sequence numbers,
+ * counts or blocks (a compaction that starts at the same sequence number
+ * holds more entries, at a higher tier).  So a copy serves every later scan
+ * of this backend that finds the run in its view of the metapage: a point lookup then probes a run's filter in its header, and a
+ * range finds its pages, without the header's buffer (in TPC-C, with its
+ * runs, one buffer access per run per statement, where btree makes three
+ * per statement in all).  At most RUN_HDR_CACHE_SLOTS pages (256 kB) a
+ * backend, whatever the number of indexes and runs, the least recently
+ * used replaced; learned_index_check and merges read the pages themselves.
+ */
+#define RUN_HDR_CACHE_SLOTS 32
+
+typedef struct RunHdrSlot
+{
+	Oid			relid;
+	Oid			relfile;
+	LearnedRunInfo run;			/* the run table's entry (memcmp, as scans) */
+	uint64		used;			/* when last used (hdr_cache_clock) */
+	char	   *page;			/* BLCKSZ, checked; NULL: an empty slot */
+} RunHdrSlot;
+
+static RunHdrSlot hdr_cache[RUN_HDR_CACHE_SLOTS];
+static MemoryContext hdr_cache_cxt = NULL;
+static uint64 hdr_cache_clock = 0;
+
+/* the cached copy of the header of run, or NULL */
+static const char *
+hdr_cache_get(Relation index, const LearnedRunInfo *run)
+{
+	int			i;
+
+	for (i = 0; i < RUN_HDR_CACHE_SLOTS; i++)
+	{
+		RunHdrSlot *c = &hdr_cache[i];
+
+		if (c->page != NULL && c->relid == RelationGetRelid(index) &&
+			c->relfile == LI_REL_FILE_NUMBER(index) &&
+			memcmp(&c->run, run, sizeof(LearnedRunInfo)) == 0)
+		{
+			c->used = ++hdr_cache_clock;
+			return c->page;
+		}
+	}
+	return NULL;
+}
+
+/* keep a copy of a header page just read and checked */
+static void
+hdr_cache_put(Relation index, const LearnedRunInfo *run, Page page)
+{
+	RunHdrSlot *victim = &hdr_cache[0];
+	int			i;
+
+	for (i = 0; i < RUN_HDR_CACHE_SLOTS; i++)
+	{
+		if (hdr_cache[i].page == NULL)
+		{
+			victim = &hdr_cache[i];
+			break;
+		}
+		if (hdr_cache[i].used < victim->used)
+			victim = &hdr_cache[i];
+	}
+	if (victim->page == NULL)
+	{
+		if (hdr_cache_cxt == NULL)
+			hdr_cache_cxt = AllocSetContextCreate(TopMemoryContext,
+												  "learned run headers",
+												  ALLOCSET_DEFAULT_SIZES);
+		victim->page = MemoryContextAlloc(hdr_cache_cxt, BLCKSZ);
+	}
+	memcpy(victim->page, page, BLCKSZ);
+	victim->relid = RelationGetRelid(index);
+	victim->relfile = LI_REL_FILE_NUMBER(index);
+	memcpy(&victim->run, run, sizeof(LearnedRunInfo));
+	victim->used = ++hdr_cache_clock;
+}
+
+/*
  * Read a run's header page into hdr (a BLCKSZ buffer), checked against the
  * run table's entry: the whole page, or (lists_only) the page header, the
  * run header and its page and filter-page lists, without a filter kept in
  * the header's room.  With p (lists_only), a filter in the header's room
  * is probed for p on the page while it is locked: *probed says whether it
  * was (or the run has no filter), *may its answer.  So a lookup reads a
- * few hundred bytes of a run's header page, in one visit, not 8 kB.
+ * few hundred bytes of a run's header page, in one visit, not 8 kB.  With
+ * cached, the page comes from the backend's copy when it has one (which
+ * was checked when it was read), and a page read goes into it.
  */
 static void
 read_header(Relation index, const LearnedRunInfo *run, char *hdr, bool lists_only,
-			const LearnedRunFilterProbe *p, bool *probed, bool *may)
+			const LearnedRunFilterProbe *p, bool *probed, bool *may, bool cached)
 {
-	Buffer		buf;
+	Buffer		buf = InvalidBuffer;
 	Page		page;
 	LearnedRunHeader *h;
 	Size		len = BLCKSZ;
 	const char *problem;
+	const char *copy = cached ? hdr_cache_get(index, run) : NULL;
 
-	LearnedCheckLink(index, run->hdr_blk, NULL);
-	buf = ReadBuffer(index, run->hdr_blk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	LearnedCheckPage(index, page, run->hdr_blk, LEARNED_PAGE_RUNHDR);
+	if (copy != NULL)
+		page = (Page) copy;
+	else
+	{
+		LearnedCheckLink(index, run->hdr_blk, NULL);
+		buf = ReadBuffer(index, run->hdr_blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		LearnedCheckPage(index, page, run->hdr_blk, LEARNED_PAGE_RUNHDR);
+	}
 	h = LearnedPageGetRunHeader(page);
 	if (lists_only && h->npages <= (uint32) LEARNED_RUN_MAX_PAGES &&
 		h->nfilter <= LEARNED_RUN_MAX_FILTER)
 		len = (char *) &LearnedRunFilterPages(h)[h->nfilter] - (char *) page;
 	memcpy(hdr, page, len);
-	problem = header_problem(run, hdr);
+	problem = copy != NULL ? NULL : header_problem(run, hdr);
 	if (probed)
 		*probed = false;
 	if (problem == NULL && p != NULL)
@@ -961,7 +1058,12 @@ read_header(Relation index, const LearnedRunInfo *run, char *hdr, bool lists_onl
 			*may = fp == -2 || LearnedRunFilterBlockHas((char *) page + off, p);
 		}
 	}
-	UnlockReleaseBuffer(buf);
+	if (copy == NULL)
+	{
+		if (problem == NULL && cached)
+			hdr_cache_put(index, run, page);
+		UnlockReleaseBuffer(buf);
+	}
 	if (problem)
 		LearnedReportCorrupt(index, run->hdr_blk, problem);
 }
@@ -969,18 +1071,20 @@ read_header(Relation index, const LearnedRunInfo *run, char *hdr, bool lists_onl
 void
 LearnedRunReadHeader(Relation index, const LearnedRunInfo *run, char *hdr)
 {
-	read_header(index, run, hdr, false, NULL, NULL, NULL);
+	read_header(index, run, hdr, false, NULL, NULL, NULL, false);
 }
 
 /*
- * The header without a filter in its room (see read_header); with p, that
- * filter probed for p (*probed, *may).
+ * A scan's read of a run's header (see read_header): the whole page, or
+ * (lists_only) its lists, with p a filter in its room probed for p
+ * (*probed, *may); from the backend's copy when it has one.
  */
 void
-LearnedRunReadHeaderLists(Relation index, const LearnedRunInfo *run, char *hdr,
-						  const LearnedRunFilterProbe *p, bool *probed, bool *may)
+LearnedRunReadHeaderCached(Relation index, const LearnedRunInfo *run, char *hdr,
+						   bool lists_only, const LearnedRunFilterProbe *p,
+						   bool *probed, bool *may)
 {
-	read_header(index, run, hdr, true, p, probed, may);
+	read_header(index, run, hdr, lists_only, p, probed, may, true);
 }
 
 /*

@@ -2363,6 +2363,16 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	int			failed = -1;	/* convex: a slot found past the end, or -1 */
 	bool		convex;
 
+	/*
+	 * A by-reference key is copied into the batch only if someone reads it
+	 * there: an index-only scan's tuple, or the merge with the view's
+	 * pending entries (learnedgettuple compares the two streams' keys).  A
+	 * plain scan of a range no pending entry falls in (a TPC-C range over
+	 * old orders) keeps TIDs only, as btree does.
+	 */
+	bool		copy_keys = so->ki.byref &&
+		(scan->xs_want_itup || so->npranges > 0);
+
 	Assert(so->view.page == page);
 
 	/*
@@ -2528,7 +2538,9 @@ matched:
 			if (b->nitems >= so->batch_cap)
 				ensure_batch_cap(so, Min(b->nitems * 2, room));
 			b->items[b->nitems].slot = (uint16) i;
-			if (so->ki.byref)
+			if (so->ki.byref && !copy_keys)
+				b->items[b->nitems].key = (Datum) 0;
+			else if (so->ki.byref)
 			{
 				Size		at;
 				Size		sz;
@@ -3392,10 +3404,8 @@ run_header(LearnedScanOpaque so, int j)
 		if (r->hdr == NULL)
 			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
 		r->hdr_whole = so->nviews >= SCAN_FILTER_COPY_AFTER;
-		if (r->hdr_whole)
-			LearnedRunReadHeader(so->index, &r->info, r->hdr);
-		else
-			LearnedRunReadHeaderLists(so->index, &r->info, r->hdr, NULL, NULL, NULL);
+		LearnedRunReadHeaderCached(so->index, &r->info, r->hdr, !r->hdr_whole,
+								   NULL, NULL, NULL);
 		r->hdr_valid = true;
 	}
 	return LearnedPageGetRunHeader((Page) r->hdr);
@@ -3425,7 +3435,7 @@ run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 
 		if (r->hdr == NULL)
 			r->hdr = MemoryContextAlloc(so->scanCxt, BLCKSZ);
-		LearnedRunReadHeaderLists(so->index, &r->info, r->hdr, p, &probed, &may);
+		LearnedRunReadHeaderCached(so->index, &r->info, r->hdr, true, p, &probed, &may);
 		r->hdr_whole = false;
 		r->hdr_valid = true;
 		if (probed)
@@ -3438,19 +3448,19 @@ run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 	if (fp == -1 && !r->hdr_whole && so->nviews >= SCAN_FILTER_COPY_AFTER)
 	{
 		/* a rescan loop: copy the whole header once */
-		LearnedRunReadHeader(so->index, &r->info, r->hdr);
+		LearnedRunReadHeaderCached(so->index, &r->info, r->hdr, false, NULL, NULL, NULL);
 		r->hdr_whole = true;
 	}
 	if (fp == -1)
 		return r->hdr_whole ? LearnedRunFilterBlockHas(r->hdr + off, p) :
-			LearnedRunMayContain(so->index, r->hdr, r->info.hdr_blk, p);
+			LearnedRunMayContain(so->index, r->hdr, &r->info, p);
 	if (r->fcopy == NULL || r->fcopy[fp] == NULL)
 	{
 		char	   *copy;
 
 		if (so->nviews < SCAN_FILTER_COPY_AFTER ||
 			so->filter_bytes + BLCKSZ > SCAN_FILTER_COPY_MAX)
-			return LearnedRunMayContain(so->index, r->hdr, InvalidBlockNumber, p);
+			return LearnedRunMayContain(so->index, r->hdr, NULL, p);
 		if (r->fcopy == NULL)
 			r->fcopy = MemoryContextAllocZero(so->scanCxt,
 											  sizeof(char *) * LEARNED_RUN_MAX_FILTER);
