@@ -249,7 +249,6 @@ DROP FUNCTION rb_single_ok();
 DROP TABLE rb, rb_probe;
 RESET learned_idx.tail_limit;
 DROP FUNCTION runs_check_all(text);
-DROP FUNCTION runs_same(text);
 
 -- Runs whose filter sits in the header page's room, on a composite key: a
 -- single lookup copies only the header's lists and probes that filter in
@@ -366,7 +365,8 @@ DROP TABLE rh, rh_probe;
 -- searched from the start's, over the data page the start left decoded
 -- (run_bound_from), and from scratch when the end is on a later page.
 -- Widths from 0 to past a page, inclusive and exclusive ends, on int8 keys
--- with duplicates and on a TPC-C-shaped composite key, both directions.
+-- with duplicates and on a TPC-C-shaped composite key, both directions,
+-- through each access path (runs_same).
 CREATE TABLE rw (k int8, w int4, d int4, o int4, n int4);
 INSERT INTO rw SELECT (i * 7919) % 3001, 1 + i % 2, 1 + i % 3, i / 6, i % 5
 	FROM generate_series(1, 3000) i;
@@ -383,8 +383,6 @@ DECLARE
 	lo int;
 	wd int;
 	q text;
-	x text;
-	y text;
 BEGIN
 	FOREACH lo IN ARRAY ARRAY[0, 1, 97, 1234, 2990, 3001] LOOP
 		FOREACH wd IN ARRAY ARRAY[0, 1, 2, 3, 5, 9, 17, 40, 130, 700, 2500] LOOP
@@ -398,18 +396,7 @@ BEGIN
 				format('SELECT w, d, o, n FROM rw WHERE w = 1 AND d = 1 AND o = %s AND n >= %s ORDER BY w, d, o, n',
 					   lo / 3, wd % 5)]
 			LOOP
-				PERFORM set_config('enable_seqscan', 'off', true);
-				PERFORM set_config('enable_bitmapscan', 'off', true);
-				EXECUTE 'SELECT string_agg(x::text, '','') FROM (' || q || ') x' INTO x;
-				PERFORM set_config('enable_seqscan', 'on', true);
-				PERFORM set_config('enable_indexscan', 'off', true);
-				PERFORM set_config('enable_indexonlyscan', 'off', true);
-				EXECUTE 'SELECT string_agg(x::text, '','') FROM (' || q || ') x' INTO y;
-				PERFORM set_config('enable_indexscan', 'on', true);
-				PERFORM set_config('enable_indexonlyscan', 'on', true);
-				PERFORM set_config('enable_bitmapscan', 'on', true);
-				IF x IS DISTINCT FROM y THEN
-					RAISE NOTICE 'differs: %', q;
+				IF NOT runs_same(q) THEN
 					bad := bad + 1;
 				END IF;
 			END LOOP;
@@ -434,8 +421,6 @@ CREATE FUNCTION rc_round(r int) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
 	lo int8 := (r * 389) % 5003;
 	q text;
-	x text;
-	y text;
 BEGIN
 	INSERT INTO rc SELECT (g * 7 + r * 13) % 5003 FROM generate_series(1, 230) g;
 	FOREACH q IN ARRAY ARRAY[
@@ -443,17 +428,7 @@ BEGIN
 		format('SELECT k FROM rc WHERE k = %s', lo + 3),
 		format('SELECT k FROM rc WHERE k > %s ORDER BY k DESC LIMIT 5', lo)]
 	LOOP
-		PERFORM set_config('enable_seqscan', 'off', true);
-		PERFORM set_config('enable_bitmapscan', 'off', true);
-		EXECUTE 'SELECT string_agg(k::text, '','') FROM (' || q || ') s' INTO x;
-		PERFORM set_config('enable_seqscan', 'on', true);
-		PERFORM set_config('enable_indexscan', 'off', true);
-		PERFORM set_config('enable_indexonlyscan', 'off', true);
-		EXECUTE 'SELECT string_agg(k::text, '','') FROM (' || q || ') s' INTO y;
-		PERFORM set_config('enable_indexscan', 'on', true);
-		PERFORM set_config('enable_indexonlyscan', 'on', true);
-		PERFORM set_config('enable_bitmapscan', 'on', true);
-		IF x IS DISTINCT FROM y THEN
+		IF NOT runs_same(q) THEN
 			INSERT INTO rc_bad VALUES (r, q);
 		END IF;
 	END LOOP;
@@ -473,4 +448,5 @@ SELECT learned_index_check('rc_k', true);
 DROP PROCEDURE rc_rounds(int);
 DROP FUNCTION rc_round(int);
 DROP TABLE rc, rc_bad;
+DROP FUNCTION runs_same(text);
 RESET learned_idx.tail_limit;
