@@ -931,10 +931,11 @@ header_problem(const LearnedRunInfo *run, const char *hdr)
  * header block recycled for a later run comes with other sequence numbers,
  * counts or blocks (a compaction that starts at the same sequence number
  * holds more entries, at a higher tier).  So a copy serves every later scan
- * of this backend that finds the run in its view of the metapage: a point lookup then probes a run's filter in its header, and a
- * range finds its pages, without the header's buffer (in TPC-C, with its
- * runs, one buffer access per run per statement, where btree makes three
- * per statement in all).  At most RUN_HDR_CACHE_SLOTS pages (256 kB) a
+ * of this backend that finds the run in its view of the metapage: a point
+ * lookup then probes a run's filter in its header, and a range finds its
+ * pages, without the header's buffer (in TPC-C, with its runs, one buffer
+ * access per run per statement, where btree makes three per statement in
+ * all).  At most RUN_HDR_CACHE_SLOTS pages (256 kB) a
  * backend, whatever the number of indexes and runs, the least recently
  * used replaced; learned_index_check and merges read the pages themselves.
  */
