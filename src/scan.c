@@ -3615,6 +3615,8 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	int			npages;
 	int			lo,
 				hi;
+	int			z = -1;
+	int			res;
 
 	if (nkeys == 0)
 		return 0;
@@ -3630,15 +3632,17 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	 * ties), and a run is sorted by image first: the pages' first images
 	 * narrow P to (a, z], a the first page whose first image is the
 	 * bound's or above, z the first one above, when the first entries at
-	 * those edges agree (as pending_bound does for the tail copy).  So a
-	 * bound loads two data pages of a run, not one for each step of a
-	 * binary search over its pages; z is tested first, so that the page
-	 * the answer is usually in, a - 1, is the one left loaded.
+	 * those edges agree (as pending_bound does for the tail copy).  Page
+	 * a - 1 is confirmed first: it is the page the answer is usually in,
+	 * and the search below finds it there without loading another page.
+	 * Page z is confirmed only if the answer is its first entry (z = -1
+	 * when no confirmation is owed).  So a bound usually loads one data
+	 * page of a run, not one for each step of a binary search over its
+	 * pages.
 	 */
 	if (!exact && LearnedKeyIsComposite(&so->ki) && npages > 1)
 	{
-		int			a = 0,
-					z;
+		int			a = 0;
 
 		hi = npages;
 		while (a < hi)
@@ -3661,8 +3665,7 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 			else
 				z = mid + 1;
 		}
-		if ((z == npages || run_past(so, j, (int) h->pages[z].first_rank, b, false)) &&
-			(a == 0 || !run_past(so, j, (int) h->pages[a - 1].first_rank, b, false)))
+		if (a == 0 || !run_past(so, j, (int) h->pages[a - 1].first_rank, b, false))
 		{
 			lo = a;
 			hi = z;
@@ -3671,6 +3674,7 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 		{
 			lo = 0;
 			hi = npages;
+			z = -1;
 		}
 	}
 	while (lo < hi)
@@ -3688,13 +3692,40 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 		else
 			lo = mid + 1;
 	}
+	if (lo < z || z == npages)
+		z = -1;					/* the search saw page lo's first past */
 	if (lo == 0)
-		return 0;
-	/* the answer is in page lo - 1, or the first entry of page lo */
-	hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
-	lo = (int) h->pages[lo - 1].first_rank;
-	hi = Min(hi, nkeys);
-	return run_first_past(so, j, b, exact, lo, hi);
+		res = 0;
+	else
+	{
+		/* the answer is in page lo - 1, or the first entry of page lo */
+		hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
+		hi = Min(hi, nkeys);
+		res = run_first_past(so, j, b, exact, (int) h->pages[lo - 1].first_rank, hi);
+		if (res < hi)
+			z = -1;				/* an entry of page lo - 1 is past */
+	}
+	if (z >= 0 && !run_past(so, j, (int) h->pages[z].first_rank, b, false))
+	{
+		/* the images disagree with the comparator: search every page */
+		lo = 0;
+		hi = npages;
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (run_past(so, j, (int) h->pages[mid].first_rank, b, false))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (lo == 0)
+			return 0;
+		hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
+		hi = Min(hi, nkeys);
+		res = run_first_past(so, j, b, exact, (int) h->pages[lo - 1].first_rank, hi);
+	}
+	return res;
 }
 
 /*
