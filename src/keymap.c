@@ -256,55 +256,6 @@ learned_map_datum(Datum value, Oid valtype, Oid keytype)
 	}
 }
 
-/*
- * Keys are stored as the low keylen bytes of their Datum, which for every
- * supported (pass-by-value) type is the value itself.
- */
-Datum
-learned_fetch_key(const char *p, int keylen, Oid typid)
-{
-	switch (keylen)
-	{
-		case 1:
-			return BoolGetDatum(*p != 0);
-		case 16:
-			/* uuid, interval: by reference, 8-aligned where they are stored */
-			return PointerGetDatum(p);
-		case NAMEDATALEN:
-			/* name: by reference, char-aligned */
-			return PointerGetDatum(p);
-		case LEARNED_VARWIDTH:
-			/* a varlena, stored aligned as its header needs (LearnedKeyAlign) */
-			return PointerGetDatum(p);
-		case 2:
-			{
-				int16		v;
-
-				memcpy(&v, p, sizeof(v));
-				return Int16GetDatum(v);
-			}
-		case 4:
-			{
-				uint32		v;
-
-				memcpy(&v, p, sizeof(v));
-				if (typid == FLOAT4OID || typid == OIDOID)
-					return (Datum) v;
-				return Int32GetDatum((int32) v);
-			}
-		case 8:
-			{
-				Datum		v;
-
-				memcpy(&v, p, sizeof(v));
-				return v;
-			}
-		default:
-			elog(ERROR, "learned: bad key length %d", keylen);
-			return (Datum) 0;
-	}
-}
-
 void
 learned_store_key(char *p, int keylen, Datum value)
 {
@@ -387,7 +338,7 @@ column_cmp(LearnedKeyInfo *ki, int i, Datum a, bool anull, Datum b, bool bnull)
 static inline bool
 key_column_null(const LearnedKeyInfo *ki, const char *p, int col)
 {
-	return (((const uint8 *) p)[col >> 3] >> (col & 7)) & 1;
+	return LearnedKeyNullBit(p, col);
 }
 
 static Size var_walk(const LearnedKeyInfo *ki, const char *p, int stopcol, int *align);

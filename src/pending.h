@@ -151,8 +151,15 @@ extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedR
 							   const LearnedRunHeader *h, int pg, char *copy);
 extern void LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy,
 							 BlockNumber blkno, int i, LearnedPendingEntry *e, uint64 *mkey,
-							 uint16 *flags, MemoryContext cxt);
+							 uint16 *flags, MemoryContext cxt, bool in_place);
 extern void LearnedRunHint(Relation index, int keylen, const LearnedPendingEntry *e);
+
+/* the mapped key of a decoded run entry with those flags (0 for NULL) */
+static inline uint64
+LearnedRunEntryMkey(const LearnedKeyInfo *ki, const LearnedPendingEntry *e, uint16 flags)
+{
+	return (flags & LEARNED_PENDING_NULL) ? 0 : LearnedKeyMap(ki, e->key);
+}
 extern int	LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 							   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
 							   uint64 *mkeys, uint16 *flags, MemoryContext cxt);

@@ -41,6 +41,8 @@
 #include "pending.h"
 
 static const char *hdr_cache_get(Relation index, const LearnedRunInfo *run);
+static void hdr_cache_put(Relation index, const LearnedRunInfo *run, char *page);
+static const char *header_problem(const LearnedRunInfo *run, const char *hdr);
 
 /* an entry read from the chain for a rewrite */
 typedef struct RunEntry
@@ -553,6 +555,9 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 			LearnedReportCorrupt(index, hdr_blk, "run header changed");
 		}
 		r = LearnedRunFilterBlockHas((char *) page + off, p);
+		/* the next lookup of this run finds the page in the copies */
+		if (header_problem(run, (const char *) page) == NULL)
+			hdr_cache_put(index, run, page);
 		UnlockReleaseBuffer(buf);
 		return r;
 	}
@@ -1152,17 +1157,22 @@ LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run
 /*
  * Decode the entry in slot i of a run's data page (locked, or a copy, of
  * block blkno):
- * the entry (its key copied into cxt), its mapped key unless mkey is NULL
+ * the entry, its mapped key unless mkey is NULL
  * (a composite key's image costs more than the rest: a binary search over
  * keys does without it) and its flags (LEARNED_PENDING_NULL, _DEAD, _HINT).
+ * A by-reference key is copied into cxt, or, with in_place (a copy the
+ * caller keeps as long as the entry), points into the copy: a scan's
+ * binary search decodes a few entries of each run a statement, and
+ * copying each key cost more than comparing it.
  */
 void
 LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumber blkno,
 				 int i, LearnedPendingEntry *e, uint64 *mkey, uint16 *flags,
-				 MemoryContext cxt)
+				 MemoryContext cxt, bool in_place)
 {
 	Page		page = (Page) copy;
 	uint16		f = LearnedPendingFlagsAt(page, ki->keylen, i);
+	Datum		key;
 
 	e->tid = LearnedPendingTidAt(page, ki->keylen, i);
 	e->slot = (uint16) i;
@@ -1170,17 +1180,19 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 	e->seqlo = (uint32) (LearnedPendingFirstSeq(page) + i);
 	*flags = f & (LEARNED_PENDING_NULL | LEARNED_PENDING_DEAD | LEARNED_PENDING_HINT);
 	if (f & LEARNED_PENDING_NULL)
-	{
 		e->key = (Datum) 0;
-		if (mkey)
-			*mkey = 0;
-	}
 	else
 	{
-		e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKeyAt(index, ki, page, blkno, i), cxt);
-		if (mkey)
-			*mkey = LearnedKeyMap(ki, e->key);
+		key = LearnedPendingKeyAt(index, ki, page, blkno, i);
+		/* a packed page's key is rebuilt outside the page: always copied */
+		if (in_place && ki->byref && DatumGetPointer(key) >= copy &&
+			DatumGetPointer(key) < copy + BLCKSZ)
+			e->key = key;
+		else
+			e->key = LearnedKeyCopyAlloc(ki, key, cxt);
 	}
+	if (mkey)
+		*mkey = LearnedRunEntryMkey(ki, e, *flags);
 }
 
 /*
@@ -1244,7 +1256,7 @@ LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run
 
 	for (i = 0; i < n; i++)
 		LearnedRunDecode(index, ki, copy, h->pages[pg].blkno, i, &out[i], &mkeys[i],
-						 &flags[i], cxt);
+						 &flags[i], cxt, false);
 	pfree(copy);
 	return n;
 }

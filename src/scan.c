@@ -1071,7 +1071,7 @@ preprocess_keys(IndexScanDesc scan)
 static inline Datum
 key_column(LearnedScanOpaque so, Datum key, int attno, bool *isnull)
 {
-	return LearnedKeyColumn(&so->ki, key, attno, isnull);
+	return LearnedKeyColumnInline(&so->ki, key, attno, isnull);
 }
 
 /*
@@ -2322,6 +2322,23 @@ last_match(LearnedScanOpaque so, Page page, int a, int z, bool sliced, int step_
 }
 
 /*
+ * Is every condition required (composite keys: on a column that only
+ * equalities precede, choose_driver_composite)?  Then, without arrays, the
+ * keys that match them all are one interval of the index order.  A single
+ * column's conditions always are.
+ */
+static inline bool
+all_required(LearnedScanOpaque so)
+{
+	int			i;
+
+	for (i = 0; i < so->nconds; i++)
+		if (!so->conds[i].required)
+			return false;
+	return true;
+}
+
+/*
  * Fill the batch from a locked page, starting at slot, in the scan's
  * direction, with the items that match; stop at the first item past the end
  * of the current interval.  The caller unlocks the page; the batch keeps
@@ -2376,7 +2393,8 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	Assert(so->view.page == page);
 
 	/*
-	 * A single-column key without arrays: the matching keys are one interval
+	 * No arrays, and (composite keys) every condition required, i.e. on a
+	 * column after an equality prefix: the matching keys are one interval
 	 * of the index order, so two matching entries say every entry between
 	 * them matches.  The loop tests an entry, and after a match the last
 	 * entry of the step decoded (of the next SLICE_STEP on a plain page),
@@ -2387,7 +2405,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	 * part of its per-tuple work once), and the step holding the range's
 	 * end a binary search (last_match).
 	 */
-	convex = drv == NULL && so->nfilters == 0 && !LearnedKeyIsComposite(&so->ki);
+	convex = drv == NULL && so->nfilters == 0 && all_required(so);
 	hints = batch_start(so, buf, vpage);
 	if (so->view.compressed && slot >= 0 && slot < nitems)
 	{
@@ -2468,11 +2486,16 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 			stepsz = Min(stepsz * 2, SLICE_STEP_MAX);
 			probe = so->forward ? lo + m - 1 : lo;
 		}
+		if (convex && known >= 0 && (so->forward ? i <= known : i >= known))
+		{
+			/* known to match: a key the batch does not keep is not read */
+			key = (so->ki.byref && !copy_keys) ? (Datum) 0 :
+				sliced ? LearnedLeafImageKey(&so->ki, so->arr->step_keys[i - step_lo]) :
+				leaf_key(so, page, i);
+			goto matched;
+		}
 		key = sliced ? LearnedLeafImageKey(&so->ki, so->arr->step_keys[i - step_lo]) :
 			leaf_key(so, page, i);
-
-		if (convex && known >= 0 && (so->forward ? i <= known : i >= known))
-			goto matched;
 
 		/* just past a run of matching entries: test the next step's end first */
 		after_run = convex && known >= 0 && i == known + step && i != last;
@@ -3553,13 +3576,13 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 	{
 		LearnedRunDecode(so->index, &so->ki, r->copy,
 						 LearnedPageGetRunHeader((Page) r->hdr)->pages[r->page].blkno,
-						 i, &r->ents[i], mkey ? &r->mkeys[i] : NULL, &r->flags[i], r->cxt);
+						 i, &r->ents[i], mkey ? &r->mkeys[i] : NULL, &r->flags[i], r->cxt,
+						 true);
 		r->have[i] = mkey ? RUN_HAVE_ENTRY | RUN_HAVE_MKEY : RUN_HAVE_ENTRY;
 	}
 	else if (mkey && !(r->have[i] & RUN_HAVE_MKEY))
 	{
-		r->mkeys[i] = (r->flags[i] & LEARNED_PENDING_NULL) ? 0 :
-			LearnedKeyMap(&so->ki, r->ents[i].key);
+		r->mkeys[i] = LearnedRunEntryMkey(&so->ki, &r->ents[i], r->flags[i]);
 		r->have[i] |= RUN_HAVE_MKEY;
 	}
 	if (mkey)
