@@ -151,7 +151,7 @@ extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedR
 							   const LearnedRunHeader *h, int pg, char *copy);
 extern void LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy,
 							 BlockNumber blkno, int i, LearnedPendingEntry *e, uint64 *mkey,
-							 uint16 *flags, MemoryContext cxt, bool in_place);
+							 uint16 *flags, MemoryContext cxt);
 extern void LearnedRunHint(Relation index, int keylen, const LearnedPendingEntry *e);
 
 /* the mapped key of a decoded run entry with those flags (0 for NULL) */

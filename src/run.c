@@ -1160,15 +1160,16 @@ LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run
  * the entry, its mapped key unless mkey is NULL
  * (a composite key's image costs more than the rest: a binary search over
  * keys does without it) and its flags (LEARNED_PENDING_NULL, _DEAD, _HINT).
- * A by-reference key is copied into cxt, or, with in_place (a copy the
+ * A by-reference key is copied into cxt, or, with cxt NULL (a copy the
  * caller keeps as long as the entry), points into the copy: a scan's
  * binary search decodes a few entries of each run a statement, and
- * copying each key cost more than comparing it.
+ * copying each key cost more than comparing it.  (Only a packed page's
+ * keys are rebuilt outside the page, and they are by value.)
  */
 void
 LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumber blkno,
 				 int i, LearnedPendingEntry *e, uint64 *mkey, uint16 *flags,
-				 MemoryContext cxt, bool in_place)
+				 MemoryContext cxt)
 {
 	Page		page = (Page) copy;
 	uint16		f = LearnedPendingFlagsAt(page, ki->keylen, i);
@@ -1184,12 +1185,13 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 	else
 	{
 		key = LearnedPendingKeyAt(index, ki, page, blkno, i);
-		/* a packed page's key is rebuilt outside the page: always copied */
-		if (in_place && ki->byref && DatumGetPointer(key) >= copy &&
-			DatumGetPointer(key) < copy + BLCKSZ)
+		if (cxt != NULL)
+			e->key = LearnedKeyCopyAlloc(ki, key, cxt);
+		else if (!ki->byref || (DatumGetPointer(key) >= copy &&
+								DatumGetPointer(key) < copy + BLCKSZ))
 			e->key = key;
 		else
-			e->key = LearnedKeyCopyAlloc(ki, key, cxt);
+			elog(ERROR, "learned: run entry key outside its page copy");
 	}
 	if (mkey)
 		*mkey = LearnedRunEntryMkey(ki, e, *flags);
@@ -1256,7 +1258,7 @@ LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run
 
 	for (i = 0; i < n; i++)
 		LearnedRunDecode(index, ki, copy, h->pages[pg].blkno, i, &out[i], &mkeys[i],
-						 &flags[i], cxt, false);
+						 &flags[i], cxt);
 	pfree(copy);
 	return n;
 }

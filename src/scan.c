@@ -190,7 +190,6 @@ typedef struct ScanRun
 	LearnedPendingEntry *ents;
 	uint64	   *mkeys;
 	uint16	   *flags;
-	MemoryContext cxt;
 	char	  **fcopy;			/* filter pages copied (scanCxt), or NULL */
 } ScanRun;
 
@@ -287,9 +286,12 @@ typedef struct LearnedScanOpaqueData
 	 * Images of the old map only mislead searches that the comparator
 	 * verifies, but the runs' filters hash images of the new one: a probe
 	 * with an old image could rule out a run that holds the key.  So a scan
-	 * whose map is not the metapage's skips the filters.
+	 * whose map is not the metapage's skips the filters.  Allocated by the
+	 * first view of a key that uses it: an opaque of at most 4 kB fits the
+	 * scan context's first block, which a fresh scan (one per OLTP query)
+	 * then does not add to.
 	 */
-	LearnedKeyMapData meta_map;
+	LearnedKeyMapData *meta_map;
 	bool		map_stale;
 
 	/*
@@ -3530,12 +3532,6 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 
 		int			n = (int) LearnedRunPageEntries(h, (uint32) pg);
 
-		if (r->cxt == NULL)
-			r->cxt = AllocSetContextCreate(so->scanCxt, "learned run page",
-										   ALLOCSET_SMALL_SIZES);
-		else
-			MemoryContextReset(r->cxt);
-
 		/*
 		 * The page copy and the slot arrays are one allocation, whose arrays
 		 * hold the page's entries, not a page's most (2,048 for packed
@@ -3576,8 +3572,7 @@ run_entry(LearnedScanOpaque so, int j, int rank, uint64 *mkey, bool *dead)
 	{
 		LearnedRunDecode(so->index, &so->ki, r->copy,
 						 LearnedPageGetRunHeader((Page) r->hdr)->pages[r->page].blkno,
-						 i, &r->ents[i], mkey ? &r->mkeys[i] : NULL, &r->flags[i], r->cxt,
-						 true);
+						 i, &r->ents[i], mkey ? &r->mkeys[i] : NULL, &r->flags[i], NULL);
 		r->have[i] = mkey ? RUN_HAVE_ENTRY | RUN_HAVE_MKEY : RUN_HAVE_ENTRY;
 	}
 	else if (mkey && !(r->have[i] & RUN_HAVE_MKEY))
@@ -4118,13 +4113,15 @@ start_scan(IndexScanDesc scan)
 				so->meta_recent = ((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint;
 			so->meta_lsn = InvalidXLogRecPtr;
 		}
+		if (uses_map && so->meta_map == NULL)
+			so->meta_map = MemoryContextAlloc(so->scanCxt, sizeof(LearnedKeyMapData));
 		if (LearnedReadMetaKept(scan->indexRelation, &so->meta, &so->meta_buf,
 								&so->meta_recent, &so->meta_lsn,
-								uses_map ? &so->meta_map : NULL))
+								uses_map ? so->meta_map : NULL))
 		{
 			changed = true;
 			so->map_stale = uses_map &&
-				memcmp(&so->meta_map, &so->ki.map, sizeof(LearnedKeyMapData)) != 0;
+				memcmp(so->meta_map, &so->ki.map, sizeof(LearnedKeyMapData)) != 0;
 		}
 		if (scan->indexRelation->rd_amcache)
 			((LearnedKeyInfo *) scan->indexRelation->rd_amcache)->meta_hint = so->meta_buf;
