@@ -378,7 +378,8 @@ typedef struct LearnedScanOpaqueData
 								 * last view's (load_pending) */
 	Relation	index;
 	int			nruns;			/* the view's sorted runs */
-	ScanRun    *runs;			/* in scanCxt */
+	ScanRun    *runs;			/* in scanCxt, runs_cap of them */
+	int			runs_cap;
 	uint32		nviews;			/* views taken (rescans) */
 	Size		filter_bytes;	/* filter pages the runs copied */
 	BatchItem	pend_item;		/* the entry pending_peek returned ... */
@@ -3986,8 +3987,24 @@ load_pending(IndexScanDesc scan, bool meta_changed)
 	so->nruns = (int) so->meta.nruns;
 	if (so->nviews < PG_UINT32_MAX)
 		so->nviews++;
-	if (so->nruns > 0 && so->runs == NULL)
-		so->runs = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRun) * LEARNED_MAX_RUNS);
+	if (so->nruns > so->runs_cap)
+	{
+		/*
+		 * Room for the view's runs, not for LEARNED_MAX_RUNS: 2 kB zeroed
+		 * for a lookup that reads two or three runs cost every fresh scan a
+		 * block of its own.  A later view with more runs adds zeroed slots.
+		 */
+		int			cap = Max(so->nruns, 4);
+
+		if (so->runs == NULL)
+			so->runs = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRun) * cap);
+		else
+		{
+			so->runs = repalloc(so->runs, sizeof(ScanRun) * cap);
+			memset(&so->runs[so->runs_cap], 0, sizeof(ScanRun) * (cap - so->runs_cap));
+		}
+		so->runs_cap = cap;
+	}
 	for (j = 0; j < so->nruns; j++)
 	{
 		ScanRun    *r = &so->runs[j];
