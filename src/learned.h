@@ -1538,6 +1538,8 @@ extern void learnedrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 extern bool learnedgettuple(IndexScanDesc scan, ScanDirection dir);
 extern int64 learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void learnedendscan(IndexScanDesc scan);
+extern void LearnedScanPark(IndexScanDesc scan);
+extern void LearnedScanUnpark(IndexScanDesc scan);
 extern void learnedmarkpos(IndexScanDesc scan);
 extern void learnedrestrpos(IndexScanDesc scan);
 

@@ -4735,6 +4735,42 @@ learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	return ntids;
 }
 
+/*
+ * A scan its owner keeps between uses (unique.c: a unique index's check, one
+ * per row an INSERT brings, keeps one scan for the statement): between two
+ * uses it holds no buffer pin and no directory, and does not count as open
+ * (LearnedNoOpenScans: an inline merge of ours may then recycle pages at
+ * once), as if it had ended.  It keeps its memory: its conditions (a rescan
+ * of the same shape only takes new values), the pinned pending copy (a
+ * backend-local copy, released by the next view or with the memory), the
+ * run headers it copied (named by their run table entry, which the next
+ * view compares, as any rescan's does).  The next use calls
+ * LearnedScanUnpark, then amrescan, which takes a new view from the
+ * metapage.
+ */
+void
+LearnedScanPark(IndexScanDesc scan)
+{
+	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
+
+	reset_position(so);
+	if (so->dir)
+		LearnedReleaseDirectory(so->dir);
+	so->dir = NULL;
+	if (BufferIsValid(so->meta_buf))
+		ReleaseBuffer(so->meta_buf);
+	so->meta_buf = InvalidBuffer;
+	so->started = false;
+	LearnedScanClosed();
+}
+
+void
+LearnedScanUnpark(IndexScanDesc scan)
+{
+	scan->kill_prior_tuple = false;
+	LearnedScanOpened();
+}
+
 void
 learnedendscan(IndexScanDesc scan)
 {
