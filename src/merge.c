@@ -2264,17 +2264,24 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 			GenericXLogState *state = LearnedXLogStart(index);
 
 			/*
-			 * A page of ours only changes its type: a delta of a few bytes
-			 * instead of a full image, since a random-key merge retires
-			 * every page of the index.  The allocator reinitialises a FREE
-			 * page (full image) before using it, and no reader takes a FREE
-			 * page for data.  Anything else (a page a crash left
+			 * A page of ours only changes its type, and its bounds become an
+			 * empty page's: a delta of a few bytes instead of a full image,
+			 * since a random-key merge retires every page of the index.  The
+			 * allocator reinitialises a FREE page (full image) before using
+			 * it, and no reader takes a FREE page for data, so its contents
+			 * are dead: as the page's hole, GenericXLog neither compares
+			 * them (its byte-by-byte delta over a full page was most of a
+			 * recycling's CPU) nor logs them (a page logged whole, a pending
+			 * page with hints, is then a header and its special space), and
+			 * redo zeroes them.  Anything else (a page a crash left
 			 * uninitialised) is initialised in full.
 			 */
 			if (kind != 0)
 			{
 				page = LearnedXLogRegister(state, buf, false);
 				LearnedPageGetOpaque(page)->type = LEARNED_PAGE_FREE;
+				((PageHeader) page)->pd_lower = SizeOfPageHeaderData;
+				((PageHeader) page)->pd_upper = ((PageHeader) page)->pd_special;
 			}
 			else
 			{

@@ -4771,19 +4771,15 @@ LearnedScanUnpark(IndexScanDesc scan)
 	LearnedScanOpened();
 }
 
+/* the end of a scan: what a parked scan releases, then its memory */
 void
 learnedendscan(IndexScanDesc scan)
 {
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 
-	reset_position(so);
-	if (so->dir)
-		LearnedReleaseDirectory(so->dir);
-	if (BufferIsValid(so->meta_buf))
-		ReleaseBuffer(so->meta_buf);
+	LearnedScanPark(scan);
 	MemoryContextDelete(so->scanCxt);
 	scan->opaque = NULL;
-	LearnedScanClosed();
 }
 
 /* copy a batch's items (and a composite key's bytes, re-pointed) */
