@@ -1213,6 +1213,7 @@ LearnedKeyColumnInline(const LearnedKeyInfo *ki, Datum key, int col, bool *isnul
 	*isnull = LearnedKeyNullBit(p, col);
 	return *isnull ? (Datum) 0 : learned_fetch_key(p + c->offset, c->width, c->type);
 }
+
 extern void LearnedKeyDeform(const LearnedKeyInfo *ki, Datum key,
 							 Datum *values, bool *isnull);
 extern int	LearnedKeyCmp(LearnedKeyInfo *ki, Datum a, Datum b);

@@ -160,6 +160,7 @@ LearnedRunEntryMkey(const LearnedKeyInfo *ki, const LearnedPendingEntry *e, uint
 {
 	return (flags & LEARNED_PENDING_NULL) ? 0 : LearnedKeyMap(ki, e->key);
 }
+
 extern int	LearnedRunReadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 							   const LearnedRunHeader *h, int pg, LearnedPendingEntry *out,
 							   uint64 *mkeys, uint16 *flags, MemoryContext cxt);

@@ -168,7 +168,7 @@ typedef struct PendRange
  * A sorted run of the view (run.c), read in place: its header, read when
  * the scan first positions in it, and the data page it read last (a copy,
  * and the entries decoded from it as the scan needs them: their mapped
- * keys and flags, keys in cxt).  A scan holds
+ * keys and flags, by-reference keys pointing into the copy).  A scan holds
  * one page of each run at most, whatever the number of pending entries.
  */
 /* ScanRun.have: a slot's entry decoded, and its mapped key too */
@@ -3622,9 +3622,45 @@ run_first_past(LearnedScanOpaque so, int j, const Bound *b, bool exact, int lo, 
 }
 
 /*
+ * The first rank of run j's keys past the bound, when the first page whose
+ * first entry is past it (P) is known to lie in [lo, hi] (hi past the last
+ * page with a key when none is): a binary search over those pages' first
+ * keys (their first mapped keys when the bound's image is exact), then
+ * inside page P - 1.  *pg is set to P.
+ */
+static int
+run_bound_pages(LearnedScanOpaque so, int j, const LearnedRunHeader *h, const Bound *b,
+				bool exact, int lo, int hi, int npages, int *pg)
+{
+	int			nkeys = (int) so->runs[j].info.nkeys;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		bool		past;
+
+		if (exact)
+			past = b->strict ? h->pages[mid].first_mkey > b->hint :
+				h->pages[mid].first_mkey >= b->hint;
+		else
+			past = run_past(so, j, (int) h->pages[mid].first_rank, b, false);
+		if (past)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*pg = lo;
+	if (lo == 0)
+		return 0;
+	/* the answer is in page lo - 1, or the first entry of page lo */
+	hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
+	return run_first_past(so, j, b, exact, (int) h->pages[lo - 1].first_rank,
+						  Min(hi, nkeys));
+}
+
+/*
  * The first rank of run j's keys past the bound (nkeys if none): over the
- * header's pages first (their first mapped keys when the bound's image is
- * exact, else their first keys), then inside the one page that holds it.
+ * header's pages first, then inside the one page that holds it.
  */
 static int
 run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
@@ -3632,9 +3668,10 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	const LearnedRunHeader *h = run_header(so, j);
 	int			nkeys = (int) so->runs[j].info.nkeys;
 	int			npages;
-	int			lo,
-				hi;
+	int			lo = 0;
+	int			hi;
 	int			z = -1;
+	int			pg;
 	int			res;
 
 	if (nkeys == 0)
@@ -3642,8 +3679,6 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	/* the pages whose first entry has a key */
 	for (npages = (int) h->npages; npages > 0 && (int) h->pages[npages - 1].first_rank >= nkeys; npages--)
 		;
-	/* P: the first page whose first entry is past the bound */
-	lo = 0;
 	hi = npages;
 
 	/*
@@ -3653,17 +3688,15 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 	 * bound's or above, z the first one above, when the first entries at
 	 * those edges agree (as pending_bound does for the tail copy).  Page
 	 * a - 1 is confirmed first: it is the page the answer is usually in,
-	 * and the search below finds it there without loading another page.
-	 * Page z is confirmed only if the answer is its first entry (z = -1
-	 * when no confirmation is owed).  So a bound usually loads one data
-	 * page of a run, not one for each step of a binary search over its
-	 * pages.
+	 * and the search finds it there without loading another page.  Page z
+	 * is confirmed only if the answer is its first entry (z = -1 when no
+	 * confirmation is owed).  So a bound usually loads one data page of a
+	 * run, not one for each step of a binary search over its pages.
 	 */
 	if (!exact && LearnedKeyIsComposite(&so->ki) && npages > 1)
 	{
 		int			a = 0;
 
-		hi = npages;
 		while (a < hi)
 		{
 			int			mid = (a + hi) / 2;
@@ -3691,58 +3724,16 @@ run_bound(LearnedScanOpaque so, int j, const Bound *b, bool exact)
 		}
 		else
 		{
-			lo = 0;
 			hi = npages;
 			z = -1;
 		}
 	}
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-		bool		past;
-
-		if (exact)
-			past = b->strict ? h->pages[mid].first_mkey > b->hint :
-				h->pages[mid].first_mkey >= b->hint;
-		else
-			past = run_past(so, j, (int) h->pages[mid].first_rank, b, false);
-		if (past)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	if (lo < z || z == npages)
-		z = -1;					/* the search saw page lo's first past */
-	if (lo == 0)
-		res = 0;
-	else
-	{
-		/* the answer is in page lo - 1, or the first entry of page lo */
-		hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
-		hi = Min(hi, nkeys);
-		res = run_first_past(so, j, b, exact, (int) h->pages[lo - 1].first_rank, hi);
-		if (res < hi)
-			z = -1;				/* an entry of page lo - 1 is past */
-	}
-	if (z >= 0 && !run_past(so, j, (int) h->pages[z].first_rank, b, false))
+	res = run_bound_pages(so, j, h, b, exact, lo, hi, npages, &pg);
+	if (z >= 0 && z < npages && pg == z && res == (int) h->pages[z].first_rank &&
+		!run_past(so, j, res, b, false))
 	{
 		/* the images disagree with the comparator: search every page */
-		lo = 0;
-		hi = npages;
-		while (lo < hi)
-		{
-			int			mid = (lo + hi) / 2;
-
-			if (run_past(so, j, (int) h->pages[mid].first_rank, b, false))
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		if (lo == 0)
-			return 0;
-		hi = lo < npages ? (int) h->pages[lo].first_rank : nkeys;
-		hi = Min(hi, nkeys);
-		res = run_first_past(so, j, b, exact, (int) h->pages[lo - 1].first_rank, hi);
+		res = run_bound_pages(so, j, h, b, exact, 0, npages, npages, &pg);
 	}
 	return res;
 }
