@@ -1174,6 +1174,7 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 	Page		page = (Page) copy;
 	uint16		f = LearnedPendingFlagsAt(page, ki->keylen, i);
 	Datum		key;
+	const char *at;
 
 	e->tid = LearnedPendingTidAt(page, ki->keylen, i);
 	e->slot = (uint16) i;
@@ -1185,10 +1186,10 @@ LearnedRunDecode(Relation index, LearnedKeyInfo *ki, const char *copy, BlockNumb
 	else
 	{
 		key = LearnedPendingKeyAt(index, ki, page, blkno, i);
+		at = (const char *) DatumGetPointer(key);
 		if (cxt != NULL)
 			e->key = LearnedKeyCopyAlloc(ki, key, cxt);
-		else if (!ki->byref || (DatumGetPointer(key) >= copy &&
-								DatumGetPointer(key) < copy + BLCKSZ))
+		else if (!ki->byref || (at >= copy && at < copy + BLCKSZ))
 			e->key = key;
 		else
 			elog(ERROR, "learned: run entry key outside its page copy");
