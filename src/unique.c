@@ -128,11 +128,6 @@ report_violation(Relation index, Relation heapRel, Datum *values, bool *isnull)
 }
 
 /*
- * One pass of _bt_check_unique over both stages.  The caller holds the key
- * lock.  Sets *xwait / *spec_token for UNIQUE_WAIT and *found_self for
- * UNIQUE_CHECK_EXISTING.
- */
-/*
  * The scan of a check.  An INSERT of many rows checks each row with the
  * same IndexInfo: its first check makes the scan in the IndexInfo's context
  * (ii_AmCache), and each check parks it at its end (LearnedScanPark: no pin,
@@ -173,6 +168,11 @@ check_scan_close(IndexScanDesc scan, IndexInfo *indexInfo)
 	}
 }
 
+/*
+ * One pass of _bt_check_unique over both stages.  The caller holds the key
+ * lock.  Sets *xwait / *spec_token for UNIQUE_WAIT and *found_self for
+ * UNIQUE_CHECK_EXISTING.
+ */
 static UniqueOutcome
 check_once(Relation index, Relation heapRel, Datum *values, bool *isnull,
 		   ItemPointer tid, IndexUniqueCheck checkUnique, IndexInfo *indexInfo,
