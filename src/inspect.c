@@ -687,7 +687,7 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 					uint32		off;
 					int			fp;
 
-					LearnedRunFilterKey(mkeys[i], &probe);
+					LearnedRunFilterKey(LearnedKeyFilterValueOf(ki, ents[i].key, mkeys[i]), &probe);
 					fp = LearnedRunFilterWhere(h, &probe, &off);
 					if (fp != -2 &&
 						!LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe))

@@ -20,6 +20,7 @@
 #include "access/toast_internals.h"
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
+#include "common/hashfn.h"
 #include "common/int.h"
 #include "datatype/timestamp.h"
 #include "utils/builtins.h"
@@ -542,6 +543,63 @@ LearnedKeyOutOfRange(const LearnedKeyInfo *ki, Datum key)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The value a sorted run's filter hashes for a composite key, given as its
+ * column values (of types types[], cross-type as LearnedColumnStatus takes
+ * them) and its image mkey.  The image names one key only when every
+ * column is packed, undivided and in the map's range.  Otherwise many keys
+ * share it (every order appended past a district's planned range shares
+ * one), and a filter of images would admit all of them for each: so, when
+ * every column's type maps one to one (cols[].exact, which column_cmp
+ * relies on too), every column's value is mixed in, and equal keys, only
+ * they, hash alike.  A key with a NULL column or an inexact column keeps
+ * its image: no filter probe names a NULL (bound_is_key_image), and such
+ * probes stay as they were, shared images and all.  Runs and probes must
+ * use the same map, as for the images themselves.
+ */
+uint64
+LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *values,
+					  const bool *isnull, const Oid *types, uint64 mkey)
+{
+	bool		shared = ki->map.npacked < ki->nkeys;
+	uint64		h = mkey;
+	int			i;
+
+	for (i = 0; i < ki->nkeys; i++)
+		if (isnull[i] || !ki->cols[i].exact)
+			return mkey;
+	for (i = 0; i < ki->map.npacked && !shared; i++)
+	{
+		uint64		u;
+
+		shared = ki->map.cols[i].divisor != 1 ||
+			LearnedColumnStatus(ki, i, values[i], types[i], false, &u) != KP_VALUE;
+	}
+	if (!shared)
+		return mkey;
+	for (i = 0; i < ki->nkeys; i++)
+		h = hash_combine64(h, learned_map_value((LearnedColumn *) &ki->cols[i],
+												values[i], types[i]));
+	return h;
+}
+
+/* LearnedKeyFilterValue of a stored key (single-column keys: its image) */
+uint64
+LearnedKeyFilterValueOf(const LearnedKeyInfo *ki, Datum key, uint64 mkey)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	Oid			types[INDEX_MAX_KEYS];
+	int			i;
+
+	if (!LearnedKeyIsComposite(ki))
+		return mkey;
+	LearnedKeyDeform(ki, key, values, isnull);
+	for (i = 0; i < ki->nkeys; i++)
+		types[i] = ki->cols[i].type;
+	return LearnedKeyFilterValue(ki, values, isnull, types, mkey);
 }
 
 /* widen the per-column ranges [lo, hi] of images to take in a key */

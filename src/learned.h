@@ -58,8 +58,11 @@
  *    lists (LearnedRunHeader.nfilter).
  * 11: a sorted run's data pages of a by-value key of 1 to 8 bytes are
  *    packed (LEARNED_PENDING_PAGE_PACKED, LearnedPackedHeader).
+ * 12: a sorted run's filter hashes a composite key's filter value
+ *    (LearnedKeyFilterValue: its column values mixed in when its image is
+ *    shared), not only its image.
  */
-#define LEARNED_VERSION			11
+#define LEARNED_VERSION			12
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -1223,6 +1226,9 @@ extern int	LearnedColumnStatus(const LearnedKeyInfo *ki, int col, Datum value,
 extern void LearnedKeyMapPlan(LearnedKeyInfo *ki, uint64 *lo, uint64 *hi,
 							  bool replan, int maxcols);
 extern bool LearnedKeyOutOfRange(const LearnedKeyInfo *ki, Datum key);
+extern uint64 LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *values,
+									 const bool *isnull, const Oid *types, uint64 mkey);
+extern uint64 LearnedKeyFilterValueOf(const LearnedKeyInfo *ki, Datum key, uint64 mkey);
 extern void LearnedKeyRangeAdd(const LearnedKeyInfo *ki, Datum key,
 							   uint64 *lo, uint64 *hi);
 extern int	learned_map_columns_guc;

@@ -366,7 +366,10 @@ layout_pages(LearnedKeyInfo *ki, const RunEntry *e, uint32 n, uint32 nkeys,
 	return npages;
 }
 
-/* a mapped key's two filter hashes: its block, and the bits it sets there */
+/*
+ * A key's two filter hashes, from its filter value (LearnedKeyFilterValue):
+ * its block, and the bits it sets there
+ */
 void
 LearnedRunFilterKey(uint64 mkey, LearnedRunFilterProbe *p)
 {
@@ -388,7 +391,7 @@ filter_block_of(uint32 nblocks, const LearnedRunFilterProbe *p)
  * (filter_blocks * 64 bytes), or NULL if the run has no keys.
  */
 static uint8 *
-build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
+build_filter(const LearnedKeyInfo *ki, Page hdrimg, const RunEntry *e, uint32 nkeys)
 {
 	LearnedRunHeader *h = LearnedPageGetRunHeader(hdrimg);
 	uint32		off = MAXALIGN((char *) &h->pages[h->npages] - (char *) hdrimg);
@@ -423,7 +426,7 @@ build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
 		uint8	   *block;
 		int			k;
 
-		LearnedRunFilterKey(e[i].mkey, &p);
+		LearnedRunFilterKey(LearnedKeyFilterValueOf(ki, e[i].key, e[i].mkey), &p);
 		block = bits + (Size) filter_block_of(h->filter_blocks, &p) * LEARNED_RUN_FILTER_BLOCK;
 		for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
 		{
@@ -743,7 +746,7 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 		CHECK_FOR_INTERRUPTS();
 	}
 	/* the filter pages, if the header has no room for the filter */
-	filter = build_filter((Page) hdrimg.data, entries, nkeys);
+	filter = build_filter(&ki, (Page) hdrimg.data, entries, nkeys);
 	for (pg = 0; pg < (int) hdr->nfilter; pg++)
 	{
 		Buffer		buf = LearnedAllocPage(index);
