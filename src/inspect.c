@@ -686,8 +686,10 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 					LearnedRunFilterProbe probe;
 					uint32		off;
 					int			fp;
+					uint64		fv;
 
-					LearnedRunFilterKey(LearnedKeyFilterValueOf(ki, ents[i].key, mkeys[i]), &probe);
+					LearnedKeyMapFilter(ki, ents[i].key, &fv);
+					LearnedRunFilterKey(fv, &probe);
 					fp = LearnedRunFilterWhere(h, &probe, &off);
 					if (fp != -2 &&
 						!LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe))

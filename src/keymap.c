@@ -504,20 +504,49 @@ LearnedColumnStatus(const LearnedKeyInfo *ki, int col, Datum value, Oid valtype,
 uint64
 LearnedKeyMap(const LearnedKeyInfo *ki, Datum key)
 {
+	return LearnedKeyMapFilter(ki, key, NULL);
+}
+
+/*
+ * LearnedKeyMap, and, if fv is not NULL, the key's filter value into *fv
+ * (LearnedKeyFilterValue) from the same column statuses: for a run's
+ * writer, which needs both for every entry.
+ */
+uint64
+LearnedKeyMapFilter(const LearnedKeyInfo *ki, Datum key, uint64 *fv)
+{
 	int			status[INDEX_MAX_KEYS];
 	uint64		u[INDEX_MAX_KEYS];
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	Oid			types[INDEX_MAX_KEYS];
+	uint64		mkey;
 	int			i;
 
 	if (!LearnedKeyIsComposite(ki))
-		return learned_map_value((LearnedColumn *) &ki->cols[0], key, ki->keytype);
+	{
+		mkey = learned_map_value((LearnedColumn *) &ki->cols[0], key, ki->keytype);
+		if (fv)
+			*fv = mkey;
+		return mkey;
+	}
 	for (i = 0; i < ki->map.npacked; i++)
 	{
-		bool		isnull;
-		Datum		v = LearnedKeyColumn(ki, key, i, &isnull);
-
-		status[i] = LearnedColumnStatus(ki, i, v, ki->cols[i].type, isnull, &u[i]);
+		values[i] = LearnedKeyColumn(ki, key, i, &isnull[i]);
+		status[i] = LearnedColumnStatus(ki, i, values[i], ki->cols[i].type, isnull[i], &u[i]);
 	}
-	return keypack_combine(ki->map.cols, ki->map.npacked, status, u);
+	mkey = keypack_combine(ki->map.cols, ki->map.npacked, status, u);
+	if (fv)
+	{
+		for (i = 0; i < ki->nkeys; i++)
+		{
+			if (i >= ki->map.npacked)
+				values[i] = LearnedKeyColumn(ki, key, i, &isnull[i]);
+			types[i] = ki->cols[i].type;
+		}
+		*fv = LearnedKeyFilterValue(ki, values, isnull, types, status, mkey);
+	}
+	return mkey;
 }
 
 /*
@@ -557,11 +586,13 @@ LearnedKeyOutOfRange(const LearnedKeyInfo *ki, Datum key)
  * they, hash alike.  A key with a NULL column or an inexact column keeps
  * its image: no filter probe names a NULL (bound_is_key_image), and such
  * probes stay as they were, shared images and all.  Runs and probes must
- * use the same map, as for the images themselves.
+ * use the same map, as for the images themselves.  status holds the
+ * packed columns' LearnedColumnStatus, which the caller computed for mkey.
  */
 uint64
 LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *values,
-					  const bool *isnull, const Oid *types, uint64 mkey)
+					  const bool *isnull, const Oid *types, const int *status,
+					  uint64 mkey)
 {
 	bool		shared = ki->map.npacked < ki->nkeys;
 	uint64		h = mkey;
@@ -571,35 +602,13 @@ LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *values,
 		if (isnull[i] || !ki->cols[i].exact)
 			return mkey;
 	for (i = 0; i < ki->map.npacked && !shared; i++)
-	{
-		uint64		u;
-
-		shared = ki->map.cols[i].divisor != 1 ||
-			LearnedColumnStatus(ki, i, values[i], types[i], false, &u) != KP_VALUE;
-	}
+		shared = ki->map.cols[i].divisor != 1 || status[i] != KP_VALUE;
 	if (!shared)
 		return mkey;
 	for (i = 0; i < ki->nkeys; i++)
 		h = hash_combine64(h, learned_map_value((LearnedColumn *) &ki->cols[i],
 												values[i], types[i]));
 	return h;
-}
-
-/* LearnedKeyFilterValue of a stored key (single-column keys: its image) */
-uint64
-LearnedKeyFilterValueOf(const LearnedKeyInfo *ki, Datum key, uint64 mkey)
-{
-	Datum		values[INDEX_MAX_KEYS];
-	bool		isnull[INDEX_MAX_KEYS];
-	Oid			types[INDEX_MAX_KEYS];
-	int			i;
-
-	if (!LearnedKeyIsComposite(ki))
-		return mkey;
-	LearnedKeyDeform(ki, key, values, isnull);
-	for (i = 0; i < ki->nkeys; i++)
-		types[i] = ki->cols[i].type;
-	return LearnedKeyFilterValue(ki, values, isnull, types, mkey);
 }
 
 /* widen the per-column ranges [lo, hi] of images to take in a key */

@@ -1227,8 +1227,9 @@ extern void LearnedKeyMapPlan(LearnedKeyInfo *ki, uint64 *lo, uint64 *hi,
 							  bool replan, int maxcols);
 extern bool LearnedKeyOutOfRange(const LearnedKeyInfo *ki, Datum key);
 extern uint64 LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *values,
-									 const bool *isnull, const Oid *types, uint64 mkey);
-extern uint64 LearnedKeyFilterValueOf(const LearnedKeyInfo *ki, Datum key, uint64 mkey);
+									 const bool *isnull, const Oid *types,
+									 const int *status, uint64 mkey);
+extern uint64 LearnedKeyMapFilter(const LearnedKeyInfo *ki, Datum key, uint64 *fv);
 extern void LearnedKeyRangeAdd(const LearnedKeyInfo *ki, Datum key,
 							   uint64 *lo, uint64 *hi);
 extern int	learned_map_columns_guc;

@@ -48,6 +48,7 @@ static const char *header_problem(const LearnedRunInfo *run, const char *hdr);
 typedef struct RunEntry
 {
 	uint64		mkey;
+	uint64		fv;				/* its filter value (LearnedKeyFilterValue) */
 	Datum		key;
 	ItemPointerData tid;
 	uint16		flags;
@@ -141,13 +142,13 @@ read_stretch(Relation index, LearnedKeyInfo *ki, BlockNumber blkno,
 			if (e->flags & LEARNED_PENDING_NULL)
 			{
 				e->key = (Datum) 0;
-				e->mkey = 0;
+				e->mkey = e->fv = 0;
 			}
 			else
 			{
 				e->key = LearnedKeyCopyAlloc(ki, LearnedPendingKeyAt(index, ki, page, blkno, i),
 											 CurrentMemoryContext);
-				e->mkey = LearnedKeyMap(ki, e->key);
+				e->mkey = LearnedKeyMapFilter(ki, e->key, &e->fv);
 			}
 		}
 		(*npages)++;
@@ -391,7 +392,7 @@ filter_block_of(uint32 nblocks, const LearnedRunFilterProbe *p)
  * (filter_blocks * 64 bytes), or NULL if the run has no keys.
  */
 static uint8 *
-build_filter(const LearnedKeyInfo *ki, Page hdrimg, const RunEntry *e, uint32 nkeys)
+build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
 {
 	LearnedRunHeader *h = LearnedPageGetRunHeader(hdrimg);
 	uint32		off = MAXALIGN((char *) &h->pages[h->npages] - (char *) hdrimg);
@@ -426,7 +427,7 @@ build_filter(const LearnedKeyInfo *ki, Page hdrimg, const RunEntry *e, uint32 nk
 		uint8	   *block;
 		int			k;
 
-		LearnedRunFilterKey(LearnedKeyFilterValueOf(ki, e[i].key, e[i].mkey), &p);
+		LearnedRunFilterKey(e[i].fv, &p);
 		block = bits + (Size) filter_block_of(h->filter_blocks, &p) * LEARNED_RUN_FILTER_BLOCK;
 		for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
 		{
@@ -746,7 +747,7 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 		CHECK_FOR_INTERRUPTS();
 	}
 	/* the filter pages, if the header has no room for the filter */
-	filter = build_filter(&ki, (Page) hdrimg.data, entries, nkeys);
+	filter = build_filter((Page) hdrimg.data, entries, nkeys);
 	for (pg = 0; pg < (int) hdr->nfilter; pg++)
 	{
 		Buffer		buf = LearnedAllocPage(index);

@@ -93,6 +93,7 @@ typedef struct Bound
 	bool		strict;
 	bool		point;			/* every key column equal to a value (or NULL) */
 	uint64		hint;			/* image of the bound (not incremented) */
+	int			status[INDEX_MAX_KEYS]; /* composite: packed columns' statuses */
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	Oid			types[INDEX_MAX_KEYS];
@@ -1323,23 +1324,22 @@ make_bound(LearnedScanOpaque so, int interval, bool forward, Bound *b)
 			learned_map_value(&so->ki.cols[0], b->values[0], b->types[0]);
 	else
 	{
-		int			status[INDEX_MAX_KEYS];
 		uint64		u[INDEX_MAX_KEYS];
 
 		for (col = 0; col < so->ki.map.npacked; col++)
 		{
 			if (col < b->nkeys)
-				status[col] = LearnedColumnStatus(&so->ki, col, b->values[col],
-												  b->types[col], b->isnull[col],
-												  &u[col]);
+				b->status[col] = LearnedColumnStatus(&so->ki, col, b->values[col],
+													 b->types[col], b->isnull[col],
+													 &u[col]);
 			else
 			{
 				/* the rest of the key: its smallest or largest image */
-				status[col] = b->strict ? KP_AFTER : KP_BEFORE;
+				b->status[col] = b->strict ? KP_AFTER : KP_BEFORE;
 				u[col] = 0;
 			}
 		}
-		b->hint = keypack_combine(so->ki.map.cols, so->ki.map.npacked, status, u);
+		b->hint = keypack_combine(so->ki.map.cols, so->ki.map.npacked, b->status, u);
 	}
 	return true;
 }
@@ -3860,7 +3860,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		if (one_image && so->nruns > 0 && !so->map_stale && !so->no_filters)
 			LearnedRunFilterKey(LearnedKeyIsComposite(&so->ki) ?
 								LearnedKeyFilterValue(&so->ki, fwd.values, fwd.isnull,
-													  fwd.types, fwd.hint) :
+													  fwd.types, fwd.status, fwd.hint) :
 								fwd.hint, &probe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
