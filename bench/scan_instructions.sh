@@ -163,10 +163,7 @@ for S in $STATEMENTS; do
 	done
 done
 
-for c in "${BENCH_VENV:-$BENCH_DIR/.venv}/bin/python" /var/tmp/learned_bench_venv/bin/python python3; do
-	if [ -x "$c" ] || command -v "$c" >/dev/null 2>&1; then PY="$c"; break; fi
-done
-"${PY:-python3}" - "$OUT" "$WH" "$NEWO" "$EXECS" "$STATE" "$LI_PG_MAJOR" <<'EOF'
+"$(li_bench_python)" - "$OUT" "$WH" "$NEWO" "$EXECS" "$STATE" "$LI_PG_MAJOR" <<'EOF'
 import csv, os, sys
 out, wh, newo, execs, state, major = sys.argv[1:7]
 rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))

@@ -38,10 +38,8 @@ while [ $# -gt 0 ]; do
 done
 GOTPC="${BENCH_TOOLS:-$BENCH_DIR/.tools}/go-tpc"
 [ -x "$GOTPC" ] || li_die "no go-tpc at $GOTPC (bench/run.sh builds it)"
-for c in "${BENCH_VENV:-$BENCH_DIR/.venv}/bin/python" /var/tmp/learned_bench_venv/bin/python; do
-	if [ -x "$c" ]; then PY="$c"; break; fi
-done
-[ -n "${PY:-}" ] && "$PY" -c "import psycopg" 2>/dev/null ||
+PY="$(li_bench_python)"
+"$PY" -c "import psycopg" 2>/dev/null ||
 	li_die "no Python with psycopg (bench/run.sh creates the bench venv)"
 OUT="${OUT:-$BENCH_DIR/results/$(date +%Y-%m-%d_%H%M)_tpcc_long}"
 mkdir -p "$OUT"

@@ -373,6 +373,16 @@ li_create_extension() {
     fi
 }
 
+# li_bench_python: the Python of the bench venv (BENCH_VENV, bench/.venv or
+#   the CI cache's), else python3, for the bench scripts' reports
+li_bench_python() {
+    local c
+    for c in "${BENCH_VENV:-$LI_REPO/bench/.venv}/bin/python" /var/tmp/learned_bench_venv/bin/python; do
+        if [ -x "$c" ]; then echo "$c"; return; fi
+    done
+    echo python3
+}
+
 # li_mktemp_pg PREFIX: a fresh temp dir owned by the server user.
 li_mktemp_pg() {
     local d

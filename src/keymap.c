@@ -588,6 +588,7 @@ LearnedKeyOutOfRange(const LearnedKeyInfo *ki, Datum key)
  * probes stay as they were, shared images and all.  Runs and probes must
  * use the same map, as for the images themselves.  status holds the
  * packed columns' LearnedColumnStatus, which the caller computed for mkey.
+ * A single-column key's image is its filter value.
  */
 uint64
 LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *values,
@@ -598,6 +599,8 @@ LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *values,
 	uint64		h = mkey;
 	int			i;
 
+	if (!LearnedKeyIsComposite(ki))
+		return mkey;
 	for (i = 0; i < ki->nkeys; i++)
 		if (isnull[i] || !ki->cols[i].exact)
 			return mkey;

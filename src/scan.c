@@ -3858,10 +3858,9 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		one_image = has_fwd && has_bwd &&
 			bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd);
 		if (one_image && so->nruns > 0 && !so->map_stale && !so->no_filters)
-			LearnedRunFilterKey(LearnedKeyIsComposite(&so->ki) ?
-								LearnedKeyFilterValue(&so->ki, fwd.values, fwd.isnull,
-													  fwd.types, fwd.status, fwd.hint) :
-								fwd.hint, &probe);
+			LearnedRunFilterKey(LearnedKeyFilterValue(&so->ki, fwd.values, fwd.isnull,
+													  fwd.types, fwd.status, fwd.hint),
+								&probe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
 		{
