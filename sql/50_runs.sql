@@ -7,36 +7,10 @@ SET learned_idx.auto_merge = off;
 SET learned_idx.tail_limit = 200;
 SET extra_float_digits = 0;
 
--- q's rows, as text, through each access path: true if all agree
-CREATE FUNCTION runs_same(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-	idx text;
-	ios text;
-	bmp text;
-	seq text;
-	sql text := 'SELECT string_agg(x::text, '','') FROM (' || q || ') x';
-BEGIN
-	PERFORM set_config('enable_seqscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	PERFORM set_config('enable_indexonlyscan', 'off', true);
-	EXECUTE sql INTO idx;
-	PERFORM set_config('enable_indexonlyscan', 'on', true);
-	EXECUTE sql INTO ios;
-	PERFORM set_config('enable_indexscan', 'off', true);
-	PERFORM set_config('enable_indexonlyscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	EXECUTE sql INTO bmp;
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	PERFORM set_config('enable_seqscan', 'on', true);
-	EXECUTE sql INTO seq;
-	PERFORM set_config('enable_indexscan', 'on', true);
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	IF idx IS DISTINCT FROM seq OR ios IS DISTINCT FROM seq OR bmp IS DISTINCT FROM seq THEN
-		RAISE NOTICE 'differs: %', q;
-		RETURN false;
-	END IF;
-	RETURN true;
-END $$;
+-- paths_same(): q through each access path against a sequential scan (sql/include/samepaths.sql)
+\set ECHO none
+\i sql/include/samepaths.sql
+\set ECHO all
 
 CREATE FUNCTION runs_check_all(t text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
@@ -56,7 +30,7 @@ BEGIN
 		'SELECT k FROM ' || t || ' ORDER BY k DESC LIMIT 20',
 		'SELECT count(*), sum(k) FROM ' || t || ' WHERE k >= 0']
 	LOOP
-		IF NOT runs_same(q) THEN
+		IF NOT paths_same(q) THEN
 			ok := false;
 		END IF;
 	END LOOP;
@@ -123,12 +97,12 @@ INSERT INTO rf SELECT CASE WHEN i % 50 = 0 THEN 'NaN'::float8
 	WHEN i % 50 = 3 THEN NULL ELSE (i % 1009) / 3.0 END
 	FROM generate_series(1, 1500) i;
 SELECT count(*) > 0 AS has_runs FROM learned_index_runs('rf_k') WHERE run IS NOT NULL;
-SELECT runs_same('SELECT k FROM rf WHERE k > 300 ORDER BY k') AS above,
-	runs_same('SELECT k FROM rf WHERE k > 300 ORDER BY k DESC') AS above_desc,
-	runs_same('SELECT k FROM rf WHERE k = ''NaN'' ORDER BY k') AS nan,
-	runs_same('SELECT k FROM rf WHERE k < 0 ORDER BY k') AS neg_inf,
-	runs_same('SELECT k FROM rf ORDER BY k DESC NULLS LAST LIMIT 30') AS top,
-	runs_same('SELECT count(*) FROM rf WHERE k IS NULL') AS nulls;
+SELECT paths_same('SELECT k FROM rf WHERE k > 300 ORDER BY k') AS above,
+	paths_same('SELECT k FROM rf WHERE k > 300 ORDER BY k DESC') AS above_desc,
+	paths_same('SELECT k FROM rf WHERE k = ''NaN'' ORDER BY k') AS nan,
+	paths_same('SELECT k FROM rf WHERE k < 0 ORDER BY k') AS neg_inf,
+	paths_same('SELECT k FROM rf ORDER BY k DESC NULLS LAST LIMIT 30') AS top,
+	paths_same('SELECT count(*) FROM rf WHERE k IS NULL') AS nulls;
 SELECT learned_index_check('rf_k', true);
 DROP TABLE rf;
 
@@ -142,11 +116,11 @@ INSERT INTO rs SELECT 'key' || lpad((i * 37 % 2003)::text, 5, '0'), i % 13, 'b' 
 	FROM generate_series(1, 1500) i;
 SELECT count(*) > 0 AS text_runs FROM learned_index_runs('rs_s') WHERE run IS NOT NULL;
 SELECT count(*) > 0 AS composite_runs FROM learned_index_runs('rs_ab') WHERE run IS NOT NULL;
-SELECT runs_same('SELECT s FROM rs WHERE s = ''key00111'' ORDER BY s') AS text_point,
-	runs_same('SELECT s FROM rs WHERE s BETWEEN ''key01000'' AND ''key01100'' ORDER BY s DESC') AS text_range,
-	runs_same('SELECT a, b FROM rs WHERE a = 5 AND b = ''b7'' ORDER BY a, b') AS comp_point,
-	runs_same('SELECT a, b FROM rs WHERE a = 5 ORDER BY a DESC, b DESC') AS comp_prefix,
-	runs_same('SELECT a, b FROM rs WHERE a > 10 AND b < ''b5'' ORDER BY a, b') AS comp_range;
+SELECT paths_same('SELECT s FROM rs WHERE s = ''key00111'' ORDER BY s') AS text_point,
+	paths_same('SELECT s FROM rs WHERE s BETWEEN ''key01000'' AND ''key01100'' ORDER BY s DESC') AS text_range,
+	paths_same('SELECT a, b FROM rs WHERE a = 5 AND b = ''b7'' ORDER BY a, b') AS comp_point,
+	paths_same('SELECT a, b FROM rs WHERE a = 5 ORDER BY a DESC, b DESC') AS comp_prefix,
+	paths_same('SELECT a, b FROM rs WHERE a > 10 AND b < ''b5'' ORDER BY a, b') AS comp_range;
 SELECT learned_index_check('rs_s', true), learned_index_check('rs_ab', true);
 DROP TABLE rs;
 
@@ -396,7 +370,7 @@ BEGIN
 				format('SELECT w, d, o, n FROM rw WHERE w = 1 AND d = 1 AND o = %s AND n >= %s ORDER BY w, d, o, n',
 					   lo / 3, wd % 5)]
 			LOOP
-				IF NOT runs_same(q) THEN
+				IF NOT paths_same(q) THEN
 					bad := bad + 1;
 				END IF;
 			END LOOP;
@@ -428,7 +402,7 @@ BEGIN
 		format('SELECT k FROM rc WHERE k = %s', lo + 3),
 		format('SELECT k FROM rc WHERE k > %s ORDER BY k DESC LIMIT 5', lo)]
 	LOOP
-		IF NOT runs_same(q) THEN
+		IF NOT paths_same(q) THEN
 			INSERT INTO rc_bad VALUES (r, q);
 		END IF;
 	END LOOP;
@@ -448,5 +422,4 @@ SELECT learned_index_check('rc_k', true);
 DROP PROCEDURE rc_rounds(int);
 DROP FUNCTION rc_round(int);
 DROP TABLE rc, rc_bad;
-DROP FUNCTION runs_same(text);
 RESET learned_idx.tail_limit;

@@ -9,37 +9,10 @@ SET learned_idx.tail_limit = 200;
 SET learned_idx.merge_step_segments = 1;
 SET extra_float_digits = 0;
 
--- q's rows through an index scan, an index-only scan, a bitmap scan and a
--- sequential scan: true if all agree
-CREATE FUNCTION sweep_same(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-	idx text;
-	ios text;
-	bmp text;
-	seq text;
-	sql text := 'SELECT string_agg(x::text, '','') FROM (' || q || ') x';
-BEGIN
-	PERFORM set_config('enable_seqscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	PERFORM set_config('enable_indexonlyscan', 'off', true);
-	EXECUTE sql INTO idx;
-	PERFORM set_config('enable_indexonlyscan', 'on', true);
-	EXECUTE sql INTO ios;
-	PERFORM set_config('enable_indexscan', 'off', true);
-	PERFORM set_config('enable_indexonlyscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	EXECUTE sql INTO bmp;
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	PERFORM set_config('enable_seqscan', 'on', true);
-	EXECUTE sql INTO seq;
-	PERFORM set_config('enable_indexscan', 'on', true);
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	IF idx IS DISTINCT FROM seq OR ios IS DISTINCT FROM seq OR bmp IS DISTINCT FROM seq THEN
-		RAISE NOTICE 'differs: %', q;
-		RETURN false;
-	END IF;
-	RETURN true;
-END $$;
+-- paths_same(): q through each access path against a sequential scan (sql/include/samepaths.sql)
+\set ECHO none
+\i sql/include/samepaths.sql
+\set ECHO all
 
 -- every query form on table t, column c, around the values a < b
 CREATE FUNCTION sweep_check_all(t text, c text, a text, b text) RETURNS boolean
@@ -61,7 +34,7 @@ BEGIN
 		format('SELECT %s FROM %s ORDER BY 1 DESC LIMIT 20', c, t),
 		format('SELECT count(*), count(DISTINCT %s) FROM %s WHERE %s >= %s', c, t, c, a)]
 	LOOP
-		IF NOT sweep_same(q) THEN
+		IF NOT paths_same(q) THEN
 			ok := false;
 		END IF;
 	END LOOP;
@@ -158,11 +131,11 @@ INSERT INTO swc SELECT 800, 50 FROM generate_series(1, 40);
 SELECT learned_index_merge_step('swc_ab') > 0 AS merged;
 SELECT runs, next_segment FROM learned_index_sweep('swc_ab');
 SELECT learned_index_check('swc_ab', true);
-SELECT sweep_same('SELECT a, b FROM swc WHERE a = 800 ORDER BY a, b');
-SELECT sweep_same('SELECT a, b FROM swc WHERE a = 3 AND b = 3 ORDER BY a, b');
-SELECT sweep_same('SELECT a, b FROM swc WHERE a BETWEEN 1 AND 900 ORDER BY a DESC, b DESC LIMIT 30');
-SELECT sweep_same('SELECT a, b FROM swc WHERE (a, b) > (400, 3) ORDER BY a, b LIMIT 30');
-SELECT sweep_same('SELECT count(*) FROM swc WHERE a >= 0');
+SELECT paths_same('SELECT a, b FROM swc WHERE a = 800 ORDER BY a, b');
+SELECT paths_same('SELECT a, b FROM swc WHERE a = 3 AND b = 3 ORDER BY a, b');
+SELECT paths_same('SELECT a, b FROM swc WHERE a BETWEEN 1 AND 900 ORDER BY a DESC, b DESC LIMIT 30');
+SELECT paths_same('SELECT a, b FROM swc WHERE (a, b) > (400, 3) ORDER BY a, b LIMIT 30');
+SELECT paths_same('SELECT count(*) FROM swc WHERE a >= 0');
 SELECT learned_index_merge('swc_ab') > 0 AS merged;
 SELECT learned_index_check('swc_ab', true);
 
@@ -187,8 +160,8 @@ SELECT learned_index_merge_step('sw_k') > 0 AS merged;
 SELECT count(*) AS sweeps FROM learned_index_sweep('sw_k');
 SELECT entries < 1000 AS tail_flushed FROM learned_index_runs('sw_k') WHERE run IS NULL;
 SELECT learned_index_check('sw_k', true);
-SELECT sweep_same('SELECT k, v FROM sw WHERE v = -8 ORDER BY k, v LIMIT 20');
+SELECT paths_same('SELECT k, v FROM sw WHERE v = -8 ORDER BY k, v LIMIT 20');
 RESET learned_idx.tail_limit;
 
 DROP TABLE sw, swu, swt, swc;
-DROP FUNCTION sweep_same(text), sweep_check_all(text, text, text, text);
+DROP FUNCTION paths_same(text), sweep_check_all(text, text, text, text);

@@ -491,13 +491,24 @@ LearnedColumnStatus(const LearnedKeyInfo *ki, int col, Datum value, Oid valtype,
 					bool isnull, uint64 *u)
 {
 	LearnedColumn *c = (LearnedColumn *) &ki->cols[col];
+	uint64		m;
 
 	*u = 0;
 	if (isnull)
 		return c->nulls_first ? KP_BEFORE : KP_AFTER;
-	return keypack_ordinal(&ki->map.cols[col],
-						   learned_map_value(c, value, valtype),
-						   c->desc, u);
+
+	/*
+	 * The integer types inline: every image of a composite key (a run's
+	 * flush and compaction, the tail's copy, each bound) maps each of its
+	 * columns, and OLTP keys are made of these
+	 */
+	if (valtype == INT4OID)
+		m = map_int64((int64) DatumGetInt32(value));
+	else if (valtype == INT8OID)
+		m = map_int64(DatumGetInt64(value));
+	else
+		m = learned_map_value(c, value, valtype);
+	return keypack_ordinal(&ki->map.cols[col], m, c->desc, u);
 }
 
 /* the models' image of a key */
@@ -532,7 +543,7 @@ LearnedKeyMapFilter(const LearnedKeyInfo *ki, Datum key, uint64 *fv)
 	}
 	for (i = 0; i < ki->map.npacked; i++)
 	{
-		values[i] = LearnedKeyColumn(ki, key, i, &isnull[i]);
+		values[i] = LearnedKeyColumnInline(ki, key, i, &isnull[i]);
 		status[i] = LearnedColumnStatus(ki, i, values[i], ki->cols[i].type, isnull[i], &u[i]);
 	}
 	mkey = keypack_combine(ki->map.cols, ki->map.npacked, status, u);

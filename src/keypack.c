@@ -101,6 +101,8 @@ keypack_combine(const KeyPackCol *cols, int npacked, const int *status,
 			d = 0;
 		else if (state == KP_AFTER)
 			d = cols[i].radix - 1;
+		else if (cols[i].divisor == 1)
+			d = u[i] + 1;		/* u < radix - 1: no overflow, no division */
 		else
 			d = (uint64_t) (((kp_u128) u[i] + 1) / cols[i].divisor);
 		/* cannot overflow: the product of the radixes is at most 2^64 */

@@ -621,16 +621,17 @@ LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki)
 static uint32 map_loads = 0;
 
 /*
- * A scan's key info.  LearnedKeyInfoInit and LearnedKeyInfoLoadMap run
- * once per relcache entry; their result is kept flat (the struct, then its
- * columns) in rd_amcache, which a relcache invalidation frees (a REINDEX
- * gives a new relfilenode and so a new key map, an ALTER INDEX new
- * options).  Each scan takes a copy, since a relcache invalidation may
- * free rd_amcache while the scan runs; the copy's comparators get the
- * scan's memory for their fn_extra, and its columns make their own string
- * image state.  Setting all this up from the catalogs (support functions,
- * type switches, for a string or composite key the metapage read of its
- * map) was about a third of a point lookup's scan start (perf).
+ * A scan's key info (and an append's).  LearnedKeyInfoInit and
+ * LearnedKeyInfoLoadMap run once per relcache entry; their result is kept
+ * flat (the struct, then its columns) in rd_amcache, which a relcache
+ * invalidation frees (a REINDEX gives a new relfilenode and so a new key
+ * map, an ALTER INDEX new options).  Each scan takes a copy, since a
+ * relcache invalidation may free rd_amcache while the scan runs; the copy's
+ * comparators get the scan's memory for their fn_extra, and its columns
+ * make their own string image state.  Setting all this up from the catalogs
+ * (support functions, type switches, for a string or composite key the
+ * metapage read of its map) was about a third of a point lookup's scan
+ * start (perf).
  */
 void
 LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki)

@@ -434,6 +434,17 @@ typedef struct LearnedScanOpaqueData
 	 * the loop reads no entry of an earlier step, so the columns stay in
 	 * the CPU's first-level cache beside the batch), in arr.
 	 */
+	/*
+	 * The forward bound of the first interval, as find_pending_ranges made
+	 * it in the view of rescan number bound_rescan: position_interval takes
+	 * it instead of making it again (a composite bound's column statuses
+	 * were a twentieth of a unique check's instructions, made three times).
+	 * Allocated by the first use.
+	 */
+	uint64		rescans;		/* learnedrescan calls */
+	uint64		bound_rescan;	/* the rescan bound_fwd was made in */
+	Bound	   *bound_fwd;
+
 	int			slice;
 	bool		slice_point;	/* an equality on the key: few entries expected */
 	bool		slice_has_end;	/* a range: the scan has an end bound */
@@ -1937,6 +1948,67 @@ found_boundary(IndexScanDesc scan, uint32 vp, int slot, bool reused)
 }
 
 /*
+ * The first slot of a page past the bound, the page's last entry being past
+ * it, by the comparator, from the window's slots on this page when it has
+ * them: slo, the window's first slot (the model's lowest rank, or where the
+ * last positioning found its boundary), and shi, its last.  Each is only a
+ * hint, checked against its neighbour before it narrows the search.  With
+ * no last slot (a reused boundary), the search gallops right from the
+ * first: the keys of ascending probes (a multi-row INSERT's unique checks,
+ * a nested loop's sorted outer side) usually share or follow the last
+ * boundary, found with two comparisons instead of a binary search's eight
+ * or nine over a page.
+ */
+static int
+page_boundary(LearnedScanOpaque so, Page page, const Bound *b, int n, int slo, int shi)
+{
+	int			lo = 0;
+	int			hi = n - 1;		/* past the bound */
+
+	if (slo > 0 && slo <= hi)
+	{
+		if (slot_past_bound(so, page, slo - 1, b))
+			hi = slo - 1;
+		else
+			lo = slo;
+	}
+	if (shi >= lo && shi < hi)
+	{
+		if (slot_past_bound(so, page, shi, b))
+			hi = shi;
+		else
+			lo = shi + 1;
+	}
+	else if (slo > 0 && lo == slo)
+	{
+		int			step = 1;
+
+		while (lo < hi)
+		{
+			int			probe = Min(lo + step - 1, hi - 1);
+
+			if (slot_past_bound(so, page, probe, b))
+			{
+				hi = probe;
+				break;
+			}
+			lo = probe + 1;
+			step *= 2;
+		}
+	}
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (slot_past_bound(so, page, mid, b))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
  * Find the first entry e of the static stage with e > v (strict) or e >= v.
  * Returns its vpage and slot, with that page share-locked in *bufp, or
  * vpage == nvpages (and no buffer) when every entry is below the bound.
@@ -2109,29 +2181,20 @@ retry:
 		CHECK_FOR_INTERRUPTS();
 	}
 
-	/* the boundary is in this page: binary search */
+	/* the boundary is in this page */
 	{
 		Page		page = BufferGetPage(buf);
-		int			lo = 0,
-					hi = n - 1;
-		int			s;
+		int			s = -1;
 
 		/* a compressed page: on its key run first (the edges are checked) */
-		if (so->view.compressed &&
-			(s = compressed_boundary(so, page, b, n, vp == wlo ? slots[0] : 0,
-									 vp == whi ? slots[1] : INT_MAX,
-									 reuse && vp == wlo)) >= 0)
-			lo = hi = s;
-		while (lo < hi)
-		{
-			int			mid = (lo + hi) / 2;
-
-			if (slot_past_bound(so, page, mid, b))
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		*slotp = lo;
+		if (so->view.compressed)
+			s = compressed_boundary(so, page, b, n, vp == wlo ? slots[0] : 0,
+									vp == whi ? slots[1] : INT_MAX,
+									reuse && vp == wlo);
+		if (s < 0)
+			s = page_boundary(so, page, b, n, vp == wlo ? slots[0] : 0,
+							  vp == whi ? slots[1] : INT_MAX);
+		*slotp = s;
 	}
 	*bufp = buf;
 	return found_boundary(scan, vp, *slotp, reuse);
@@ -2920,7 +2983,14 @@ position_interval(IndexScanDesc scan)
 		return false;
 
 	/* forward: first entry past the bound; backward: the one before it */
-	have = make_bound(so, so->pos.interval, so->forward, &bound);
+	if (so->forward && so->pos.interval == 0 && so->bound_fwd != NULL &&
+		so->bound_rescan == so->rescans)
+	{
+		bound = *so->bound_fwd;
+		have = true;
+	}
+	else
+		have = make_bound(so, so->pos.interval, so->forward, &bound);
 	so->slice = SLICE_FIRST;
 	so->slice_point = so->driver != NULL;
 	/* a bound on the far side too: a range (the backward bound is the end) */
@@ -3830,15 +3900,36 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		Bound		fwd,
 					bwd;
 		bool		has_fwd = make_bound(so, v, true, &fwd);
-		bool		has_bwd = make_bound(so, v, false, &bwd);
+		bool		has_bwd;
 		bool		exact_fwd = has_fwd && bound_image_exact(so, &fwd);
-		bool		exact_bwd = has_bwd && bound_image_exact(so, &bwd);
+		bool		exact_bwd;
 		bool		approx_fwd = approx;
 		PendRange  *r = &so->pranges[so->npranges];
 		bool		one_image;
 		LearnedRunFilterProbe probe;
 		bool		any = false;
 		int			j;
+
+		if (has_fwd && fwd.point)
+		{
+			/*
+			 * Every column equal to a value: the backward bound has the
+			 * same values, statuses and image, and is strict
+			 */
+			bwd = fwd;
+			bwd.strict = true;
+			has_bwd = true;
+		}
+		else
+			has_bwd = make_bound(so, v, false, &bwd);
+		exact_bwd = has_bwd && bound_image_exact(so, &bwd);
+		if (v == 0 && has_fwd)
+		{
+			if (so->bound_fwd == NULL)
+				so->bound_fwd = MemoryContextAlloc(so->scanCxt, sizeof(Bound));
+			*so->bound_fwd = fwd;
+			so->bound_rescan = so->rescans;
+		}
 
 		if (local)
 		{
@@ -4177,6 +4268,7 @@ learnedrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	LearnedScanOpaque so = (LearnedScanOpaque) scan->opaque;
 
 	reset_position(so);
+	so->rescans++;
 	if (scankey && scan->numberOfKeys > 0)
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
 	preprocess_keys(scan);
