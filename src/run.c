@@ -180,8 +180,8 @@ read_stretch(Relation index, LearnedKeyInfo *ki, BlockNumber blkno,
  * entries in append order: lens[] sequences, sorted[] says which are runs)
  * in run order.  Only the tail is sorted; the sequences are then merged,
  * a comparison or a few an entry, where sorting the whole stretch took
- * log2 n of them (a compaction of four runs of 30,000 entries spent about
- * as much on its sort as on the images of its keys).  A run is in the
+ * log2 n of them (flushes and compactions spent about as much on their
+ * sorts as on the images of their keys).  A run is in the
  * order run_entry_cmp gives under any key map: its entries are ordered by
  * key and TID, and every map's images are monotone in the key.  The merge
  * still checks each run's order as it takes its entries (an entry before

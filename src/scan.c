@@ -434,6 +434,11 @@ typedef struct LearnedScanOpaqueData
 	 * the loop reads no entry of an earlier step, so the columns stay in
 	 * the CPU's first-level cache beside the batch), in arr.
 	 */
+	int			slice;
+	bool		slice_point;	/* an equality on the key: few entries expected */
+	bool		slice_has_end;	/* a range: the scan has an end bound */
+	ScanArrays *arr;			/* made by the first use (scan_arrays) */
+
 	/*
 	 * The forward bound of the first interval, as find_pending_ranges made
 	 * it in the view of rescan number bound_rescan: position_interval takes
@@ -444,11 +449,6 @@ typedef struct LearnedScanOpaqueData
 	uint64		rescans;		/* learnedrescan calls */
 	uint64		bound_rescan;	/* the rescan bound_fwd was made in */
 	Bound	   *bound_fwd;
-
-	int			slice;
-	bool		slice_point;	/* an equality on the key: few entries expected */
-	bool		slice_has_end;	/* a range: the scan has an end bound */
-	ScanArrays *arr;			/* made by the first use (scan_arrays) */
 } LearnedScanOpaqueData;
 
 typedef LearnedScanOpaqueData *LearnedScanOpaque;
