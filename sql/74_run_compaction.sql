@@ -12,6 +12,8 @@
 SET learned_idx.auto_merge = off;
 SET learned_idx.tail_limit = 150;
 SET extra_float_digits = 0;
+-- before 18, CREATE UNIQUE INDEX warns about ON CONFLICT (30_unique shows it)
+SET client_min_messages = error;
 
 -- paths_same(): q through each access path against a sequential scan (sql/include/samepaths.sql)
 \set ECHO none
