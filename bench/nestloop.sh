@@ -164,11 +164,8 @@ chmod 644 "$SQL"
 log "building indexes, checking answers and plans, timing (one session)"
 P -f "$SQL" > "$OUT/session.out"
 
-PY=""
-for c in "${BENCH_VENV:-$BENCH_DIR/.venv}/bin/python" python3; do
-	if "$c" -c 'import matplotlib' 2>/dev/null; then PY="$c"; break; fi
-done
-"${PY:-python3}" - "$OUT" "$ROWS" "$PROBES" "$REPS" "$HEAD" "$LABEL" "$HEAP" "$LI_PG_MAJOR" <<'EOF'
+PY="$(li_bench_python)"
+"$PY" - "$OUT" "$ROWS" "$PROBES" "$REPS" "$HEAD" "$LABEL" "$HEAP" "$LI_PG_MAJOR" <<'EOF'
 import csv, os, re, statistics, sys
 out, rows, probes, reps, head, label, heap, major = sys.argv[1:9]
 sides = ["t_l", "t_b", "t_b2"]

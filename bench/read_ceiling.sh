@@ -355,11 +355,8 @@ if want nestloop; then
 	P -f "$NSQL" > "$OUT/nestloop.out"
 fi
 
-PY=""
-for c in "${BENCH_VENV:-$BENCH_DIR/.venv}/bin/python" python3; do
-	if "$c" -c 'import matplotlib' 2>/dev/null; then PY="$c"; break; fi
-done
-"${PY:-python3}" - "$OUT" "$ROWS" "$KEYS" "$PROBES" "$SECS" "$REPS" "$HEAD" "$LABEL" "$SO_MD5" "$SIZES" <<'EOF'
+PY="$(li_bench_python)"
+"$PY" - "$OUT" "$ROWS" "$KEYS" "$PROBES" "$SECS" "$REPS" "$HEAD" "$LABEL" "$SO_MD5" "$SIZES" <<'EOF'
 import csv, os, re, statistics, sys
 out, rows, keys, probes, secs, reps, head, label, so_md5, sizes = sys.argv[1:11]
 lsize, bsize = (int(x) for x in sizes.split())

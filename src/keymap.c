@@ -41,12 +41,6 @@
 
 #define SIGN_FLIP	UINT64CONST(0x8000000000000000)
 
-static inline uint64
-map_int64(int64 v)
-{
-	return ((uint64) v) ^ SIGN_FLIP;
-}
-
 /*
  * IEEE order, with PostgreSQL's rules: -0 equals +0, every NaN is equal and
  * above +Infinity.
@@ -171,11 +165,11 @@ learned_map_datum(Datum value, Oid valtype, Oid keytype)
 	switch (valtype)
 	{
 		case INT2OID:
-			return map_int64((int64) DatumGetInt16(value));
+			return learned_map_int64((int64) DatumGetInt16(value));
 		case INT4OID:
-			return map_int64((int64) DatumGetInt32(value));
+			return learned_map_int64((int64) DatumGetInt32(value));
 		case INT8OID:
-			return map_int64(DatumGetInt64(value));
+			return learned_map_int64(DatumGetInt64(value));
 		case OIDOID:
 			return (uint64) DatumGetObjectId(value);
 		case FLOAT4OID:
@@ -189,12 +183,12 @@ learned_map_datum(Datum value, Oid valtype, Oid keytype)
 				if (keytype == DATEOID)
 				{
 					if (DATE_IS_NOBEGIN(d))
-						return map_int64(PG_INT64_MIN);
+						return learned_map_int64(PG_INT64_MIN);
 					if (DATE_IS_NOEND(d))
-						return map_int64(PG_INT64_MAX);
-					return map_int64((int64) d);
+						return learned_map_int64(PG_INT64_MAX);
+					return learned_map_int64((int64) d);
 				}
-				return map_int64(date_to_usecs(d));
+				return learned_map_int64(date_to_usecs(d));
 			}
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
@@ -206,11 +200,11 @@ learned_map_datum(Datum value, Oid valtype, Oid keytype)
 				 * zone; ignoring the offset only costs a wider search.
 				 */
 				if (keytype == DATEOID)
-					return map_int64(usecs_to_days(ts));
-				return map_int64(ts);
+					return learned_map_int64(usecs_to_days(ts));
+				return learned_map_int64(ts);
 			}
 		case TIMEOID:
-			return map_int64(DatumGetTimeADT(value));
+			return learned_map_int64(DatumGetTimeADT(value));
 		case BOOLOID:
 			return DatumGetBool(value) ? 1 : 0;
 		case UUIDOID:
@@ -238,7 +232,7 @@ learned_map_datum(Datum value, Oid valtype, Oid keytype)
 					span = PG_INT64_MAX;
 				if (span < (int128) PG_INT64_MIN)
 					span = PG_INT64_MIN;
-				return map_int64((int64) span);
+				return learned_map_int64((int64) span);
 			}
 		case BYTEAOID:
 		case NUMERICOID:
@@ -497,17 +491,7 @@ LearnedColumnStatus(const LearnedKeyInfo *ki, int col, Datum value, Oid valtype,
 	if (isnull)
 		return c->nulls_first ? KP_BEFORE : KP_AFTER;
 
-	/*
-	 * The integer types inline: every image of a composite key (a run's
-	 * flush and compaction, the tail's copy, each bound) maps each of its
-	 * columns, and OLTP keys are made of these
-	 */
-	if (valtype == INT4OID)
-		m = map_int64((int64) DatumGetInt32(value));
-	else if (valtype == INT8OID)
-		m = map_int64(DatumGetInt64(value));
-	else
-		m = learned_map_value(c, value, valtype);
+	m = learned_map_value(c, value, valtype);
 	return keypack_ordinal(&ki->map.cols[col], m, c->desc, u);
 }
 
@@ -1002,13 +986,9 @@ numeric_image(Datum value)
 	return map_double(d);
 }
 
-/*
- * The image of a value of type valtype (possibly cross-type) in the domain
- * of column c: every caller that may meet a string or numeric key goes
- * through here.
- */
+/* learned_map_value past its inline integer cases */
 uint64
-learned_map_value(LearnedColumn *c, Datum value, Oid valtype)
+learned_map_value_general(LearnedColumn *c, Datum value, Oid valtype)
 {
 	switch (valtype)
 	{

@@ -960,7 +960,34 @@ LearnedTypeIsInteger(Oid typid)
 extern bool learned_type_supported(Oid typid);
 extern int	learned_type_keylen(Oid typid);
 extern uint64 learned_map_datum(Datum value, Oid valtype, Oid keytype);
-extern uint64 learned_map_value(struct LearnedColumn *c, Datum value, Oid valtype);
+extern uint64 learned_map_value_general(struct LearnedColumn *c, Datum value,
+										Oid valtype);
+
+/* an integer's image: its value with the sign bit flipped (unsigned order) */
+static inline uint64
+learned_map_int64(int64 v)
+{
+	return ((uint64) v) ^ UINT64CONST(0x8000000000000000);
+}
+
+/*
+ * The image of a value of type valtype (possibly cross-type) in the domain
+ * of column c: every caller that may meet a string or numeric key goes
+ * through here.  The integer types are answered inline, because every image
+ * of a key (a run's flush and compaction, the tail's copy, each bound) maps
+ * each of its columns, and OLTP keys are made of these.
+ */
+static inline uint64
+learned_map_value(struct LearnedColumn *c, Datum value, Oid valtype)
+{
+	if (valtype == INT4OID)
+		return learned_map_int64((int64) DatumGetInt32(value));
+	if (valtype == INT8OID)
+		return learned_map_int64(DatumGetInt64(value));
+	if (valtype == INT2OID)
+		return learned_map_int64((int64) DatumGetInt16(value));
+	return learned_map_value_general(c, value, valtype);
+}
 extern bool learned_type_varlena(Oid typid);
 
 /*

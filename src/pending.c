@@ -448,16 +448,25 @@ LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
  * (map_serial) rebuilds the copy.
  */
 
-/* qsort_arg order of a refresh's read buffer (arg is the LearnedKeyInfo) */
-static int
-fresh_cmp(const void *a, const void *b, void *arg)
+/*
+ * The order of a refresh's read buffer, for composite and lossy keys.  A
+ * typed sort (sort_template.h), as for exact keys below: qsort_arg swaps
+ * its elements a byte at a time.
+ */
+static inline int
+fresh_cmp(const PendingFresh *x, const PendingFresh *y, LearnedKeyInfo *ki)
 {
-	LearnedKeyInfo *ki = (LearnedKeyInfo *) arg;
-	const PendingFresh *x = (const PendingFresh *) a;
-	const PendingFresh *y = (const PendingFresh *) b;
-
 	return LearnedPendingOrder(ki, LearnedKeyOrderOf(ki), &x->e, x->mkey, &y->e, y->mkey);
 }
+
+#define ST_SORT sort_fresh
+#define ST_ELEMENT_TYPE PendingFresh
+#define ST_COMPARE(a, b, arg) fresh_cmp(a, b, arg)
+#define ST_COMPARE_ARG_TYPE LearnedKeyInfo
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * Exact keys: the same order with the comparison inlined into the sort (a
@@ -884,7 +893,7 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
 	if (nfresh > 1 && LearnedKeyMapExact(ki))
 		sort_fresh_exact(fresh, nfresh);
 	else if (nfresh > 1)
-		qsort_arg(fresh, nfresh, sizeof(PendingFresh), fresh_cmp, ki);
+		sort_fresh(fresh, nfresh, ki);
 
 	if (c->nmain == 0 && c->nrecent == 0 && nfresh > LEARNED_PENDING_FRESH_KEEP)
 	{

@@ -144,7 +144,7 @@ extern int	LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilt
 extern bool LearnedRunFilterBlockHas(const char *block, const LearnedRunFilterProbe *p);
 extern void LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *copy);
 extern bool LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
-								 const LearnedRunFilterProbe *p);
+								 const LearnedRunFilterProbe *p, Buffer *recent);
 extern Buffer LearnedRunLockPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 								const LearnedRunHeader *h, int pg, Page *page);
 extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,

@@ -176,8 +176,8 @@ read_stretch(Relation index, LearnedKeyInfo *ki, BlockNumber blkno,
 }
 
 /*
- * Put a stretch's entries (runs first, each in run order, then the tail's
- * entries in append order: lens[] sequences, sorted[] says which are runs)
+ * Put a stretch's entries (nseqs sequences of lens[] entries: the runs
+ * first, each in run order, then, last, the tail's entries in append order)
  * in run order.  Only the tail is sorted; the sequences are then merged,
  * a comparison or a few an entry, where sorting the whole stretch took
  * log2 n of them (flushes and compactions spent about as much on their
@@ -190,7 +190,7 @@ read_stretch(Relation index, LearnedKeyInfo *ki, BlockNumber blkno,
  */
 static RunEntry *
 order_stretch(LearnedKeyInfo *ki, RunEntry *entries, uint32 n, const uint32 *lens,
-			  const bool *sorted, int nseqs)
+			  int nseqs)
 {
 	uint32		start[LEARNED_MAX_RUNS + 1];
 	uint32		pos[LEARNED_MAX_RUNS + 1];
@@ -207,7 +207,7 @@ order_stretch(LearnedKeyInfo *ki, RunEntry *entries, uint32 n, const uint32 *len
 		start[s] = pos[s] = at;
 		at += lens[s];
 		end[s] = at;
-		if (!sorted[s] && lens[s] > 1)
+		if (s == nseqs - 1 && lens[s] > 1)
 			sort_run_entries(&entries[start[s]], lens[s], ki);
 		if (lens[s] > 0)
 			active++;
@@ -599,14 +599,15 @@ LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *co
 /*
  * May the run whose header page (a copy) is hdr hold a key of hashes p
  * (LearnedRunFilterKey)?  False only if it holds none.  A filter page is
- * read in place, and so is a filter in the header's room when the copy
- * holds only the header's lists (LearnedRunReadHeaderCached): then run
- * is the run's entry in the run table, else NULL; the backend's copy of
- * the header page serves then if it has one.
+ * read in place (recent, if not NULL, the caller's hint of its buffer, see
+ * LearnedReadBufferRecent), and so is a filter in the header's room when
+ * the copy holds only the header's lists (LearnedRunReadHeaderCached):
+ * then run is the run's entry in the run table, else NULL; the backend's
+ * copy of the header page serves then if it has one.
  */
 bool
 LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
-					 const LearnedRunFilterProbe *p)
+					 const LearnedRunFilterProbe *p, Buffer *recent)
 {
 	BlockNumber hdr_blk = run ? run->hdr_blk : InvalidBlockNumber;
 	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
@@ -643,7 +644,10 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 		UnlockReleaseBuffer(buf);
 		return r;
 	}
-	buf = ReadBuffer(index, LearnedRunFilterPages(h)[fp]);
+	if (recent)
+		buf = LearnedReadBufferRecent(index, LearnedRunFilterPages(h)[fp], recent);
+	else
+		buf = ReadBuffer(index, LearnedRunFilterPages(h)[fp]);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	check_filter_page(index, h, fp, BufferGetPage(buf));
 	r = LearnedRunFilterBlockHas((char *) BufferGetPage(buf) + off, p);
@@ -779,21 +783,18 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 	n = (uint32) (end_seq - start_seq);
 	{
 		uint32		lens[LEARNED_MAX_RUNS + 1];
-		bool		sorted[LEARNED_MAX_RUNS + 1];
 		uint32		inruns = 0;
 		int			nseqs = 0;
 
 		for (i = from; i < (int) meta.nruns; i++)
 		{
-			lens[nseqs] = meta.runs[i].nentries;
-			sorted[nseqs++] = true;
+			lens[nseqs++] = meta.runs[i].nentries;
 			inruns += meta.runs[i].nentries;
 		}
 		if (inruns > n)
 			LearnedReportCorrupt(index, start_blk, "runs hold more entries than their stretch");
-		lens[nseqs] = n - inruns;
-		sorted[nseqs++] = false;
-		entries = order_stretch(&ki, entries, n, lens, sorted, nseqs);
+		lens[nseqs++] = n - inruns;
+		entries = order_stretch(&ki, entries, n, lens, nseqs);
 	}
 	for (nkeys = 0; nkeys < n && !(entries[nkeys].flags & LEARNED_PENDING_NULL); nkeys++)
 		;

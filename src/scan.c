@@ -191,8 +191,22 @@ typedef struct ScanRun
 	LearnedPendingEntry *ents;
 	uint64	   *mkeys;
 	uint16	   *flags;
-	char	  **fcopy;			/* filter pages copied (scanCxt), or NULL */
+	struct ScanRunFilters *filters; /* its filter pages (scanCxt), or NULL */
 } ScanRun;
+
+/*
+ * What a scan keeps of a run's filter pages while the run is the view's
+ * (run_may_contain), made at its first filter page probe: the pages copied,
+ * the probes made in place, and the buffer each was last read in (a hint
+ * for ReadRecentBuffer: the unique checks of a multi-row INSERT probe the
+ * same few pages of each run again).
+ */
+typedef struct ScanRunFilters
+{
+	char	   *copy[LEARNED_RUN_MAX_FILTER];
+	Buffer		recent[LEARNED_RUN_MAX_FILTER];
+	uint8		probes[LEARNED_RUN_MAX_FILTER];
+} ScanRunFilters;
 
 typedef struct ScanPos
 {
@@ -3511,14 +3525,20 @@ run_header(LearnedScanOpaque so, int j)
  * A point lookup's filter probe of run j, for mapped key mkey.  A filter
  * page is read in place, until the scan has taken SCAN_FILTER_COPY_AFTER
  * views (a rescan loop: each probe of a nested loop is one): then it is
- * copied at its first use and kept while the view's run is the same one,
+ * copied at its second use and kept while the view's run is the same one,
  * up to SCAN_FILTER_COPY_MAX bytes a scan.  A probe of a copied page reads
- * no buffer; a single lookup copies nothing.
+ * no buffer; a single lookup copies nothing.  Not at its first use: a
+ * parked unique check's probes land on a run's filter pages by hash, and
+ * most pages of a large run are probed once while it is the view's (a
+ * copy costs a page's bytes, an in-place probe a buffer pin).  From the
+ * second view on, a probe in place starts from the buffer the page was
+ * last read in (ScanRunFilters.recent).
  */
 static bool
 run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 {
 	ScanRun    *r = &so->runs[j];
+	ScanRunFilters *f;
 	const LearnedRunHeader *h;
 	uint32		off;
 	int			fp;
@@ -3549,40 +3569,44 @@ run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 	}
 	if (fp == -1)
 		return r->hdr_whole ? LearnedRunFilterBlockHas(r->hdr + off, p) :
-			LearnedRunMayContain(so->index, r->hdr, &r->info, p);
-	if (r->fcopy == NULL || r->fcopy[fp] == NULL)
+			LearnedRunMayContain(so->index, r->hdr, &r->info, p, NULL);
+	if (r->filters == NULL)
 	{
-		char	   *copy;
-
-		if (so->nviews < SCAN_FILTER_COPY_AFTER ||
+		/* a single lookup (one view) keeps nothing of the filter pages */
+		if (so->nviews < 2)
+			return LearnedRunMayContain(so->index, r->hdr, NULL, p, NULL);
+		/* zeroed: no copies, no probes, InvalidBuffer hints */
+		r->filters = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRunFilters));
+	}
+	f = r->filters;
+	if (f->copy[fp] == NULL)
+	{
+		if (so->nviews < SCAN_FILTER_COPY_AFTER || f->probes[fp]++ == 0 ||
 			so->filter_bytes + BLCKSZ > SCAN_FILTER_COPY_MAX)
-			return LearnedRunMayContain(so->index, r->hdr, NULL, p);
-		if (r->fcopy == NULL)
-			r->fcopy = MemoryContextAllocZero(so->scanCxt,
-											  sizeof(char *) * LEARNED_RUN_MAX_FILTER);
-		copy = MemoryContextAlloc(so->scanCxt, BLCKSZ);
-		LearnedRunLoadFilter(so->index, h, fp, copy);
-		r->fcopy[fp] = copy;
+			return LearnedRunMayContain(so->index, r->hdr, NULL, p, &f->recent[fp]);
+		f->copy[fp] = MemoryContextAlloc(so->scanCxt, BLCKSZ);
+		LearnedRunLoadFilter(so->index, h, fp, f->copy[fp]);
 		so->filter_bytes += BLCKSZ;
 	}
-	return LearnedRunFilterBlockHas(r->fcopy[fp] + off, p);
+	return LearnedRunFilterBlockHas(f->copy[fp] + off, p);
 }
 
-/* forget run j's filter copies (its view names another run) */
+/* forget run j's filter pages (its view names another run) */
 static void
 run_drop_filter(LearnedScanOpaque so, ScanRun *r)
 {
+	ScanRunFilters *f = r->filters;
 	int			fp;
 
-	if (r->fcopy == NULL)
+	if (f == NULL)
 		return;
 	for (fp = 0; fp < LEARNED_RUN_MAX_FILTER; fp++)
-		if (r->fcopy[fp])
+		if (f->copy[fp])
 		{
-			pfree(r->fcopy[fp]);
-			r->fcopy[fp] = NULL;
+			pfree(f->copy[fp]);
 			so->filter_bytes -= BLCKSZ;
 		}
+	memset(f, 0, sizeof(ScanRunFilters));
 }
 
 /*
