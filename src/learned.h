@@ -988,6 +988,7 @@ learned_map_value(struct LearnedColumn *c, Datum value, Oid valtype)
 		return learned_map_int64((int64) DatumGetInt16(value));
 	return learned_map_value_general(c, value, valtype);
 }
+
 extern bool learned_type_varlena(Oid typid);
 
 /*
