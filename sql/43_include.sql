@@ -91,3 +91,29 @@ ALTER TABLE inc ADD COLUMN m money;
 CREATE INDEX inc_bad ON inc USING learned (k) INCLUDE (m);
 
 DROP TABLE inc;
+
+-- index-only scans reuse one tuple for items whose columns all have a fixed
+-- width and none is NULL, writing each column at its aligned place: columns
+-- of every width and alignment (int2 before int8 pads), by-reference ones
+-- (uuid), and rows with NULLs between them (formed on their own)
+CREATE TABLE pad (a int2, b int8, c bool, d float4, e uuid, f int2, g date, h float8);
+INSERT INTO pad SELECT i % 40, CASE WHEN i % 11 = 0 THEN NULL ELSE -i END,
+    i % 3 = 0, CASE WHEN i % 13 = 0 THEN NULL ELSE i / 4.0 END,
+    md5(i::text)::uuid, (i % 7)::int2, date '2000-01-01' + i,
+    CASE WHEN i % 17 = 0 THEN 'NaN' ELSE -i / 3.0 END
+FROM generate_series(1, 3000) i;
+CREATE INDEX pad_ab ON pad USING learned (a, b) INCLUDE (c, d, e, f, g, h);
+CREATE INDEX pad_fa ON pad USING learned (f, a, c);
+VACUUM ANALYZE pad;
+BEGIN;
+DROP INDEX pad_fa;
+SELECT lcheck('SELECT a, b, c, d, e, f, g, h FROM pad WHERE a BETWEEN 3 AND 9', 'is,ios');
+SELECT lcheck('SELECT a, b, e, h FROM pad WHERE a = 5 ORDER BY a, b, e', 'is,ios');
+SELECT lcheck('SELECT a, b, c, d, e, f, g, h FROM pad WHERE a > 30 ORDER BY a DESC, b DESC, e', 'is,ios');
+ROLLBACK;
+BEGIN;
+DROP INDEX pad_ab;
+SELECT lcheck('SELECT f, a, c FROM pad WHERE f BETWEEN 2 AND 4 ORDER BY f, a, c', 'is,ios');
+ROLLBACK;
+SELECT learned_index_check(i, true) FROM unnest(ARRAY['pad_ab', 'pad_fa']::regclass[]) i;
+DROP TABLE pad;
