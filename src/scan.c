@@ -4155,6 +4155,8 @@ load_pending(IndexScanDesc scan, bool meta_changed)
  * page and check that VACUUM has not marked it dead.  The pin is kept until
  * the next entry, so VACUUM (which cleanup-locks pending pages) cannot mark
  * it dead, and the heap slot be freed and set all-visible, while we use it.
+ * An entry on the page pinned for the one before keeps that pin (a range's
+ * entries of a run come a page at a time): a pinned buffer keeps its page.
  */
 static bool
 pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
@@ -4166,8 +4168,16 @@ pending_entry_usable(IndexScanDesc scan, const LearnedPendingEntry *e)
 	bool		ok = false;
 	int			slot = e->slot & ~LEARNED_PENDING_SLOT_KILLED;
 
-	release_pins(so);
-	buf = ReadBuffer(scan->indexRelation, e->blkno);
+	if (so->npins == 1 && BufferGetBlockNumber(so->pins[0]) == e->blkno)
+	{
+		buf = so->pins[0];
+		so->npins = 0;
+	}
+	else
+	{
+		release_pins(so);
+		buf = ReadBuffer(scan->indexRelation, e->blkno);
+	}
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	LearnedCheckPage(scan->indexRelation, page, e->blkno, LEARNED_PAGE_PENDING);
@@ -4365,6 +4375,18 @@ pending_next_entry(LearnedScanOpaque so)
 	LearnedKeyOrder order = LearnedKeyOrderOf(&so->ki);
 	int			d = so->forward ? 1 : -1;
 
+	/*
+	 * A run entry's image is computed when it is decoded, unlike the
+	 * copy's.  A composite key's costs more than comparing the keys (its
+	 * columns' statuses and packing: about 600 instructions for four int4
+	 * columns, the comparison a sixth of that), and its images are
+	 * monotone, so where they differ they order as the comparator does:
+	 * the comparator alone then orders a run's entry against the others.
+	 */
+	bool		run_images = order == LEARNED_ORDER_EXACT ||
+		!LearnedKeyIsComposite(&so->ki);
+	LearnedKeyOrder run_order = run_images ? order : LEARNED_ORDER_COMPARATOR;
+
 	while (so->pos.pend_pick == PICK_NONE)
 	{
 		const PendRange *r;
@@ -4419,7 +4441,8 @@ pending_next_entry(LearnedScanOpaque so)
 
 			if (!(so->forward ? rk < r->run_hi[j] : rk >= r->run_lo[j]))
 				continue;
-			e = run_entry(so, j, rk, &m, &dead);
+			m = 0;
+			e = run_entry(so, j, rk, run_images ? &m : NULL, &dead);
 			if (dead)
 			{
 				/* VACUUM marked it: not an entry any more */
@@ -4427,7 +4450,7 @@ pending_next_entry(LearnedScanOpaque so)
 				j--;
 				continue;
 			}
-			cmp = best ? LearnedPendingOrder(&so->ki, order, e, m, best, bm) : 0;
+			cmp = best ? LearnedPendingOrder(&so->ki, run_order, e, m, best, bm) : 0;
 			if (best == NULL || (so->forward ? cmp < 0 : cmp > 0))
 			{
 				pick = PICK_RUN0 + j;
