@@ -74,3 +74,44 @@ SELECT lcheck('SELECT w, s FROM rt WHERE w = 2 AND s = ''z4500''', 'is,ios,bis')
 SELECT learned_index_check('rt_ws', true);
 
 DROP TABLE rf, rd, rt;
+
+-- runs with filter pages of their own: the backend keeps a copy of a
+-- filter page from its second probe on, beside its copy of the run's
+-- header, so later statements probe the copy.  Lookups one statement each
+-- (PL/pgSQL), of present and absent keys, count what they find, before
+-- and after the runs are compacted (other runs: other copies) and after a
+-- REINDEX (another relfilenode); the copies stay within their bound.
+CREATE TABLE rp (w int4, o int4) WITH (autovacuum_enabled = off);
+INSERT INTO rp SELECT w, o FROM generate_series(1, 4) w, generate_series(1, 999, 2) o;
+CREATE UNIQUE INDEX rp_wo ON rp USING learned (w, o);
+SET learned_idx.tail_limit = 20000;
+INSERT INTO rp SELECT w, o FROM generate_series(1001, 40999, 2) o, generate_series(1, 4) w;
+SELECT max(filter_pages) > 1 AS filter_pages FROM learned_index_runs('rp_wo');
+CREATE FUNCTION rp_probe(n int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE found int := 0; absent int := 0; c int; i int;
+BEGIN
+  FOR i IN 1..n LOOP
+    SELECT count(*) INTO c FROM rp WHERE w = 1 + i % 4 AND o = 1001 + 2 * ((i * 7919) % 20000);
+    found := found + c;
+    SELECT count(*) INTO c FROM rp WHERE w = 1 + i % 4 AND o = 1002 + 2 * ((i * 7919) % 20000);
+    absent := absent + c;
+  END LOOP;
+  RETURN format('found %s of %s, absent found %s', found, n, absent);
+END $$;
+SELECT rp_probe(3000);
+SELECT pg_size_pretty(total_bytes) IS NOT NULL AS kept,
+       total_bytes <= 600 * 1024 AS within_bound
+FROM pg_backend_memory_contexts WHERE name = 'learned run headers';
+INSERT INTO rp SELECT w, o FROM generate_series(41001, 60999, 2) o, generate_series(1, 4) w;
+SELECT rp_probe(3000);
+-- a unique check probes the same copies
+INSERT INTO rp VALUES (3, 1203);
+INSERT INTO rp VALUES (3, 1204);
+SELECT count(*) FROM rp WHERE w = 3 AND o BETWEEN 1201 AND 1205;
+REINDEX INDEX rp_wo;
+INSERT INTO rp SELECT w, o FROM generate_series(61001, 80999, 2) o, generate_series(1, 4) w;
+SELECT rp_probe(3000);
+SELECT learned_index_check('rp_wo', true);
+RESET learned_idx.tail_limit;
+DROP FUNCTION rp_probe(int);
+DROP TABLE rp;

@@ -1070,6 +1070,8 @@ LearnedKeySize(const LearnedKeyInfo *ki, Datum key)
 
 	if (!LearnedKeyIsVarwidth(ki))
 		return ki->keylen;
+	if (ki->fixedonly)
+		return ki->fixedlen;
 	if (!LearnedKeyIsComposite(ki))
 		return VARSIZE_ANY(p);
 	return var_walk(ki, p, -1, NULL);
@@ -1088,6 +1090,9 @@ LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail)
 
 	if (!LearnedKeyIsVarwidth(ki))
 		return (Size) ki->keylen <= avail ? ki->keylen : -1;
+	/* (the walk below would find no varlena column) */
+	if (ki->fixedonly)
+		return (Size) ki->fixedlen <= avail ? ki->fixedlen : -1;
 	if (LearnedKeyIsComposite(ki))
 	{
 		if ((Size) ki->fixedlen > avail)

@@ -1136,6 +1136,8 @@ typedef struct LearnedKeyInfo
 	/* rd_amcache's copy only: the metapage's buffer at the last scan start */
 	Buffer		meta_hint;
 	int			fixedlen;		/* composite: NULL bitmap and fixed-width columns */
+	bool		fixedonly;		/* composite without a varlena column: every
+								 * key is fixedlen bytes */
 	int			fixedalign;		/* alignment a stored key's start needs for them */
 	Oid			collation;		/* first column's */
 	FmgrInfo	cmp;			/* support 1 of the first column */

@@ -551,6 +551,7 @@ LearnedKeyColumnsInit(Relation index, LearnedKeyInfo *ki, bool with_cmp)
 			ki->fixedalign = 8;
 		}
 	ki->fixedlen = natts > 1 ? ki->keylen : 0;
+	ki->fixedonly = natts > 1 && !varwidth;
 
 	/*
 	 * Composite keys (and INCLUDE lists) live on variable-width pages even

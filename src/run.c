@@ -42,6 +42,8 @@
 
 static const char *hdr_cache_get(Relation index, const LearnedRunInfo *run);
 static void hdr_cache_put(Relation index, const LearnedRunInfo *run, char *page);
+static const char *filter_cache_get(Relation index, const LearnedRunInfo *run, int fp);
+static void filter_cache_use(Relation index, const LearnedRunInfo *run, int fp, Page page);
 static const char *header_problem(const LearnedRunInfo *run, const char *hdr);
 
 /* an entry read from the chain for a rewrite */
@@ -598,12 +600,14 @@ LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *co
 
 /*
  * May the run whose header page (a copy) is hdr hold a key of hashes p
- * (LearnedRunFilterKey)?  False only if it holds none.  A filter page is
- * read in place (recent, if not NULL, the caller's hint of its buffer, see
- * LearnedReadBufferRecent), and so is a filter in the header's room when
- * the copy holds only the header's lists (LearnedRunReadHeaderCached):
- * then run is the run's entry in the run table, else NULL; the backend's
- * copy of the header page serves then if it has one.
+ * (LearnedRunFilterKey)?  False only if it holds none.  run is the run's
+ * entry in the run table, or NULL when hdr holds the whole header page.  A
+ * filter page is probed in the backend's copy of it if there is one (with
+ * run, filter_cache_use), else in place (recent, if not NULL, the caller's
+ * hint of its buffer, see LearnedReadBufferRecent).  A filter in the
+ * header's room is probed in hdr when run is NULL, else (the copy holds
+ * only the header's lists, LearnedRunReadHeaderCached) in the backend's
+ * copy of the header page, or in place.
  */
 bool
 LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
@@ -615,6 +619,7 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 	int			fp = LearnedRunFilterWhere(h, p, &off);
 	Buffer		buf;
 	bool		r;
+	const char *copy;
 
 	if (fp == -2)
 		return true;
@@ -623,8 +628,8 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 	if (fp == -1)
 	{
 		Page		page;
-		const char *copy = hdr_cache_get(index, run);
 
+		copy = hdr_cache_get(index, run);
 		/* read_header checked the filter's place against this page */
 		if (copy != NULL)
 			return LearnedRunFilterBlockHas(copy + off, p);
@@ -644,6 +649,9 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 		UnlockReleaseBuffer(buf);
 		return r;
 	}
+	copy = run ? filter_cache_get(index, run, fp) : NULL;
+	if (copy != NULL)
+		return LearnedRunFilterBlockHas(copy + off, p);
 	if (recent)
 		buf = LearnedReadBufferRecent(index, LearnedRunFilterPages(h)[fp], recent);
 	else
@@ -651,9 +659,12 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	check_filter_page(index, h, fp, BufferGetPage(buf));
 	r = LearnedRunFilterBlockHas((char *) BufferGetPage(buf) + off, p);
+	if (run != NULL)
+		filter_cache_use(index, run, fp, BufferGetPage(buf));
 	UnlockReleaseBuffer(buf);
 	return r;
 }
+
 
 /*
  * The last page boundary of the chain from start_blk (its first entry
@@ -1042,8 +1053,16 @@ header_problem(const LearnedRunInfo *run, const char *hdr)
  * all).  At most RUN_HDR_CACHE_SLOTS pages (256 kB) a
  * backend, whatever the number of indexes and runs, the least recently
  * used replaced; learned_index_check and merges read the pages themselves.
+ *
+ * A slot also keeps copies of its run's filter pages, which never change
+ * either (filter_cache_use): a run's filter pages are probed by hash, and
+ * the unique checks of every INSERT probe the same few pages of each run
+ * again, a pin and a share lock each (7% of a 10-row INSERT's
+ * instructions into TPC-C's order_line, bench/scan_instructions.sh).  At most RUN_FILTER_CACHE_PAGES
+ * (256 kB) a backend; they go with their slot.
  */
 #define RUN_HDR_CACHE_SLOTS 32
+#define RUN_FILTER_CACHE_PAGES 32
 
 typedef struct RunHdrSlot
 {
@@ -1052,15 +1071,19 @@ typedef struct RunHdrSlot
 	LearnedRunInfo run;			/* the run table's entry (memcmp, as scans) */
 	uint64		used;			/* when last used (hdr_cache_clock) */
 	char	   *page;			/* BLCKSZ, checked; NULL: an empty slot */
+	uint64		filter_seen;	/* filter pages probed in place once (bit fp) */
+	int			nfilters;		/* filter pages copied: */
+	char	   *filters[LEARNED_RUN_MAX_FILTER];	/* BLCKSZ each, checked */
 } RunHdrSlot;
 
 static RunHdrSlot hdr_cache[RUN_HDR_CACHE_SLOTS];
 static MemoryContext hdr_cache_cxt = NULL;
 static uint64 hdr_cache_clock = 0;
+static int	hdr_cache_nfilters = 0; /* filter pages copied, every slot */
 
-/* the cached copy of the header of run, or NULL */
-static const char *
-hdr_cache_get(Relation index, const LearnedRunInfo *run)
+/* the slot holding the header of run, or NULL */
+static RunHdrSlot *
+hdr_cache_slot(Relation index, const LearnedRunInfo *run)
 {
 	int			i;
 
@@ -1073,10 +1096,36 @@ hdr_cache_get(Relation index, const LearnedRunInfo *run)
 			memcmp(&c->run, run, sizeof(LearnedRunInfo)) == 0)
 		{
 			c->used = ++hdr_cache_clock;
-			return c->page;
+			return c;
 		}
 	}
 	return NULL;
+}
+
+/* the cached copy of the header of run, or NULL */
+static const char *
+hdr_cache_get(Relation index, const LearnedRunInfo *run)
+{
+	RunHdrSlot *c = hdr_cache_slot(index, run);
+
+	return c ? c->page : NULL;
+}
+
+/* forget the filter pages slot c copied */
+static void
+hdr_cache_drop_filters(RunHdrSlot *c)
+{
+	int			fp;
+
+	for (fp = 0; c->nfilters > 0 && fp < LEARNED_RUN_MAX_FILTER; fp++)
+		if (c->filters[fp] != NULL)
+		{
+			pfree(c->filters[fp]);
+			c->filters[fp] = NULL;
+			c->nfilters--;
+			hdr_cache_nfilters--;
+		}
+	c->filter_seen = 0;
 }
 
 /* keep a copy of a header page just read and checked */
@@ -1104,11 +1153,61 @@ hdr_cache_put(Relation index, const LearnedRunInfo *run, Page page)
 												  ALLOCSET_DEFAULT_SIZES);
 		victim->page = MemoryContextAlloc(hdr_cache_cxt, BLCKSZ);
 	}
+	hdr_cache_drop_filters(victim);
 	memcpy(victim->page, page, BLCKSZ);
 	victim->relid = RelationGetRelid(index);
 	victim->relfile = LI_REL_FILE_NUMBER(index);
 	memcpy(&victim->run, run, sizeof(LearnedRunInfo));
 	victim->used = ++hdr_cache_clock;
+}
+
+/* the backend's copy of filter page fp of run, or NULL */
+static const char *
+filter_cache_get(Relation index, const LearnedRunInfo *run, int fp)
+{
+	RunHdrSlot *c = hdr_cache_slot(index, run);
+
+	return c ? c->filters[fp] : NULL;
+}
+
+/*
+ * Filter page fp of run was just probed in place (checked): if the backend
+ * keeps the run's header, copy the page beside it at its second probe,
+ * within RUN_FILTER_CACHE_PAGES copies in all, making room by dropping
+ * every copy of the least recently used other slot that has some.  Not at
+ * the first: a lookup probes one page of a run, and most of a large run's
+ * pages may never be probed again before the run goes.
+ */
+static void
+filter_cache_use(Relation index, const LearnedRunInfo *run, int fp, Page page)
+{
+	RunHdrSlot *c = hdr_cache_slot(index, run);
+	uint64		bit = UINT64CONST(1) << fp;
+	int			i;
+
+	if (c == NULL)
+		return;
+	if (!(c->filter_seen & bit))
+	{
+		c->filter_seen |= bit;
+		return;
+	}
+	while (hdr_cache_nfilters >= RUN_FILTER_CACHE_PAGES)
+	{
+		RunHdrSlot *victim = NULL;
+
+		for (i = 0; i < RUN_HDR_CACHE_SLOTS; i++)
+			if (&hdr_cache[i] != c && hdr_cache[i].nfilters > 0 &&
+				(victim == NULL || hdr_cache[i].used < victim->used))
+				victim = &hdr_cache[i];
+		if (victim == NULL)
+			return;				/* this run's copies fill the room */
+		hdr_cache_drop_filters(victim);
+	}
+	c->filters[fp] = MemoryContextAlloc(hdr_cache_cxt, BLCKSZ);
+	memcpy(c->filters[fp], page, BLCKSZ);
+	c->nfilters++;
+	hdr_cache_nfilters++;
 }
 
 /*

@@ -3575,7 +3575,7 @@ run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 	{
 		/* a single lookup (one view) keeps nothing of the filter pages */
 		if (so->nviews < 2)
-			return LearnedRunMayContain(so->index, r->hdr, NULL, p, NULL);
+			return LearnedRunMayContain(so->index, r->hdr, &r->info, p, NULL);
 		/* zeroed: no copies, no probes, InvalidBuffer hints */
 		r->filters = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRunFilters));
 	}
@@ -3584,7 +3584,7 @@ run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 	{
 		if (so->nviews < SCAN_FILTER_COPY_AFTER || f->probes[fp]++ == 0 ||
 			so->filter_bytes + BLCKSZ > SCAN_FILTER_COPY_MAX)
-			return LearnedRunMayContain(so->index, r->hdr, NULL, p, &f->recent[fp]);
+			return LearnedRunMayContain(so->index, r->hdr, &r->info, p, &f->recent[fp]);
 		f->copy[fp] = MemoryContextAlloc(so->scanCxt, BLCKSZ);
 		LearnedRunLoadFilter(so->index, h, fp, f->copy[fp]);
 		so->filter_bytes += BLCKSZ;
