@@ -1058,11 +1058,11 @@ header_problem(const LearnedRunInfo *run, const char *hdr)
  * either (filter_cache_use): a run's filter pages are probed by hash, and
  * the unique checks of every INSERT probe the same few pages of each run
  * again, a pin and a share lock each (7% of a 10-row INSERT's
- * instructions into TPC-C's order_line, bench/scan_instructions.sh).  At most RUN_FILTER_CACHE_PAGES
- * (256 kB) a backend; they go with their slot.
+ * instructions into TPC-C's order_line, bench/scan_instructions.sh).  At
+ * most RUN_FILTER_CACHE_PAGES (512 kB) a backend; they go with their slot.
  */
 #define RUN_HDR_CACHE_SLOTS 32
-#define RUN_FILTER_CACHE_PAGES 32
+#define RUN_FILTER_CACHE_PAGES 64
 
 typedef struct RunHdrSlot
 {
