@@ -143,8 +143,21 @@ extern int	LearnedRunFilterWhere(const LearnedRunHeader *h, const LearnedRunFilt
 								  uint32 *off);
 extern bool LearnedRunFilterBlockHas(const char *block, const LearnedRunFilterProbe *p);
 extern void LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *copy);
+/*
+ * A caller's hints for the filter probes of one run (LearnedRunMayContain):
+ * the slot of the backend's copies that held the run's header last time,
+ * and the buffer each filter page was last read in.  Only hints: each is
+ * checked before it is used.
+ */
+typedef struct LearnedRunFilterHints
+{
+	int			slot;			/* -1: none yet */
+	Buffer		recent[LEARNED_RUN_MAX_FILTER];
+} LearnedRunFilterHints;
+
+extern void LearnedRunFilterHintsInit(LearnedRunFilterHints *hints);
 extern bool LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
-								 const LearnedRunFilterProbe *p, Buffer *recent);
+								 const LearnedRunFilterProbe *p, LearnedRunFilterHints *hints);
 extern Buffer LearnedRunLockPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,
 								const LearnedRunHeader *h, int pg, Page *page);
 extern int	LearnedRunLoadPage(Relation index, LearnedKeyInfo *ki, const LearnedRunInfo *run,

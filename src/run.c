@@ -42,8 +42,10 @@
 
 static const char *hdr_cache_get(Relation index, const LearnedRunInfo *run);
 static void hdr_cache_put(Relation index, const LearnedRunInfo *run, char *page);
-static const char *filter_cache_get(Relation index, const LearnedRunInfo *run, int fp);
-static void filter_cache_use(Relation index, const LearnedRunInfo *run, int fp, Page page);
+static const char *filter_cache_get(Relation index, const LearnedRunInfo *run, int fp,
+									int *hint);
+static void filter_cache_use(Relation index, const LearnedRunInfo *run, int fp, Page page,
+							 int *hint);
 static const char *header_problem(const LearnedRunInfo *run, const char *hdr);
 
 /* an entry read from the chain for a rewrite */
@@ -598,20 +600,31 @@ LearnedRunLoadFilter(Relation index, const LearnedRunHeader *h, int fp, char *co
 	check_filter_page(index, h, fp, (Page) copy);
 }
 
+void
+LearnedRunFilterHintsInit(LearnedRunFilterHints *hints)
+{
+	int			i;
+
+	hints->slot = -1;
+	for (i = 0; i < LEARNED_RUN_MAX_FILTER; i++)
+		hints->recent[i] = InvalidBuffer;
+}
+
 /*
  * May the run whose header page (a copy) is hdr hold a key of hashes p
  * (LearnedRunFilterKey)?  False only if it holds none.  run is the run's
  * entry in the run table, or NULL when hdr holds the whole header page.  A
  * filter page is probed in the backend's copy of it if there is one (with
- * run, filter_cache_use), else in place (recent, if not NULL, the caller's
- * hint of its buffer, see LearnedReadBufferRecent).  A filter in the
+ * run, filter_cache_use), else in place; hints, if not NULL, are the
+ * caller's for this run (the backend's slot of the run, and the buffer the
+ * page was last read in, see LearnedReadBufferRecent).  A filter in the
  * header's room is probed in hdr when run is NULL, else (the copy holds
  * only the header's lists, LearnedRunReadHeaderCached) in the backend's
  * copy of the header page, or in place.
  */
 bool
 LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
-					 const LearnedRunFilterProbe *p, Buffer *recent)
+					 const LearnedRunFilterProbe *p, LearnedRunFilterHints *hints)
 {
 	BlockNumber hdr_blk = run ? run->hdr_blk : InvalidBlockNumber;
 	const LearnedRunHeader *h = LearnedPageGetRunHeader((Page) hdr);
@@ -649,22 +662,21 @@ LearnedRunMayContain(Relation index, const char *hdr, const LearnedRunInfo *run,
 		UnlockReleaseBuffer(buf);
 		return r;
 	}
-	copy = run ? filter_cache_get(index, run, fp) : NULL;
+	copy = run ? filter_cache_get(index, run, fp, hints ? &hints->slot : NULL) : NULL;
 	if (copy != NULL)
 		return LearnedRunFilterBlockHas(copy + off, p);
-	if (recent)
-		buf = LearnedReadBufferRecent(index, LearnedRunFilterPages(h)[fp], recent);
+	if (hints)
+		buf = LearnedReadBufferRecent(index, LearnedRunFilterPages(h)[fp], &hints->recent[fp]);
 	else
 		buf = ReadBuffer(index, LearnedRunFilterPages(h)[fp]);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	check_filter_page(index, h, fp, BufferGetPage(buf));
 	r = LearnedRunFilterBlockHas((char *) BufferGetPage(buf) + off, p);
 	if (run != NULL)
-		filter_cache_use(index, run, fp, BufferGetPage(buf));
+		filter_cache_use(index, run, fp, BufferGetPage(buf), hints ? &hints->slot : NULL);
 	UnlockReleaseBuffer(buf);
 	return r;
 }
-
 
 /*
  * The last page boundary of the chain from start_blk (its first entry
@@ -1081,21 +1093,41 @@ static MemoryContext hdr_cache_cxt = NULL;
 static uint64 hdr_cache_clock = 0;
 static int	hdr_cache_nfilters = 0; /* filter pages copied, every slot */
 
-/* the slot holding the header of run, or NULL */
+/* does slot c hold the header of run? */
+static inline bool
+hdr_cache_holds(const RunHdrSlot *c, Relation index, const LearnedRunInfo *run)
+{
+	return c->page != NULL && c->run.hdr_blk == run->hdr_blk &&
+		c->relid == RelationGetRelid(index) &&
+		c->relfile == LI_REL_FILE_NUMBER(index) &&
+		memcmp(&c->run, run, sizeof(LearnedRunInfo)) == 0;
+}
+
+/*
+ * The slot holding the header of run, or NULL.  hint, if not NULL, is
+ * where the caller found it last (a probe loop's scan keeps one per run),
+ * tried first, and set to where it is now.
+ */
 static RunHdrSlot *
-hdr_cache_slot(Relation index, const LearnedRunInfo *run)
+hdr_cache_slot(Relation index, const LearnedRunInfo *run, int *hint)
 {
 	int			i;
 
+	if (hint != NULL && *hint >= 0 && *hint < RUN_HDR_CACHE_SLOTS &&
+		hdr_cache_holds(&hdr_cache[*hint], index, run))
+	{
+		hdr_cache[*hint].used = ++hdr_cache_clock;
+		return &hdr_cache[*hint];
+	}
 	for (i = 0; i < RUN_HDR_CACHE_SLOTS; i++)
 	{
 		RunHdrSlot *c = &hdr_cache[i];
 
-		if (c->page != NULL && c->relid == RelationGetRelid(index) &&
-			c->relfile == LI_REL_FILE_NUMBER(index) &&
-			memcmp(&c->run, run, sizeof(LearnedRunInfo)) == 0)
+		if (hdr_cache_holds(c, index, run))
 		{
 			c->used = ++hdr_cache_clock;
+			if (hint != NULL)
+				*hint = i;
 			return c;
 		}
 	}
@@ -1106,7 +1138,7 @@ hdr_cache_slot(Relation index, const LearnedRunInfo *run)
 static const char *
 hdr_cache_get(Relation index, const LearnedRunInfo *run)
 {
-	RunHdrSlot *c = hdr_cache_slot(index, run);
+	RunHdrSlot *c = hdr_cache_slot(index, run, NULL);
 
 	return c ? c->page : NULL;
 }
@@ -1161,11 +1193,11 @@ hdr_cache_put(Relation index, const LearnedRunInfo *run, Page page)
 	victim->used = ++hdr_cache_clock;
 }
 
-/* the backend's copy of filter page fp of run, or NULL */
+/* the backend's copy of filter page fp of run, or NULL (hint: hdr_cache_slot) */
 static const char *
-filter_cache_get(Relation index, const LearnedRunInfo *run, int fp)
+filter_cache_get(Relation index, const LearnedRunInfo *run, int fp, int *hint)
 {
-	RunHdrSlot *c = hdr_cache_slot(index, run);
+	RunHdrSlot *c = hdr_cache_slot(index, run, hint);
 
 	return c ? c->filters[fp] : NULL;
 }
@@ -1179,9 +1211,9 @@ filter_cache_get(Relation index, const LearnedRunInfo *run, int fp)
  * pages may never be probed again before the run goes.
  */
 static void
-filter_cache_use(Relation index, const LearnedRunInfo *run, int fp, Page page)
+filter_cache_use(Relation index, const LearnedRunInfo *run, int fp, Page page, int *hint)
 {
-	RunHdrSlot *c = hdr_cache_slot(index, run);
+	RunHdrSlot *c = hdr_cache_slot(index, run, hint);
 	uint64		bit = UINT64CONST(1) << fp;
 	int			i;
 

@@ -191,22 +191,9 @@ typedef struct ScanRun
 	LearnedPendingEntry *ents;
 	uint64	   *mkeys;
 	uint16	   *flags;
-	struct ScanRunFilters *filters; /* its filter pages (scanCxt), or NULL */
+	LearnedRunFilterHints *fhints;	/* its filter probes' hints (scanCxt), or NULL */
 } ScanRun;
 
-/*
- * What a scan keeps of a run's filter pages while the run is the view's
- * (run_may_contain), made at its first filter page probe: the pages copied,
- * the probes made in place, and the buffer each was last read in (a hint
- * for ReadRecentBuffer: the unique checks of a multi-row INSERT probe the
- * same few pages of each run again).
- */
-typedef struct ScanRunFilters
-{
-	char	   *copy[LEARNED_RUN_MAX_FILTER];
-	Buffer		recent[LEARNED_RUN_MAX_FILTER];
-	uint8		probes[LEARNED_RUN_MAX_FILTER];
-} ScanRunFilters;
 
 typedef struct ScanPos
 {
@@ -397,7 +384,6 @@ typedef struct LearnedScanOpaqueData
 	ScanRun    *runs;			/* in scanCxt, runs_cap of them */
 	int			runs_cap;
 	uint32		nviews;			/* views taken (rescans) */
-	Size		filter_bytes;	/* filter pages the runs copied */
 	BatchItem	pend_item;		/* the entry pending_peek returned ... */
 	const LearnedPendingEntry *pend_entry;	/* ... and where it lives */
 	bool		check_pending;	/* verify pending entries before use */
@@ -3495,9 +3481,8 @@ pending_run(LearnedScanOpaque so, const LearnedPendingEntry *arr,
 
 /* ---------- sorted runs ---------- */
 
-/* see run_may_contain */
+/* see run_header */
 #define SCAN_FILTER_COPY_AFTER	8
-#define SCAN_FILTER_COPY_MAX	(1024 * 1024)
 
 
 /*
@@ -3524,22 +3509,18 @@ run_header(LearnedScanOpaque so, int j)
 
 /*
  * A point lookup's filter probe of run j, for mapped key mkey.  A filter
- * page is read in place, until the scan has taken SCAN_FILTER_COPY_AFTER
- * views (a rescan loop: each probe of a nested loop is one): then it is
- * copied at its second use and kept while the view's run is the same one,
- * up to SCAN_FILTER_COPY_MAX bytes a scan.  A probe of a copied page reads
- * no buffer; a single lookup copies nothing.  Not at its first use: a
- * parked unique check's probes land on a run's filter pages by hash, and
- * most pages of a large run are probed once while it is the view's (a
- * copy costs a page's bytes, an in-place probe a buffer pin).  From the
- * second view on, a probe in place starts from the buffer the page was
- * last read in (ScanRunFilters.recent).
+ * page is probed in the backend's copy of it, which LearnedRunMayContain
+ * makes at the page's second probe in place (filter_cache_use: probes by
+ * hash land on a large run's pages, most of them once while it is the
+ * view's, and a copy costs a page's bytes where a probe in place costs a
+ * pin), or in place: from the scan's second view on (a rescan loop, a
+ * parked unique check) from the buffer the page was last read in
+ * (LearnedRunFilterHints).  A single lookup keeps nothing of its own.
  */
 static bool
 run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 {
 	ScanRun    *r = &so->runs[j];
-	ScanRunFilters *f;
 	const LearnedRunHeader *h;
 	uint32		off;
 	int			fp;
@@ -3571,43 +3552,14 @@ run_may_contain(LearnedScanOpaque so, int j, const LearnedRunFilterProbe *p)
 	if (fp == -1)
 		return r->hdr_whole ? LearnedRunFilterBlockHas(r->hdr + off, p) :
 			LearnedRunMayContain(so->index, r->hdr, &r->info, p, NULL);
-	if (r->filters == NULL)
+	if (so->nviews < 2)
+		return LearnedRunMayContain(so->index, r->hdr, &r->info, p, NULL);
+	if (r->fhints == NULL)
 	{
-		/* a single lookup (one view) keeps nothing of the filter pages */
-		if (so->nviews < 2)
-			return LearnedRunMayContain(so->index, r->hdr, &r->info, p, NULL);
-		/* zeroed: no copies, no probes, InvalidBuffer hints */
-		r->filters = MemoryContextAllocZero(so->scanCxt, sizeof(ScanRunFilters));
+		r->fhints = MemoryContextAlloc(so->scanCxt, sizeof(LearnedRunFilterHints));
+		LearnedRunFilterHintsInit(r->fhints);
 	}
-	f = r->filters;
-	if (f->copy[fp] == NULL)
-	{
-		if (so->nviews < SCAN_FILTER_COPY_AFTER || f->probes[fp]++ == 0 ||
-			so->filter_bytes + BLCKSZ > SCAN_FILTER_COPY_MAX)
-			return LearnedRunMayContain(so->index, r->hdr, &r->info, p, &f->recent[fp]);
-		f->copy[fp] = MemoryContextAlloc(so->scanCxt, BLCKSZ);
-		LearnedRunLoadFilter(so->index, h, fp, f->copy[fp]);
-		so->filter_bytes += BLCKSZ;
-	}
-	return LearnedRunFilterBlockHas(f->copy[fp] + off, p);
-}
-
-/* forget run j's filter pages (its view names another run) */
-static void
-run_drop_filter(LearnedScanOpaque so, ScanRun *r)
-{
-	ScanRunFilters *f = r->filters;
-	int			fp;
-
-	if (f == NULL)
-		return;
-	for (fp = 0; fp < LEARNED_RUN_MAX_FILTER; fp++)
-		if (f->copy[fp])
-		{
-			pfree(f->copy[fp]);
-			so->filter_bytes -= BLCKSZ;
-		}
-	memset(f, 0, sizeof(ScanRunFilters));
+	return LearnedRunMayContain(so->index, r->hdr, &r->info, p, r->fhints);
 }
 
 /*
@@ -4122,7 +4074,8 @@ load_pending(IndexScanDesc scan, bool meta_changed)
 		{
 			r->info = so->meta.runs[j];
 			r->hdr_valid = false;
-			run_drop_filter(so, r);
+			if (r->fhints)
+				LearnedRunFilterHintsInit(r->fhints);
 		}
 		r->page = -1;
 	}
