@@ -422,7 +422,7 @@ LearnedKeyDeform(const LearnedKeyInfo *ki, Datum key, Datum *values, bool *isnul
 	int			i;
 
 	for (i = 0; i < ki->natts; i++)
-		values[i] = LearnedKeyColumn(ki, key, i, &isnull[i]);
+		values[i] = LearnedKeyColumnInline(ki, key, i, &isnull[i]);
 }
 
 /* the index order of two keys */

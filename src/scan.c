@@ -4576,11 +4576,9 @@ set_itup(IndexScanDesc scan, BatchItem *item, bool isnull)
 
 	if (LearnedKeyIsComposite(&so->ki))
 	{
+		LearnedKeyDeform(&so->ki, item->key, values, nulls);
 		for (i = 0; i < so->ki.natts; i++)
-		{
-			values[i] = LearnedKeyColumnInline(&so->ki, item->key, i, &nulls[i]);
 			anynull |= nulls[i];
-		}
 	}
 	else
 	{
