@@ -306,8 +306,38 @@ copy_short(char *dst, const char *src, Size n)
 	}
 	for (; n >= 8; n -= 8, dst += 8, src += 8)
 		memcpy(dst, src, 8);
-	while (n-- > 0)
-		*dst++ = *src++;
+	if (n >= 4)
+	{
+		memcpy(dst, src, 4);
+		n -= 4, dst += 4, src += 4;
+	}
+	if (n >= 2)
+	{
+		memcpy(dst, src, 2);
+		n -= 2, dst += 2, src += 2;
+	}
+	if (n > 0)
+		*dst = *src;
+}
+
+/*
+ * A packed or composite key's stored bytes, the page's prefix then slen
+ * bytes at data, written to dst: a packed key's size was checked by
+ * LearnedLeafOpen, a composite key's is checked here, once whole.
+ */
+static inline void
+join_key(const LearnedLeafView *v, const LearnedKeyInfo *ki, const char *data, Size slen,
+		 char *dst)
+{
+	Size		len = v->plen + slen;
+
+	copy_short(dst, v->prefix, v->plen);
+	copy_short(dst + v->plen, data, slen);
+	/* (a composite key of fixed-width columns has its fixed length) */
+	if (LearnedKeyIsComposite(ki) &&
+		(ki->fixedonly ? len != (Size) ki->fixedlen :
+		 LearnedKeySizeBounded(ki, dst, len) != (int64) len))
+		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
 }
 
 /*
@@ -331,17 +361,7 @@ rebuild_key(const LearnedLeafView *v, const LearnedKeyInfo *ki, const char *data
 	dst = ring[next];
 	next = (next + 1) % VW_RING;
 	if (LearnedKeyPackable(ki) || LearnedKeyIsComposite(ki))
-	{
-		/*
-		 * Prefix and suffix are the key's stored bytes: a packed key's size
-		 * was checked by LearnedLeafOpen, a composite key's is checked here,
-		 * once whole.
-		 */
-		copy_short(dst, v->prefix, v->plen);
-		copy_short(dst + v->plen, data, slen);
-		if (LearnedKeyIsComposite(ki) && LearnedKeySizeBounded(ki, dst, len) != (int64) len)
-			LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
-	}
+		join_key(v, ki, data, slen, dst);
 	else if (len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
 	{
 		SET_VARSIZE_SHORT(dst, len + VARHDRSZ_SHORT);
@@ -357,10 +377,6 @@ rebuild_key(const LearnedLeafView *v, const LearnedKeyInfo *ki, const char *data
 	return PointerGetDatum(dst);
 }
 
-/*
- * The key at slot of a variable-width page: its offset and its bytes are
- * checked to lie inside the page's key area before anyone reads them.
- */
 /*
  * The stored bytes of the key at slot of a variable-width page after the
  * page's prefix (v->plen bytes at v->prefix): a suffix, or with no prefix
@@ -417,6 +433,21 @@ LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot)
 	if (whole)
 		return PointerGetDatum(whole);
 	return rebuild_key(v, ki, data, slen);
+}
+
+/*
+ * The stored bytes of the key at slot of a stride page of a composite key,
+ * written to dst (LearnedLeafStrideKeySize bytes): a scan's batch keeps a
+ * copy of each key it returns, and rebuilding the key in the ring first
+ * (LearnedLeafVarKey) copied it twice.
+ */
+void
+LearnedLeafStrideKeyCopy(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
+						 char *dst)
+{
+	Assert(v->stride && LearnedKeyIsComposite(ki) && slot >= 0 && slot < v->nitems);
+	/* LearnedLeafOpen checked that every suffix lies inside the page */
+	join_key(v, ki, v->suffixes + (Size) slot * v->width, v->width, dst);
 }
 
 /*

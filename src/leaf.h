@@ -89,6 +89,11 @@ extern ItemPointerData LearnedLeafCompressedTid(const LearnedLeafView *v, int sl
 extern bool LearnedLeafCheckSlot(const LearnedLeafView *v, const LearnedKeyInfo *ki,
 								 int slot);
 extern Datum LearnedLeafVarKey(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot);
+extern void LearnedLeafStrideKeyCopy(const LearnedLeafView *v, const LearnedKeyInfo *ki,
+									 int slot, char *dst);
+
+/* bytes of a key of a stride page of a composite key (LearnedLeafStrideKeyCopy) */
+#define LearnedLeafStrideKeySize(v)	((Size) (v)->plen + (v)->width)
 extern bool LearnedLeafVarData(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
 							   const char **data, Size *len);
 

@@ -1229,6 +1229,18 @@ LearnedKeyNullBit(const char *p, int col)
 	return (((const uint8 *) p)[col >> 3] >> (col & 7)) & 1;
 }
 
+/* does a composite key's stored bytes at p have a NULL column? */
+static inline bool
+LearnedKeyAnyNull(const LearnedKeyInfo *ki, const char *p)
+{
+	int			i;
+
+	for (i = 0; i < ki->nullbytes; i++)
+		if (p[i] != 0)
+			return true;
+	return false;
+}
+
 /*
  * LearnedKeyColumn, with a fixed-width column of a composite key read in
  * place: a scan's comparisons read one column at a time, a few hundred a

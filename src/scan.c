@@ -276,6 +276,8 @@ typedef struct LearnedScanOpaqueData
 	IndexTuple	itup_fixed;		/* a tuple of fixed-width columns, reused */
 	bool		itup_varies;	/* a column has no fixed width: never reuse */
 	uint16		itup_offs[INDEX_MAX_KEYS];	/* where itup_fixed's columns are */
+	bool		itup_bytes;		/* composite: each column's stored bytes are its
+								 * value in itup_fixed */
 	Buffer		meta_recent;	/* the metapage's buffer last time (a hint) */
 	Buffer		meta_buf;		/* the metapage, pinned from the first view
 								 * to endscan, or InvalidBuffer */
@@ -2457,6 +2459,10 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 	bool		copy_keys = so->ki.byref &&
 		(scan->xs_want_itup || so->npranges > 0);
 
+	/* a composite key of a stride page is copied from the page itself */
+	bool		stride_copy = copy_keys && so->view.stride &&
+		LearnedKeyIsComposite(&so->ki);
+
 	Assert(so->view.page == page);
 
 	/*
@@ -2556,7 +2562,7 @@ fill_batch(IndexScanDesc scan, Buffer buf, uint32 vpage, int nitems, int slot)
 		if (convex && known >= 0 && (so->forward ? i <= known : i >= known))
 		{
 			/* known to match: a key the batch does not keep is not read */
-			key = (so->ki.byref && !copy_keys) ? (Datum) 0 :
+			key = (so->ki.byref && (!copy_keys || stride_copy)) ? (Datum) 0 :
 				sliced ? LearnedLeafImageKey(&so->ki, so->arr->step_keys[i - step_lo]) :
 				leaf_key(so, page, i);
 			goto matched;
@@ -2640,14 +2646,21 @@ matched:
 				 * (LearnedLeafVarKey), which the probes above may have
 				 * turned over: read it again to copy it.
 				 */
-				if (probed)
+				if (probed && !stride_copy)
 					key = leaf_key(so, page, i);
 				at = LearnedKeyIsVarwidth(&so->ki) ? MAXALIGN(b->keys_used) :
 					(Size) b->nitems * so->ki.keylen;
-				sz = LearnedKeySize(&so->ki, key);
+				sz = stride_copy ? LearnedLeafStrideKeySize(&so->view) :
+					LearnedKeySize(&so->ki, key);
 
 				batch_key_space(b, at + sz);
-				b->items[b->nitems].key = LearnedKeyCopy(&so->ki, key, b->keys + at);
+				if (stride_copy)
+				{
+					LearnedLeafStrideKeyCopy(&so->view, &so->ki, i, b->keys + at);
+					b->items[b->nitems].key = PointerGetDatum(b->keys + at);
+				}
+				else
+					b->items[b->nitems].key = LearnedKeyCopy(&so->ki, key, b->keys + at);
 				b->keys_used = at + sz;
 			}
 			else
@@ -4550,6 +4563,16 @@ keep_itup_template(LearnedScanOpaque so, TupleDesc desc, IndexTuple itup)
 	if (off > sz)
 		elog(ERROR, "learned index tuple of %zu bytes holds %zu bytes of columns",
 			 sz, off);
+
+	/*
+	 * A composite key stores a fixed-width column as the value's bytes
+	 * (learned_store_key), at the width of the column's type: a column of
+	 * the tuple's width is copied over, without making its Datum.
+	 */
+	so->itup_bytes = LearnedKeyIsComposite(&so->ki);
+	for (i = 0; i < desc->natts && so->itup_bytes; i++)
+		so->itup_bytes = so->ki.cols[i].width == TupleDescAttr(desc, i)->attlen &&
+			so->ki.cols[i].width != 1;
 	so->itup_fixed = MemoryContextAlloc(so->scanCxt, sz);
 	memcpy(so->itup_fixed, itup, sz);
 }
@@ -4574,6 +4597,31 @@ set_itup(IndexScanDesc scan, BatchItem *item, bool isnull)
 	int			i;
 	MemoryContext old;
 
+	if (so->itup_bytes && !LearnedKeyAnyNull(&so->ki, DatumGetPointer(item->key)))
+	{
+		const char *p = DatumGetPointer(item->key);
+
+		for (i = 0; i < desc->natts; i++)
+		{
+			char	   *to = (char *) so->itup_fixed + so->itup_offs[i];
+			const char *from = p + so->ki.cols[i].offset;
+
+			/* a call of memcpy a column cost more than the copy */
+			switch (so->ki.cols[i].width)
+			{
+				case 4:
+					memcpy(to, from, 4);
+					break;
+				case 8:
+					memcpy(to, from, 8);
+					break;
+				default:
+					memcpy(to, from, so->ki.cols[i].width);
+			}
+		}
+		scan->xs_itup = so->itup_fixed;
+		return;
+	}
 	if (LearnedKeyIsComposite(&so->ki))
 	{
 		LearnedKeyDeform(&so->ki, item->key, values, nulls);
