@@ -384,7 +384,7 @@ rebuild_key(const LearnedLeafView *v, const LearnedKeyInfo *ki, const char *data
  * offset and its bytes are checked to lie inside the page's key area
  * before anyone reads them.
  */
-static inline void
+static pg_attribute_always_inline void
 var_suffix(const LearnedLeafView *v, const LearnedKeyInfo *ki, int slot,
 		   const char **data, Size *slen, const char **whole)
 {
