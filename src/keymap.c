@@ -1078,21 +1078,18 @@ LearnedKeySize(const LearnedKeyInfo *ki, Datum key)
 }
 
 /*
- * The size of the stored key at p if it lies within avail bytes and is
- * well-formed (no TOAST pointer, sizes in range), else -1: readers of
- * pages call this before they trust a key's bytes.
+ * LearnedKeySizeBounded of a key with a varlena column: the size of the
+ * stored key at p if it lies within avail bytes and is well-formed (no
+ * TOAST pointer, sizes in range), else -1, by a walk over its varlenas:
+ * readers of pages call this before they trust a key's bytes.
  */
 int64
-LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail)
+LearnedKeySizeWalk(const LearnedKeyInfo *ki, const char *p, Size avail)
 {
 	Size		off = 0;
 	int			i;
 
-	if (!LearnedKeyIsVarwidth(ki))
-		return (Size) ki->keylen <= avail ? ki->keylen : -1;
-	/* (the walk below would find no varlena column) */
-	if (ki->fixedonly)
-		return (Size) ki->fixedlen <= avail ? ki->fixedlen : -1;
+	Assert(LearnedKeyIsVarwidth(ki) && !ki->fixedonly);
 	if (LearnedKeyIsComposite(ki))
 	{
 		if ((Size) ki->fixedlen > avail)

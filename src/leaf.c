@@ -333,10 +333,7 @@ join_key(const LearnedLeafView *v, const LearnedKeyInfo *ki, const char *data, S
 
 	copy_short(dst, v->prefix, v->plen);
 	copy_short(dst + v->plen, data, slen);
-	/* (a composite key of fixed-width columns has its fixed length) */
-	if (LearnedKeyIsComposite(ki) &&
-		(ki->fixedonly ? len != (Size) ki->fixedlen :
-		 LearnedKeySizeBounded(ki, dst, len) != (int64) len))
+	if (LearnedKeyIsComposite(ki) && LearnedKeySizeBounded(ki, dst, len) != (int64) len)
 		LearnedReportCorrupt(v->index, v->blkno, "bad key in variable-width leaf page");
 }
 

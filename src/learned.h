@@ -1200,7 +1200,7 @@ extern Datum LearnedKeyCopyAlloc(const LearnedKeyInfo *ki, Datum key,
 								 MemoryContext cxt);
 extern Size LearnedKeySize(const LearnedKeyInfo *ki, Datum key);
 extern int	LearnedKeyAlign(const LearnedKeyInfo *ki, Datum key);
-extern int64 LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail);
+extern int64 LearnedKeySizeWalk(const LearnedKeyInfo *ki, const char *p, Size avail);
 extern bool LearnedKeyImagesTrusted(LearnedKeyInfo *ki);
 extern LearnedKeyOrder LearnedKeyOrderOf(LearnedKeyInfo *ki);
 extern void LearnedStringMapApply(LearnedKeyInfo *ki);
@@ -1239,6 +1239,22 @@ LearnedKeyAnyNull(const LearnedKeyInfo *ki, const char *p)
 		if (p[i] != 0)
 			return true;
 	return false;
+}
+
+/*
+ * The size of the stored key at p if it lies within avail bytes and is
+ * well-formed, else -1 (LearnedKeySizeWalk).  A key of fixed length, a
+ * composite one without varlena columns included, is answered inline:
+ * readers of leaf pages check every key they rebuild.
+ */
+static inline int64
+LearnedKeySizeBounded(const LearnedKeyInfo *ki, const char *p, Size avail)
+{
+	if (!LearnedKeyIsVarwidth(ki))
+		return (Size) ki->keylen <= avail ? ki->keylen : -1;
+	if (ki->fixedonly)
+		return (Size) ki->fixedlen <= avail ? ki->fixedlen : -1;
+	return LearnedKeySizeWalk(ki, p, avail);
 }
 
 /*

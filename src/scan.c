@@ -4566,13 +4566,13 @@ keep_itup_template(LearnedScanOpaque so, TupleDesc desc, IndexTuple itup)
 
 	/*
 	 * A composite key stores a fixed-width column as the value's bytes
-	 * (learned_store_key), at the width of the column's type: a column of
-	 * the tuple's width is copied over, without making its Datum.
+	 * (learned_store_key; a bool as 0 or 1, as a tuple does), at the width
+	 * of the column's type: a column of the tuple's width is copied over,
+	 * without making its Datum.
 	 */
 	so->itup_bytes = LearnedKeyIsComposite(&so->ki);
 	for (i = 0; i < desc->natts && so->itup_bytes; i++)
-		so->itup_bytes = so->ki.cols[i].width == TupleDescAttr(desc, i)->attlen &&
-			so->ki.cols[i].width != 1;
+		so->itup_bytes = so->ki.cols[i].width == TupleDescAttr(desc, i)->attlen;
 	so->itup_fixed = MemoryContextAlloc(so->scanCxt, sz);
 	memcpy(so->itup_fixed, itup, sz);
 }
