@@ -20,6 +20,9 @@
 #                   side by side, each against the same btree figure);
 #                   default the installed one
 #   --out DIR       result directory (default bench/results/<date>_scan_instructions)
+#   --profiles      keep each side's callgrind file of the larger count as
+#                   DIR/callgrind.<statement>.<side>.out, for a per-function
+#                   account (callgrind_annotate --inclusive=yes FILE)
 #
 # Statements, each run E times by a PL/pgSQL loop with keys drawn from a
 # seeded random() (the same keys for every build and for btree):
@@ -57,6 +60,7 @@ EXECS=1000
 STATEMENTS="point order stock insert"
 LIBS=()
 OUT=""
+PROFILES=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--wh) WH="$2"; shift 2 ;;
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
 		--statements) STATEMENTS="$2"; shift 2 ;;
 		--lib) LIBS+=("$(realpath "$2")"); shift 2 ;;
 		--out) OUT="$2"; shift 2 ;;
+		--profiles) PROFILES=1; shift ;;
 		*) li_die "unknown option $1 (see the header of $0)" ;;
 	esac
 done
@@ -104,10 +109,11 @@ $(P -c "SELECT pg_relation_size('ol_l') / 8192") pages; btree $(P -c "SELECT pg_
 li_cluster_stop
 MAXO=$((ORDERS + NEWO / (WH * 10)))
 
-# count T N: the instructions of one single-user backend running statement
-# $S on table $T N times, on a fresh copy of the data directory
+# count T N [KEEP]: the instructions of one single-user backend running
+# statement $S on table $T N times, on a fresh copy of the data directory;
+# with KEEP, its callgrind file is kept under that name
 count() {
-	local t="$1" n="$2" q work cg ir
+	local t="$1" n="$2" keep="${3:-}" q work cg ir
 	case "$S" in
 		point) q="SELECT amount INTO s FROM $t WHERE w = vw AND d = vd AND o = vo AND n = vn" ;;
 		order) q="SELECT sum(amount) INTO s FROM $t WHERE w = vw AND d = vd AND o = vo" ;;
@@ -140,25 +146,28 @@ count() {
 		li_die "statement $S failed in the single-user backend"
 	fi
 	ir="$(awk '/^(summary|totals):/ { print $2; exit }' "$cg")"
-	rm -f "$cg"
+	if [ -n "$keep" ]; then mv "$cg" "$keep"; else rm -f "$cg"; fi
 	echo "$ir"
 }
-# per T: instructions per execution of $S on table T
+# per T SIDE: instructions per execution of $S on table T
 per() {
-	local lo hi n1=$((EXECS / 5))
+	local lo hi n1=$((EXECS / 5)) keep=""
+	[ "$PROFILES" = 1 ] && keep="$OUT/callgrind.$S.$2.out"
 	lo="$(count "$1" "$n1")" || exit 1
-	hi="$(count "$1" "$EXECS")" || exit 1
+	hi="$(count "$1" "$EXECS" "$keep")" || exit 1
 	echo $(((hi - lo) / (EXECS - n1)))
 }
 
 CSV="$OUT/results.csv"
 echo "statement,side,library,instructions" >"$CSV"
 for S in $STATEMENTS; do
-	v="$(per olb)" || li_die "counting $S on btree failed"
+	v="$(per olb btree)" || li_die "counting $S on btree failed"
 	echo "$S,btree,,$v" >>"$CSV"
+	k=0
 	for l in "${LIBS[@]}"; do
+		k=$((k + 1))
 		ln -sf "$l" "$LINK"
-		v="$(per ol)" || li_die "counting $S on learned ($l) failed"
+		v="$(per ol "learned$k")" || li_die "counting $S on learned ($l) failed"
 		echo "$S,learned,$l,$v" >>"$CSV"
 	done
 done

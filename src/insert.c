@@ -11,8 +11,8 @@
 #include "learned.h"
 
 /*
- * aminsert.  Unique indexes check first (unique.c), then append under
- * their key lock; the merge trigger runs after the append either way.
+ * aminsert.  Unique indexes check first, and their append verifies the
+ * check (unique.c); the merge trigger runs after the append either way.
  */
 bool
 learnedinsert(Relation index, Datum *values, bool *isnull,
@@ -26,7 +26,7 @@ learnedinsert(Relation index, Datum *values, bool *isnull,
 	if (checkUnique != UNIQUE_CHECK_NO)
 		return LearnedUniqueInsert(index, values, isnull, ht_ctid, heapRel,
 								   checkUnique, indexInfo);
-	LearnedAppendEntry(index, values, isnull, ht_ctid, &after, &appended);
+	(void) LearnedAppendEntry(index, values, isnull, ht_ctid, &after, &appended, NULL);
 	LearnedMaybeMerge(index, &after, appended);
 	return false;
 }

@@ -1581,9 +1581,25 @@ extern bool learnedinsert(Relation index, Datum *values, bool *isnull,
 
 /* ---------- tail.c ---------- */
 
-extern void LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
-							   ItemPointer ht_ctid, LearnedMetaPageData *after,
-							   uint64 *appendedp);
+typedef enum LearnedAppendResult
+{
+	LEARNED_APPEND_DONE,		/* appended */
+	LEARNED_APPEND_FULL,		/* (tail.c only) the tail page has no room */
+	LEARNED_APPEND_RETRY,		/* unique: the check's reading cannot be verified */
+	LEARNED_APPEND_DUPLICATE	/* unique: an equal key was appended since */
+} LearnedAppendResult;
+
+/* a unique insert's append: where its check stopped reading the list */
+typedef struct LearnedAppendCheck
+{
+	uint64		seen;			/* sequence number after the last entry read */
+	LearnedKeyInfo *ki;			/* the index's key info */
+} LearnedAppendCheck;
+
+extern LearnedAppendResult LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
+											  ItemPointer ht_ctid, LearnedMetaPageData *after,
+											  uint64 *appendedp,
+											  const LearnedAppendCheck *check);
 
 /* ---------- unique.c ---------- */
 
@@ -1606,6 +1622,8 @@ extern int64 learnedgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void learnedendscan(IndexScanDesc scan);
 extern void LearnedScanPark(IndexScanDesc scan);
 extern void LearnedScanUnpark(IndexScanDesc scan);
+extern uint64 LearnedScanPendingSeen(IndexScanDesc scan);
+extern LearnedKeyInfo *LearnedScanKeyInfo(IndexScanDesc scan);
 extern void learnedmarkpos(IndexScanDesc scan);
 extern void learnedrestrpos(IndexScanDesc scan);
 

@@ -22,8 +22,10 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "storage/latch.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
+#include "utils/wait_event.h"
 
 #include "learned.h"
 
@@ -122,7 +124,7 @@ _PG_init(void)
 							-1, -1, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomStringVariable("learned_idx.fail_point",
-							   "Test only: raise an error (name) or a PANIC (name:panic) at a named merge step.",
+							   "Test only: raise an error (name) or a PANIC (name:panic) at a named step, or wait there (name:sleep).",
 							   NULL, &learned_fail_point, "",
 							   PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
@@ -231,7 +233,9 @@ learned_get_pending_limit(Relation index)
 
 /*
  * Fault injection for the crash tests: learned_idx.fail_point = 'name'
- * raises an ERROR at that point, 'name:panic' a PANIC.
+ * raises an ERROR at that point, 'name:panic' a PANIC, and 'name:sleep'
+ * waits there for three seconds (wait event PgSleep, so that a test sees
+ * it in pg_stat_activity and acts meanwhile: the race tests).
  */
 void
 learned_fault(const char *point)
@@ -247,6 +251,18 @@ learned_fault(const char *point)
 		elog(ERROR, "learned_idx fault injected at \"%s\"", point);
 	if (strcmp(learned_fail_point + len, ":panic") == 0)
 		elog(PANIC, "learned_idx fault injected at \"%s\"", point);
+	if (strcmp(learned_fail_point + len, ":sleep") == 0)
+	{
+		int			i;
+
+		for (i = 0; i < 30; i++)
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 100, WAIT_EVENT_PG_SLEEP);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
 }
 
 /*

@@ -64,6 +64,8 @@ typedef struct PendingCacheEntry
 	int			next_slot;
 	BlockNumber tail_blk;		/* the tail page the last refresh ended on, */
 	XLogRecPtr	tail_lsn;		/* and its LSN then (invalid: no WAL, unknown) */
+	uint64		seen_seq;		/* the sequence number after the last entry
+								 * read (PG_UINT64_MAX: no tail read yet) */
 	PendingFresh *fresh;		/* a refresh's small read buffer, kept */
 	LearnedPendingEntry *scratch;	/* ... and its entries, split for merging */
 	uint64	   *scratch_mkeys;
@@ -671,6 +673,7 @@ reset_cache(PendingCacheEntry *pc, Relation index, const LearnedMetaPageData *me
 	pc->recent = InvalidBuffer;
 	pc->tail_blk = InvalidBlockNumber;
 	pc->tail_lsn = InvalidXLogRecPtr;
+	pc->seen_seq = PG_UINT64_MAX;
 	/* named after the index in pg_backend_memory_contexts */
 	cxt = AllocSetContextCreate(CacheMemoryContext, "learned pending copy",
 								ALLOCSET_DEFAULT_SIZES);
@@ -978,11 +981,15 @@ absorb(PendingCacheEntry *pc, LearnedKeyInfo *ki, PendingFresh *fresh,
  * Return the refreshed copy of the pending entries of the view described by
  * meta (a metapage copy taken by the caller).  The result may change at
  * the next call for the same index; pinned (LearnedPendingPin), it stays
- * as it is, and allocated, until released.
+ * as it is, and allocated, until released.  *seen gets the sequence number
+ * after the last entry the copy has read (the tail page's count when it
+ * was last read; PG_UINT64_MAX if no tail page was read): every entry of
+ * the view below it is in the copy, unless dead (a unique insert's append
+ * checks the entries from there on, tail.c).
  */
 LearnedPendingCache *
 LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
-				  LearnedKeyInfo *ki)
+				  LearnedKeyInfo *ki, uint64 *seen)
 {
 	PendingCacheEntry *pc;
 	Oid			key = RelationGetRelid(index);
@@ -1158,6 +1165,7 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 			pc->next_slot = n;
 			pc->tail_blk = blkno;
 			pc->tail_lsn = RelationNeedsWAL(index) ? PageGetLSN(page) : InvalidXLogRecPtr;
+			pc->seen_seq = first_seq + n;
 			blkno = InvalidBlockNumber;
 		}
 		UnlockReleaseBuffer(buf);
@@ -1167,5 +1175,6 @@ LearnedPendingGet(Relation index, const LearnedMetaPageData *meta,
 	if (fresh != pc->fresh)
 		pfree(fresh);
 	pc->valid = true;
+	*seen = pc->seen_seq;
 	return pc->cache;
 }

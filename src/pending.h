@@ -103,7 +103,7 @@ LearnedPendingOrder(LearnedKeyInfo *ki, LearnedKeyOrder order,
 
 extern LearnedPendingCache *LearnedPendingGet(Relation index,
 											  const LearnedMetaPageData *meta,
-											  LearnedKeyInfo *ki);
+											  LearnedKeyInfo *ki, uint64 *seen);
 extern void LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 								   uint64 first_seq);
 extern void LearnedPendingXorWithFirst(Page page, int keylen, char *key);

@@ -381,6 +381,8 @@ typedef struct LearnedScanOpaqueData
 	int			pranges_cap;	/* allocated (scanCxt), kept across rescans */
 	bool		pending_kept;	/* the pin and the runs' page copies are the
 								 * last view's (load_pending) */
+	uint64		pending_seen;	/* the view's: sequence number after the last
+								 * pending entry read (LearnedPendingGet) */
 	Relation	index;
 	int			nruns;			/* the view's sorted runs */
 	ScanRun    *runs;			/* in scanCxt, runs_cap of them */
@@ -4047,6 +4049,8 @@ load_pending(IndexScanDesc scan, bool meta_changed)
 		pending_unpin_cb(so->pin);
 	if (so->meta.pending_head == InvalidBlockNumber)
 	{
+		/* no pending page yet: the first append starts at pending_tail_seq */
+		so->pending_seen = so->meta.pending_tail_seq;
 		so->pending_kept = true;
 		return;
 	}
@@ -4094,7 +4098,8 @@ load_pending(IndexScanDesc scan, bool meta_changed)
 	}
 
 	{
-		LearnedPendingCache *got = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki);
+		LearnedPendingCache *got = LearnedPendingGet(scan->indexRelation, &so->meta, &so->ki,
+													 &so->pending_seen);
 
 		c = NULL;
 		if (got->nmain + got->nrecent + got->nnulls > 0)
@@ -4274,6 +4279,7 @@ learnedrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
 	preprocess_keys(scan);
 	so->started = false;
+	so->pending_seen = PG_UINT64_MAX;
 	so->check_pending = scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot);
 }
 
@@ -4932,6 +4938,24 @@ LearnedScanPark(IndexScanDesc scan)
 	so->meta_buf = InvalidBuffer;
 	so->started = false;
 	LearnedScanClosed();
+}
+
+/*
+ * Where a non-MVCC scan's view stopped reading the pending list, after its
+ * first amgettuple: every entry below that sequence number it could return
+ * was in its view.  PG_UINT64_MAX if the scan read no view.
+ */
+uint64
+LearnedScanPendingSeen(IndexScanDesc scan)
+{
+	return ((LearnedScanOpaque) scan->opaque)->pending_seen;
+}
+
+/* the scan's key info: in the scan's memory, for as long as the scan */
+LearnedKeyInfo *
+LearnedScanKeyInfo(IndexScanDesc scan)
+{
+	return &((LearnedScanOpaque) scan->opaque)->ki;
 }
 
 void

@@ -1,7 +1,8 @@
 /*
  * tail.c
  *		Append (key, TID) to the pending list, for aminsert and for a unique
- *		index's insert under its key lock (unique.c).
+ *		index's insert, which first checks under the tail page's lock that
+ *		no equal key was appended since its check read the list (unique.c).
  *
  * The pending list is a chain of append-only pages (like GIN's fast-update
  * list).  One insert changes only the tail page (the record and pd_lower),
@@ -77,14 +78,63 @@ insert_hint(Relation index, InsertHint *none)
 }
 
 /*
- * Try to append to the current tail page while holding the metapage in the
- * given mode.  Returns true on success and sets *appended to the sequence
- * number after the new entry.
+ * A unique insert's key, and where its check stopped reading the pending
+ * list (the sequence number after the last entry it read).
  */
-static bool
+typedef struct TailCheck
+{
+	uint64		seen;
+	LearnedKeyInfo *ki;
+	Datum		key;			/* as LearnedKeyCmp takes it (stored form) */
+	bool		isnull;			/* a single-column NULL (NULLS NOT DISTINCT) */
+} TailCheck;
+
+/*
+ * Under the tail page's exclusive lock (n its records): was an equal key
+ * appended since the check read the list?  Every entry appended since then
+ * lies on this page at slots from seen on, if the check read to this page;
+ * if the tail moved on to a new page meanwhile (or a merge moved the list),
+ * the entries in between are elsewhere, and the caller checks again.
+ */
+static LearnedAppendResult
+verify_tail(Relation index, Page page, BlockNumber blkno, int keylen, int n,
+			const TailCheck *tc)
+{
+	uint64		first = LearnedPendingFirstSeq(page);
+	int			i;
+
+	if (tc->seen < first || tc->seen > first + (uint64) n)
+		return LEARNED_APPEND_RETRY;
+	for (i = (int) (tc->seen - first); i < n; i++)
+	{
+		uint16		flags = LearnedPendingFlagsAt(page, keylen, i);
+
+		if (flags & LEARNED_PENDING_DEAD)
+			continue;
+		if ((flags & LEARNED_PENDING_NULL) || tc->isnull)
+		{
+			if ((flags & LEARNED_PENDING_NULL) && tc->isnull)
+				return LEARNED_APPEND_DUPLICATE;
+			continue;
+		}
+		if (LearnedKeyCmp(tc->ki, tc->key,
+						  LearnedPendingKeyAt(index, tc->ki, page, blkno, i)) == 0)
+			return LEARNED_APPEND_DUPLICATE;
+	}
+	return LEARNED_APPEND_DONE;
+}
+
+/*
+ * Try to append to the current tail page while holding the metapage in the
+ * given mode.  Returns LEARNED_APPEND_DONE on success and sets *appended to
+ * the sequence number after the new entry; LEARNED_APPEND_FULL if the page
+ * has no room (or there is no tail page); for a unique insert (tc), what
+ * verify_tail found instead of appending.
+ */
+static LearnedAppendResult
 append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 			   const LearnedPendingKeyData *key, uint64 *appended,
-			   InsertHint *hint)
+			   InsertHint *hint, const TailCheck *tc)
 {
 	int			keylen = meta->keylen;
 	Buffer		tailbuf;
@@ -99,8 +149,15 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	LearnedByteRange r[LEARNED_XLOG_MAX_RANGES];
 	int			nr = 0;
 
+	LearnedAppendResult res;
+
 	if (meta->pending_tail == InvalidBlockNumber)
-		return false;
+	{
+		/* no tail page: the check read nothing past pending_tail_seq */
+		if (tc && tc->seen != meta->pending_tail_seq)
+			return LEARNED_APPEND_RETRY;
+		return LEARNED_APPEND_FULL;
+	}
 	LearnedCheckLink(index, meta->pending_tail, NULL);
 	tailbuf = LearnedReadBufferRecent(index, meta->pending_tail, &hint->tail);
 	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
@@ -118,10 +175,17 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 							 "the pending tail page is flagged hinted or packed");
 	}
 	n = LearnedPendingCountFrom(tailpage, keylen, hint->count);
+	if (tc &&
+		(res = verify_tail(index, tailpage, meta->pending_tail, keylen, n, tc)) !=
+		LEARNED_APPEND_DONE)
+	{
+		UnlockReleaseBuffer(tailbuf);
+		return res;
+	}
 	if (!LearnedPendingHasRoom(tailpage, keylen, n, key))
 	{
 		UnlockReleaseBuffer(tailbuf);
-		return false;
+		return LEARNED_APPEND_FULL;
 	}
 
 	/*
@@ -174,7 +238,7 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	*appended = LearnedPendingFirstSeq(tailpage) + n + 1;
 	hint->count = n + 1;
 	UnlockReleaseBuffer(tailbuf);
-	return true;
+	return LEARNED_APPEND_DONE;
 }
 
 /*
@@ -187,20 +251,30 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
  * only meet on the tail page and the WAL record is one small delta.  Only
  * when the tail is full does an insert take the metapage exclusively, to
  * link a new tail page (one record: metapage, old tail, new page).
+ *
+ * check (a unique insert's; NULL for others): append only if no entry
+ * equal to the key was appended after check->seen, deciding it under the
+ * lock the append takes (the tail page's; for a new tail page the
+ * metapage's exclusive lock, which keeps every other inserter out).
+ * Otherwise nothing is appended and the result says why: the caller checks
+ * again.  check->ki is used for the key's stored form as well.
  */
-void
+LearnedAppendResult
 LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 				   ItemPointer ht_ctid, LearnedMetaPageData *after,
-				   uint64 *appendedp)
+				   uint64 *appendedp, const LearnedAppendCheck *check)
 {
 	Buffer		metabuf;
 	Page		metapage;
 	LearnedMetaPage meta;
-	uint64		appended;
-	bool		done;
+	uint64		appended = 0;
+	LearnedAppendResult res;
 	LearnedPendingKeyData key;
 	InsertHint *hint;
 	InsertHint	nohint;
+	TailCheck	tc;
+	LearnedKeyInfo kibuf;
+	LearnedKeyInfo *ki = NULL;
 
 	/* a zero offset number marks a free slot (LearnedPendingCount) */
 	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(ht_ctid)))
@@ -211,25 +285,37 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 	key.packed = NULL;
 	key.size = 0;
 	key.align = 1;
+	tc.key = values[0];
+	if (check)
+		ki = check->ki;
 	if (IndexRelationGetNumberOfAttributes(index) > 1 ||
 		learned_type_varlena(index->rd_opcintype[0]))
 	{
-		LearnedKeyInfo ki;
-
 		/*
 		 * The relcache's key info, not one set up from the catalogs: that
 		 * was 2% of a composite key's unique insert
 		 */
-		LearnedKeyInfoForScan(index, &ki);
-		if (LearnedKeyIsComposite(&ki) || !isnull[0])
+		if (ki == NULL)
 		{
-			Datum		k = LearnedKeyForm(&ki, index, values, isnull, ht_ctid);
+			LearnedKeyInfoForScan(index, &kibuf);
+			ki = &kibuf;
+		}
+		if (LearnedKeyIsComposite(ki) || !isnull[0])
+		{
+			Datum		k = LearnedKeyForm(ki, index, values, isnull, ht_ctid);
 
 			key.packed = DatumGetPointer(k);
-			key.size = LearnedKeySize(&ki, k);
-			key.align = LearnedKeyAlign(&ki, k);
+			key.size = LearnedKeySize(ki, k);
+			key.align = LearnedKeyAlign(ki, k);
 			key.isnull = false;
+			tc.key = k;
 		}
+	}
+	if (check)
+	{
+		tc.seen = check->seen;
+		tc.ki = ki;
+		tc.isnull = key.isnull;
 	}
 
 	hint = insert_hint(index, &nohint);
@@ -239,21 +325,30 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 	LearnedCheckPage(index, metapage, LEARNED_METAPAGE_BLKNO, LEARNED_PAGE_META);
 	meta = LearnedPageGetMeta(metapage);
 	LearnedCheckMeta(index, meta);
-	done = append_to_tail(index, meta, ht_ctid, &key, &appended, hint);
-	if (!done)
+	res = append_to_tail(index, meta, ht_ctid, &key, &appended, hint,
+						 check ? &tc : NULL);
+	if (res == LEARNED_APPEND_FULL)
 	{
 		/* retake the metapage exclusively; someone may have extended */
 		LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 		meta = LearnedPageGetMeta(metapage);
-		done = append_to_tail(index, meta, ht_ctid, &key, &appended, hint);
+		res = append_to_tail(index, meta, ht_ctid, &key, &appended, hint,
+							 check ? &tc : NULL);
 	}
-	if (!done)
+	if (res == LEARNED_APPEND_FULL)
 	{
+		/*
+		 * The full tail page passed verify_tail above, under this exclusive
+		 * metapage lock, which no appender holds meanwhile: the new page
+		 * holds our entry alone.
+		 */
 		appended = LearnedPendingNewTail(index, metabuf, ht_ctid, &key);
 		meta = LearnedPageGetMeta(metapage);
+		res = LEARNED_APPEND_DONE;
 	}
 	memcpy(after, meta, sizeof(LearnedMetaPageData));
 	UnlockReleaseBuffer(metabuf);
 	*appendedp = appended;
+	return res;
 }

@@ -6,30 +6,33 @@
  *
  * Insert protocol (see docs/architecture.md, "Unique indexes"):
  *
- *	1. Take a heavyweight lock on a hash of the key (a TUPLE lock tag on the
- *	   index's OID, which nothing else uses).  Every insert into a unique
- *	   index of an equal key takes the same lock, so "check, then append" is
- *	   atomic per key.
- *	2. Look the key up with the ordinary scan code (scan.c) under a dirty
+ *	1. Look the key up with the ordinary scan code (scan.c) under a dirty
  *	   snapshot: the scan reads the metapage once and uses that generation's
  *	   directory and that metapage's pending boundary, and it refreshes the
  *	   backend's copy of the pending list up to the tail, so it sees every
- *	   entry appended before (in-progress transactions' included), whether a
- *	   merge has moved it into the static stage or not.
- *	3. For each entry returned, fetch the heap tuple with SnapshotDirty
+ *	   entry appended before it read the tail (in-progress transactions'
+ *	   included), whether a merge has moved it into the static stage or not.
+ *	   It also says where it stopped reading: the sequence number after the
+ *	   last entry it read ("seen", LearnedScanPendingSeen).
+ *	2. For each entry returned, fetch the heap tuple with SnapshotDirty
  *	   (following the HOT chain).  A live tuple of another transaction that
- *	   is still in progress: release the key lock, wait for that transaction
- *	   (XactLockTableWait, or SpeculativeInsertionWait for ON CONFLICT
- *	   inserters), start again.  A live committed tuple: unique violation,
- *	   with btree's message and detail.
- *	4. No conflict: append to the pending list (tail.c) while still
- *	   holding the key lock, then release it.  The merge trigger runs after
- *	   the release (an inline merge takes the merge lock; we never hold both).
+ *	   is still in progress: wait for that transaction (XactLockTableWait,
+ *	   or SpeculativeInsertionWait for ON CONFLICT inserters), start again.
+ *	   A live committed tuple: unique violation, with btree's message and
+ *	   detail.
+ *	3. No conflict: append (tail.c), which first checks, under the lock
+ *	   the append itself takes, the entries appended after seen: they are
+ *	   on the tail page, from slot seen - its first sequence number on.
+ *	   An equal key among them, or a tail that moved to a new page since
+ *	   (the entries in between are elsewhere), appends nothing, and the
+ *	   check starts again; its new scan reads those entries.
  *
- * The key lock is held only across steps 2-4, never while waiting for a
- * transaction or for another heavyweight lock (only buffer locks and, when
- * the relation is extended, the relation extension lock), so it cannot take
- * part in a deadlock.
+ * Two inserts of equal keys are so ordered by the tail page's lock: the
+ * one that appends second checks, under that lock, every entry appended
+ * since its scan read the list, the first one's included.  No lock is held
+ * across the scan: a check costs no lock manager round trip, and an insert
+ * waits for nothing but buffer locks and the transactions it conflicts
+ * with.  The merge trigger runs after the append.
  *
  * The scan keeps the page of the entry it returned pinned until the next
  * entry (leaf batches, and pending pages for non-MVCC scans), and VACUUM
@@ -44,20 +47,14 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
-#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "storage/lmgr.h"
-#include "storage/lock.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "learned.h"
-
-/* the lock tag of the NULL key (NULLS NOT DISTINCT); never a key's hash */
-#define UNIQUE_NULL_BLK		InvalidBlockNumber
-#define UNIQUE_NULL_OFF		0xFFFF
 
 /* outcome of one pass of the check */
 typedef enum UniqueOutcome
@@ -67,48 +64,6 @@ typedef enum UniqueOutcome
 	UNIQUE_WAIT,				/* a conflicting in-progress inserter/deleter */
 	UNIQUE_CONFLICT				/* a definite conflict: error */
 } UniqueOutcome;
-
-static void
-unique_lock_tag(Relation index, const Datum *values, const bool *isnull,
-				LOCKTAG *tag)
-{
-	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
-	uint64		h = 0;
-	BlockNumber blk;
-	OffsetNumber off;
-	int			i;
-
-	/*
-	 * Equal keys have equal mapped keys column by column, for every
-	 * supported type (each type's mapping is constant on its opclass's
-	 * equality classes: -0 = +0, all NaNs, '1 month' = '30 days'), so
-	 * hashing the columns' mapped keys (and NULL flags) puts equal keys on
-	 * one lock.  A collision only serialises two unrelated keys.
-	 */
-	for (i = 0; i < nkeys; i++)
-	{
-		uint64		m = PG_UINT64_MAX;
-
-		if (!isnull[i])
-		{
-			/* strings need their collation (keymap.c keeps state in it) */
-			LearnedColumn c;
-
-			memset(&c, 0, sizeof(c));
-			c.type = index->rd_opcintype[i];
-			c.collation = index->rd_indcollation[i];
-			c.cxt = CurrentMemoryContext;
-			m = learned_map_value(&c, values[i], c.type);
-		}
-
-		h = DatumGetUInt64(hash_any_extended((const unsigned char *) &m,
-											 sizeof(m), h + (isnull[i] ? 1 : 0)));
-	}
-	blk = (BlockNumber) h;
-	off = (OffsetNumber) (h >> 32);
-	SET_LOCKTAG_TUPLE(*tag, index->rd_lockInfo.lockRelId.dbId,
-					  RelationGetRelid(index), blk, off);
-}
 
 /*
  * Raise btree's unique violation for (value, isnull).  Called with no
@@ -169,14 +124,16 @@ check_scan_close(IndexScanDesc scan, IndexInfo *indexInfo)
 }
 
 /*
- * One pass of _bt_check_unique over both stages.  The caller holds the key
- * lock.  Sets *xwait / *spec_token for UNIQUE_WAIT and *found_self for
- * UNIQUE_CHECK_EXISTING.
+ * One pass of _bt_check_unique over both stages.  Sets *xwait / *spec_token
+ * for UNIQUE_WAIT, *found_self for UNIQUE_CHECK_EXISTING, *seen to where
+ * the scan stopped reading the pending list, and *ki to the scan's key
+ * info if the scan stays (parked in the IndexInfo), else to NULL.
  */
 static UniqueOutcome
 check_once(Relation index, Relation heapRel, Datum *values, bool *isnull,
 		   ItemPointer tid, IndexUniqueCheck checkUnique, IndexInfo *indexInfo,
-		   TransactionId *xwait, uint32 *spec_token, bool *found_self)
+		   TransactionId *xwait, uint32 *spec_token, bool *found_self,
+		   uint64 *seen, LearnedKeyInfo **ki)
 {
 	SnapshotData SnapshotDirty;
 	IndexScanDesc scan;
@@ -267,6 +224,9 @@ check_once(Relation index, Relation heapRel, Datum *values, bool *isnull,
 		outcome = UNIQUE_CONFLICT;
 		break;
 	}
+	/* the view was taken by the first amgettuple, whatever it returned */
+	*seen = LearnedScanPendingSeen(scan);
+	*ki = indexInfo != NULL ? LearnedScanKeyInfo(scan) : NULL;
 	check_scan_close(scan, indexInfo);
 	return outcome;
 }
@@ -290,13 +250,14 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 	int			i;
 	bool		nulls_not_distinct = index->rd_index->indnullsnotdistinct;
 	bool		is_unique = true;
-	bool		checking;
-	LOCKTAG		tag;
 	MemoryContext cxt;
 	MemoryContext old;
 	LearnedMetaPageData after;
 	uint64		appended = 0;
 	bool		appending = (checkUnique != UNIQUE_CHECK_EXISTING);
+	LearnedKeyInfo own_ki;
+	LearnedAppendCheck check;
+	int			attempt = 0;
 
 	for (i = 0; i < nkeys; i++)
 		anynull |= isnull[i];
@@ -305,12 +266,11 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 	 * NULL is distinct from everything, unless NULLS NOT DISTINCT: a key
 	 * with a NULL in any column never conflicts (as in btree).
 	 */
-	checking = !anynull || nulls_not_distinct;
-	if (!checking)
+	if (anynull && !nulls_not_distinct)
 	{
 		if (appending)
 		{
-			LearnedAppendEntry(index, values, isnull, tid, &after, &appended);
+			(void) LearnedAppendEntry(index, values, isnull, tid, &after, &appended, NULL);
 			LearnedMaybeMerge(index, &after, appended);
 		}
 		return true;
@@ -318,25 +278,21 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "learned unique check",
 								ALLOCSET_SMALL_SIZES);
-	unique_lock_tag(index, values, isnull, &tag);
+	old = MemoryContextSwitchTo(cxt);
 	for (;;)
 	{
 		UniqueOutcome outcome;
 		TransactionId xwait = InvalidTransactionId;
 		uint32		spec_token = 0;
 		bool		found_self;
+		LearnedAppendResult res;
 
-		(void) LockAcquire(&tag, ExclusiveLock, false, false);
-		old = MemoryContextSwitchTo(cxt);
 		outcome = check_once(index, heapRel, values, isnull, tid, checkUnique,
-							 indexInfo, &xwait, &spec_token, &found_self);
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(cxt);
+							 indexInfo, &xwait, &spec_token, &found_self,
+							 &check.seen, &check.ki);
 
 		if (outcome == UNIQUE_WAIT)
 		{
-			/* never wait while holding the key lock: start over after */
-			LockRelease(&tag, ExclusiveLock, false);
 			if (spec_token)
 				SpeculativeInsertionWait(xwait, spec_token);
 			else
@@ -350,15 +306,12 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 			 * whole index, since the AM takes no page-level predicate locks,
 			 * so the violation masks nothing.)
 			 */
-			LockRelease(&tag, ExclusiveLock, false);
-			MemoryContextDelete(cxt);
+			MemoryContextSwitchTo(old);
 			report_violation(index, heapRel, values, isnull);
 		}
 		if (outcome == UNIQUE_MAYBE)
 			is_unique = false;
 		if (checkUnique == UNIQUE_CHECK_EXISTING && !found_self)
-		{
-			LockRelease(&tag, ExclusiveLock, false);
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("failed to re-find tuple within index \"%s\"",
@@ -366,14 +319,47 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 					 errhint("This may be because of a non-immutable index expression."),
 					 errtableconstraint(heapRel,
 										RelationGetRelationName(index))));
+		if (!appending)
+			break;
+		if (check.seen == PG_UINT64_MAX)
+			elog(ERROR, "learned index \"%s\": a unique check read no view of the pending list",
+				 RelationGetRelationName(index));
+
+		/*
+		 * The key info for the append's comparisons, which run under buffer
+		 * locks, where loading it (a metapage read) must not happen: the
+		 * parked scan's, which lives as long as the statement, or our own.
+		 */
+		if (check.ki == NULL)
+		{
+			LearnedKeyInfoForScan(index, &own_ki);
+			check.ki = &own_ki;
 		}
 
-		/* the append happens under the key lock: no equal key can slip in */
-		if (appending)
-			LearnedAppendEntry(index, values, isnull, tid, &after, &appended);
-		LockRelease(&tag, ExclusiveLock, false);
-		break;
+		/* the race tests' window between the check and the append */
+		if (attempt++ == 0)
+			learned_fault("unique-before-append");
+
+		/*
+		 * A PARTIAL check that found a possible conflict inserts anyway: it
+		 * has its answer, and a key appended since cannot change it.
+		 */
+		res = LearnedAppendEntry(index, values, isnull, tid, &after, &appended,
+								 is_unique ? &check : NULL);
+		if (res == LEARNED_APPEND_DONE)
+			break;
+
+		/*
+		 * An equal key was appended after the scan read the list, or the
+		 * list moved on past the tail page it read: check again (the new
+		 * scan reads those entries).  A check takes microseconds and a tail
+		 * page holds hundreds of entries, so a retry is rare and the next
+		 * one all but never needed; each is interruptible.
+		 */
+		MemoryContextReset(cxt);
+		CHECK_FOR_INTERRUPTS();
 	}
+	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	if (appending)
 		LearnedMaybeMerge(index, &after, appended);
