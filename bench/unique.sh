@@ -3,6 +3,9 @@
 #
 #   bash bench/unique.sh [N] [SECONDS] [REPS]      (defaults: 1000000 20 2)
 #
+# UBENCH_OUT=DIR: write results.csv (every run), report.md (the medians and
+# ratios, the command, the library's build) and unique.png there (default
+# bench/results/<date>_unique).
 # Run as root or postgres on Debian 12 + PostgreSQL 15 with the extension
 # installed (make install).  Starts a throwaway cluster (port UBENCH_PORT,
 # default 5512, in a temp dir), loads N rows k = 10*i (heap in random order)
@@ -23,6 +26,10 @@ DUR="${2:-20}"
 REPS="${3:-2}"
 PORT="${UBENCH_PORT:-5512}"
 . "$(dirname "$0")/../scripts/common.sh"
+OUT="${UBENCH_OUT:-$(cd "$(dirname "$0")" && pwd)/results/$(date +%Y-%m-%d_%H%M)_unique}"
+mkdir -p "$OUT"
+CSV="$OUT/results.csv"
+echo "keys,rep,kind,tps,failed,duplicate_keys,check,generation" >"$CSV"
 li_bench_pg   # PG_MAJOR (default 15): its build without assertions
 PGBIN="$LI_PGBIN"
 W="$(mktemp -d /tmp/ubench.XXXXXX)"
@@ -96,6 +103,7 @@ for keys in random append; do
             [ "$kind" != btree_unique ] && gen="$(sql "SELECT generation FROM learned_index_info('t_${kind}_k')")"
             printf '%-7s rep %d %-15s tps %10s  failed %s  duplicate keys %s  check %s  generation %s\n' \
                 "$keys" "$rep" "$kind" "$tps" "${fails:-?}" "$dups" "${chk:--}" "${gen:--}"
+            echo "$keys,$rep,$kind,$tps,${fails:-},$dups,${chk:-},${gen:-}" >>"$CSV"
             TPS[$keys,$kind]="${TPS[$keys,$kind]:-} $tps"
         done
     done
@@ -111,3 +119,48 @@ for keys in random append; do
     lp="$(echo "${TPS[$keys,learned_plain]}" | median)"
     printf '%-8s %16s %16s %16s %22s\n' "$keys" "$lu" "$bu" "$lp" "$(awk -v a="$lu" -v b="$bu" 'BEGIN {printf "%.3f", a / b}')"
 done
+
+LIB="$("$PG_CONFIG" --pkglibdir)/learned_idx.so"
+"$(li_bench_python)" - "$OUT" "$N" "$DUR" "$REPS" "$LI_PG_MAJOR" "$(sha1sum "$LIB" | cut -c1-12)" <<'PYEOF'
+import csv, os, statistics, sys
+out, n, dur, reps, major, libsum = sys.argv[1:7]
+rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
+med = {}
+for keys in ("random", "append"):
+    for kind in ("learned_unique", "btree_unique", "learned_plain"):
+        v = [float(r["tps"]) for r in rows if r["keys"] == keys and r["kind"] == kind and r["tps"]]
+        med[keys, kind] = statistics.median(v) if v else float("nan")
+bad = [r for r in rows if r["duplicate_keys"] not in ("0", "") or r["check"] not in ("t", "") or r["failed"] not in ("0", "")]
+lines = ["# Unique insert throughput: learned vs btree (PostgreSQL %s)" % major, "",
+         "`bash bench/unique.sh %s %s %s`: N rows `k = 10*i`, pgbench `-n -M prepared -c 2 -j 2 -T %s`, "
+         "single-row INSERTs, synchronous_commit=off; learned_idx.so sha1 %s." % (n, dur, reps, dur, libsum), "",
+         "Median tps of %s runs; higher is better:" % reps, "",
+         "| keys | learned unique | btree unique | learned non-unique | learned unique / btree unique | unique check cost (learned unique / non-unique) |",
+         "|---|---:|---:|---:|---:|---:|"]
+for keys in ("random", "append"):
+    lu, bu, lp = med[keys, "learned_unique"], med[keys, "btree_unique"], med[keys, "learned_plain"]
+    lines.append("| %s | %.0f | %.0f | %.0f | %.3f | %.3f |" % (keys, lu, bu, lp, lu / bu, lu / lp))
+lines += ["", "Every run: 0 failed transactions, 0 duplicate keys, learned_index_check true." if not bad
+          else "**Runs with failures, duplicates or a failed check: %d** (results.csv)." % len(bad),
+          "", "![tps](unique.png)", ""]
+open(os.path.join(out, "report.md"), "w").write("\n".join(lines))
+print("\n".join(lines))
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    kinds = ("learned_unique", "btree_unique", "learned_plain")
+    w = 0.25
+    for i, kind in enumerate(kinds):
+        ax.bar([x + i * w for x in range(2)], [med[k, kind] for k in ("random", "append")], w, label=kind)
+    ax.set_xticks([x + w for x in range(2)])
+    ax.set_xticklabels(["random keys", "append keys"])
+    ax.set_ylabel("tps (median)")
+    ax.set_title("Single-row INSERTs, 2 clients")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "unique.png"), dpi=110)
+except ImportError:
+    print("(matplotlib missing: no plot)")
+PYEOF

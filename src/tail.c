@@ -148,7 +148,6 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	char		old_rec[LEARNED_XLOG_DIFF_MAX];
 	LearnedByteRange r[LEARNED_XLOG_MAX_RANGES];
 	int			nr = 0;
-
 	LearnedAppendResult res;
 
 	if (meta->pending_tail == InvalidBlockNumber)
