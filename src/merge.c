@@ -71,7 +71,8 @@
 PG_FUNCTION_INFO_V1(learned_index_merge);
 PG_FUNCTION_INFO_V1(learned_index_merge_step);
 
-static BlockNumber collect_garbage_locked(Relation index, BlockNumber *nfreed);
+static BlockNumber collect_garbage_locked(Relation index, BlockNumber *nfreed,
+										  bool full);
 static BlockNumber collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta,
 										  bool any);
 static int64 sweep_step(Relation index, LearnedMergeBy by);
@@ -481,6 +482,28 @@ merge_by_name(LearnedMergeBy by)
  * collection, once no snapshot can read them); freed are those this merge's
  * own collection recycled before it wrote.
  */
+static bool
+log_maintenance(TimestampTz start, TimestampTz end, long *secs, int *usecs)
+{
+	if (learned_log_merge_min_duration < 0 ||
+		(learned_log_merge_min_duration > 0 &&
+		 !TimestampDifferenceExceeds(start, end, learned_log_merge_min_duration)))
+		return false;
+	TimestampDifference(start, end, secs, usecs);
+	return true;
+}
+
+/* database.schema.index, for the log lines */
+static char *
+qualified_name(Relation index)
+{
+	char	   *nsp = get_namespace_name(RelationGetNamespace(index));
+	char	   *db = get_database_name(MyDatabaseId);
+
+	return psprintf("%s.%s.%s", db ? db : "", nsp ? nsp : "",
+					RelationGetRelationName(index));
+}
+
 static void
 log_merge(Relation index, LearnedMergeBy by, int64 merged, uint32 generation,
 		  uint64 written, uint64 replaced, BlockNumber freed,
@@ -488,22 +511,37 @@ log_merge(Relation index, LearnedMergeBy by, int64 merged, uint32 generation,
 {
 	long		secs;
 	int			usecs;
-	char	   *nsp;
-	char	   *db;
 
-	if (learned_log_merge_min_duration < 0 ||
-		(learned_log_merge_min_duration > 0 &&
-		 !TimestampDifferenceExceeds(start, end, learned_log_merge_min_duration)))
+	if (!log_maintenance(start, end, &secs, &usecs))
 		return;
-	TimestampDifference(start, end, &secs, &usecs);
-	nsp = get_namespace_name(RelationGetNamespace(index));
-	db = get_database_name(MyDatabaseId);
 	ereport(LOG,
-			(errmsg("learned index \"%s.%s.%s\" merged by %s: %lld entries, generation %u, pages: %llu written, %llu replaced, %u freed, elapsed: %.3f ms",
-					db ? db : "", nsp ? nsp : "", RelationGetRelationName(index),
+			(errmsg("learned index \"%s\" merged by %s: %lld entries, generation %u, pages: %llu written, %llu replaced, %u freed, elapsed: %.3f ms",
+					qualified_name(index),
 					merge_by_name(by), (long long) merged, generation,
 					(unsigned long long) written, (unsigned long long) replaced,
 					freed, secs * 1000.0 + usecs / 1000.0)));
+}
+
+/*
+ * The same setting for a garbage collection pass: the file's pages, the
+ * unreachable ones it read, those it did not read because the FSM records
+ * them as free, those still waiting for their stamp, and those it freed
+ * (or recorded as free again).
+ */
+static void
+log_collection(Relation index, BlockNumber nblocks, BlockNumber nread,
+			   BlockNumber nskipped, BlockNumber nwaiting, BlockNumber freed,
+			   TimestampTz start)
+{
+	long		secs;
+	int			usecs;
+
+	if (!log_maintenance(start, GetCurrentTimestamp(), &secs, &usecs))
+		return;
+	ereport(LOG,
+			(errmsg("learned index \"%s\" collected garbage: %u pages, %u unreachable read, %u known free, %u waiting, %u freed, elapsed: %.3f ms",
+					qualified_name(index), nblocks, nread, nskipped,
+					nwaiting, freed, secs * 1000.0 + usecs / 1000.0)));
 }
 
 /*
@@ -1828,7 +1866,7 @@ rewrite_in_groups(Relation index, const bool *rewrite, uint32 nrewrite, LearnedM
 		if (any)
 		{
 			merged += merge_locked(index, now, dir->nsegments, by);
-			(void) collect_garbage_locked(index, NULL);
+			(void) collect_garbage_locked(index, NULL, false);
 		}
 		pfree(now);
 		done = end;
@@ -2138,8 +2176,27 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now,
  * Free every page that no generation a running scan may use can reach:
  * pages replaced by merges, pending pages already merged, orphans of a merge
  * that crashed before its flip.  They are marked FREE (WAL-logged) and
- * recorded in the FSM.  Runs under the merge lock and the metapage lock, so
- * that no merge or insert allocates or links a page meanwhile.
+ * recorded in the FSM.  Runs under the merge lock, which excludes every
+ * other writer that allocates or links pages but inserts, and a share lock
+ * on the metapage, which excludes the one thing an insert does that matters
+ * here: linking a new tail page, which takes the metapage exclusively and
+ * may take a FREE page from the FSM.  So the pages reachable when the pass
+ * reads the metapage stay exactly the reachable ones to its end, and no
+ * page it finds unreachable is taken meanwhile.  A share lock, not an
+ * exclusive one: appends to the tail page and scans, which share-lock the
+ * metapage, go on while the pass reads the file (an exclusive lock held
+ * them all for the whole pass, milliseconds for a few hundred pages, at
+ * every flush that found the file loose).
+ *
+ * With "full" false (the passes merges and flushes run), a page the FSM
+ * already records as free is not read: it is a FREE page an earlier pass
+ * freed and nobody has taken since (taking one removes it from the FSM,
+ * GetFreeIndexPage).  The file's free pages count as unreachable in the
+ * trigger (collect_garbage_if_due), so without this a file left loose by a
+ * peak made every flush read and lock each of its free pages again.  The
+ * FSM is not crash-safe: after a crash it can name a page that was reused
+ * and later replaced, which such a pass then leaves as it is; VACUUM's
+ * passes ("full") read every unreachable page, so that page is freed there.
  *
  * A scan whose view predates a flip may still read the pages the flip
  * replaced, until its snapshot ends.  If the last flip is older than every
@@ -2158,7 +2215,7 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now,
  * not NULL, how many pages it freed.
  */
 static BlockNumber
-collect_garbage_locked(Relation index, BlockNumber *nfreed)
+collect_garbage_locked(Relation index, BlockNumber *nfreed, bool full)
 {
 	Buffer		metabuf;
 	LearnedMetaPageData meta;
@@ -2177,6 +2234,10 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 	TransactionId vh;
 	uint16		kind;
 	PGAlignedBlock hdr;
+	BlockNumber nread = 0;
+	BlockNumber nskipped = 0;
+	BlockNumber nwaiting = 0;
+	TimestampTz start = GetCurrentTimestamp();
 
 	/*
 	 * Load the directory before locking the metapage (loading reads the
@@ -2186,7 +2247,7 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 	dir = LearnedGetDirectory(index, meta.generation);
 
 	metabuf = ReadBuffer(index, LEARNED_METAPAGE_BLKNO);
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	memcpy(&meta, LearnedPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
 	LearnedCheckMeta(index, &meta);
 	if (meta.generation != dir->generation)
@@ -2237,6 +2298,8 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 		UnlockReleaseBuffer(buf);
 	}
 
+	/* the metapage share-locked: appends and scans go on (t/053) */
+	learned_fault("gc-pass");
 	for (blk = 1; blk < nblocks; blk++)
 	{
 		Buffer		buf;
@@ -2247,6 +2310,12 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 			busy_end = blk + 1;
 			continue;
 		}
+		if (!full && GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2)
+		{
+			nskipped++;
+			continue;
+		}
+		nread++;
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
@@ -2257,6 +2326,7 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 		{
 			UnlockReleaseBuffer(buf);
 			busy_end = blk + 1;
+			nwaiting++;
 			continue;
 		}
 		if (kind != LEARNED_PAGE_FREE)
@@ -2295,6 +2365,8 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 		freed++;
 		CHECK_FOR_INTERRUPTS();
 	}
+	/* before the unlock: t/053 counts the passes a statement waited for */
+	log_collection(index, nblocks, nread, nskipped, nwaiting, freed, start);
 	UnlockReleaseBuffer(metabuf);
 	if (freed > 0)
 		IndexFreeSpaceMapVacuum(index);
@@ -2389,14 +2461,14 @@ collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta, bool any
 		reachable += dir->segments[s].npages;
 	if ((uint64) nblocks <= reachable + (any ? 64 : Max(64, reachable / 8)))
 		return 0;
-	(void) collect_garbage_locked(index, &freed);
+	(void) collect_garbage_locked(index, &freed, false);
 	return freed;
 }
 
 void
 LearnedCollectGarbageLocked(Relation index)
 {
-	(void) collect_garbage_locked(index, NULL);
+	(void) collect_garbage_locked(index, NULL, true);
 }
 
 /*
@@ -2575,7 +2647,7 @@ relocate_segments(Relation index, BlockNumber busy_end)
 		return busy_end;
 	if (move_tail_down(index))
 	{
-		busy_end = collect_garbage_locked(index, NULL);
+		busy_end = collect_garbage_locked(index, NULL, true);
 		LearnedReadMeta(index, &meta);
 	}
 	dir = LearnedGetDirectory(index, meta.generation);
@@ -2636,7 +2708,7 @@ relocate_segments(Relation index, BlockNumber busy_end)
 		elog(DEBUG1, "learned index \"%s\": %u segments move down for the truncation",
 			 RelationGetRelationName(index), nmove);
 		merge_locked(index, move, dir->nsegments, LEARNED_MERGE_BY_VACUUM);
-		busy_end = collect_garbage_locked(index, NULL);
+		busy_end = collect_garbage_locked(index, NULL, true);
 	}
 	pfree(move);
 	pfree(freemap);
@@ -2656,7 +2728,7 @@ LearnedCollectGarbage(Relation index, bool merge)
 	BlockNumber busy_end;
 
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
-	busy_end = collect_garbage_locked(index, NULL);
+	busy_end = collect_garbage_locked(index, NULL, true);
 	if (merge)
 	{
 		LearnedMetaPageData before;
@@ -2672,7 +2744,7 @@ LearnedCollectGarbage(Relation index, bool merge)
 		 * truncation then cuts it too.
 		 */
 		if (after.generation != before.generation || after.nflushes != before.nflushes)
-			busy_end = collect_garbage_locked(index, NULL);
+			busy_end = collect_garbage_locked(index, NULL, true);
 	}
 	busy_end = relocate_segments(index, busy_end);
 	truncate_free_tail(index, busy_end);
