@@ -163,5 +163,26 @@ SELECT learned_index_check('sw_k', true);
 SELECT paths_same('SELECT k, v FROM sw WHERE v = -8 ORDER BY k, v LIMIT 20');
 RESET learned_idx.tail_limit;
 
-DROP TABLE sw, swu, swt, swc;
+-- keys appended past the last one: every group but the last receives no
+-- entry, and a step takes them in instead of writing each out as it is
+-- (one flip, one generation, for the whole sweep)
+SET learned_idx.merge_step_segments = 1;
+SET learned_idx.tail_limit = 200;
+CREATE TABLE swa (k int8);
+INSERT INTO swa SELECT i * 10 FROM generate_series(1, 160000) i;
+CREATE INDEX swa_k ON swa USING learned (k) WITH (compression = off);
+SELECT segments >= 3 AS several FROM learned_index_info('swa_k');
+SELECT generation AS gen0 FROM learned_index_info('swa_k') \gset
+INSERT INTO swa SELECT 1600000 + i FROM generate_series(1, 3000) i;
+SELECT count(*) > 0 AS runs_to_sweep FROM learned_index_runs('swa_k') WHERE run IS NOT NULL;
+SELECT learned_index_merge_step('swa_k') > 0 AS merged;
+SELECT count(*) AS sweeps FROM learned_index_sweep('swa_k');
+SELECT generation - :gen0 AS flips FROM learned_index_info('swa_k');
+SELECT count(*) AS runs_left FROM learned_index_runs('swa_k') WHERE run IS NOT NULL;
+SELECT learned_index_check('swa_k', true);
+SELECT paths_same('SELECT k FROM swa WHERE k > 1599990 ORDER BY k');
+RESET learned_idx.tail_limit;
+RESET learned_idx.merge_step_segments;
+
+DROP TABLE sw, swu, swt, swc, swa;
 DROP FUNCTION paths_same(text), sweep_check_all(text, text, text, text);

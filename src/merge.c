@@ -1580,8 +1580,7 @@ sweep_step(Relation index, LearnedMergeBy by)
 	if (s0 >= dir->nsegments)
 		LearnedReportCorrupt(index, LEARNED_METAPAGE_BLKNO,
 							 "a merge step starts past the last segment");
-	s1 = Min(dir->nsegments, s0 + sweep_step_segments(dir));
-	last = s1 >= dir->nsegments;
+	s1 = s0;
 	by_cmp = LearnedKeyImagesCollated(&ki);
 
 	learned_fault("sweep-start");
@@ -1590,12 +1589,27 @@ sweep_step(Relation index, LearnedMergeBy by)
 	memset(&pr, 0, sizeof(pr));
 	pr.keys = palloc_extended(maxkeys * sizeof(LearnedEntry), MCXT_ALLOC_HUGE);
 	pr.nulls = palloc(maxnulls * sizeof(ItemPointerData));
-	if (!last)
-		seg_start_init(&bound, &dir->segments[s1], by_cmp);
-	for (j = 0; j < nswept; j++)
-		read_run_range(index, &ki, &meta.runs[j], LearnedRunSwept(&meta, j),
-					   last ? NULL : &bound, last, &pr, &maxkeys, &maxnulls,
-					   &newswept[j]);
+
+	/*
+	 * A group that receives no entry would only be written out as it is
+	 * (a new directory and a flip, a new generation for every backend's
+	 * directory cache, and the wait for the step's witness): with keys
+	 * that grow at the end, every group but the last.  The step takes in
+	 * the groups after it until one receives an entry, which costs a
+	 * bounded search of each swept run per group: the segments it gets
+	 * that way are kept, not rewritten.
+	 */
+	do
+	{
+		s1 = Min(dir->nsegments, s1 + sweep_step_segments(dir));
+		last = s1 >= dir->nsegments;
+		if (!last)
+			seg_start_init(&bound, &dir->segments[s1], by_cmp);
+		for (j = 0; j < nswept; j++)
+			read_run_range(index, &ki, &meta.runs[j], LearnedRunSwept(&meta, j),
+						   last ? NULL : &bound, last, &pr, &maxkeys, &maxnulls,
+						   &newswept[j]);
+	} while (pr.nkeys == 0 && pr.nnulls == 0 && !last);
 	LearnedSortEntries(&ki, pr.keys, pr.nkeys);
 	merged = (int64) (pr.nkeys + pr.nnulls);
 
