@@ -17,14 +17,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use LearnedCheck;
 
-my $node = PostgreSQL::Test::Cluster->new('unique_race');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-autovacuum = off
-learned_idx.auto_merge = off
-});
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
+my $node = quiet_node('unique_race');
 $node->safe_psql('postgres', q{
 CREATE TABLE t (k int8, id serial);
 INSERT INTO t (k) SELECT i * 10 FROM generate_series(1, 5000) i;
@@ -43,19 +36,9 @@ CREATE UNIQUE INDEX n_k ON n USING learned (k) NULLS NOT DISTINCT;
 sub held_insert
 {
 	my ($insert, $meanwhile) = @_;
-	my $a = $node->background_psql('postgres', on_error_stop => 0);
-	$a->query_safe("SET learned_idx.fail_point = 'unique-before-append:sleep'");
-	my $pid = $a->query_safe('SELECT pg_backend_pid()');
-	$a->query_until(qr/held/, "\\echo held\n$insert;\n");
-	$node->poll_query_until('postgres',
-		"SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $pid")
-	  or die "the insert did not reach its fault point";
+	my ($a, $pid) = held_start($node, 'unique-before-append', $insert);
 	$meanwhile->($pid);
-	# the held statement ends before this one runs
-	$a->query("SELECT 'done'");
-	my $err = $a->{stderr};
-	$a->quit;
-	return $err;
+	return held_end($a);
 }
 
 my $dup = qr/duplicate key value violates unique constraint/;

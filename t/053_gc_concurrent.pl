@@ -17,14 +17,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use LearnedCheck;
 
-my $node = PostgreSQL::Test::Cluster->new('gc_concurrent');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-autovacuum = off
-learned_idx.auto_merge = off
-});
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
+my $node = quiet_node('gc_concurrent');
 $node->safe_psql('postgres', q{
 CREATE TABLE t (k int8, id serial);
 INSERT INTO t (k) SELECT i * 10 FROM generate_series(1, 100000) i;
@@ -54,22 +47,13 @@ sub passes
 sub held_gc
 {
 	my ($meanwhile) = @_;
-	my $a = $node->background_psql('postgres', on_error_stop => 0);
-	$a->query_safe("SET learned_idx.fail_point = 'gc-pass:sleep'");
-	$a->query_safe('SET learned_idx.log_merge_min_duration = 0');
-	my $pid = $a->query_safe('SELECT pg_backend_pid()');
-	$a->query_until(qr/held/, "\\echo held\nVACUUM t;\n");
-	$node->poll_query_until('postgres',
-		"SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $pid")
-	  or die "the collection did not reach its fault point";
+	my ($a) = held_start($node, 'gc-pass', 'VACUUM t',
+		'SET learned_idx.log_merge_min_duration = 0');
 	my $before = passes();
 	$meanwhile->();
 	my $ended = passes() - $before;
 	# VACUUM may collect more than once; each pass waits at the point
-	$a->query("SELECT 'done'");
-	my $err = $a->{stderr};
-	$a->quit;
-	is($err, '', 'the held VACUUM ended without an error');
+	is(held_end($a), '', 'the held VACUUM ended without an error');
 	return $ended;
 }
 

@@ -9,11 +9,13 @@ use warnings;
 
 use Exporter 'import';
 use Test::More;
+use PostgreSQL::Test::Cluster;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(index_queries index_vs_seq all_rows_found uses_learned_index crash_restart flush_wal
 				 init_unchecksummed
-				 relfile_path relfile_read relfile_patch);
+				 relfile_path relfile_read relfile_patch
+				 held_start held_end quiet_node);
 
 # Settings that force each kind of scan.
 my %MODES = (
@@ -179,6 +181,48 @@ sub relfile_patch
 	print $fh $bytes;
 	close $fh;
 	return;
+}
+
+# A started node with the extension created, autovacuum and the merge
+# worker off (the race tests start each merge or collection themselves).
+sub quiet_node
+{
+	my ($name) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf('postgresql.conf', "autovacuum = off\nlearned_idx.auto_merge = off\n");
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
+	return $node;
+}
+
+# The race tests: start $sql in a background session held at the fault
+# point $point (learned_idx.fail_point = '$point:sleep', three seconds with
+# wait event PgSleep, each time the statement reaches it), after the
+# settings in @set.  Returns the session and its pid once it waits there.
+sub held_start
+{
+	my ($node, $point, $sql, @set) = @_;
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	$s->query_safe("SET learned_idx.fail_point = '$point:sleep'");
+	$s->query_safe($_) foreach @set;
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	$s->query_until(qr/held/, "\\echo held\n$sql;\n");
+	$node->poll_query_until('postgres',
+		"SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $pid")
+	  or die "the statement did not reach its fault point $point";
+	return ($s, $pid);
+}
+
+# Wait for a held session's statement to end; returns its stderr.
+sub held_end
+{
+	my ($s) = @_;
+	# the held statement ends before this one runs
+	$s->query("SELECT 'done'");
+	my $err = $s->{stderr};
+	$s->quit;
+	return $err;
 }
 
 1;
