@@ -71,8 +71,7 @@
 PG_FUNCTION_INFO_V1(learned_index_merge);
 PG_FUNCTION_INFO_V1(learned_index_merge_step);
 
-static BlockNumber collect_garbage_locked(Relation index, BlockNumber *nfreed,
-										  bool full);
+static BlockNumber collect_garbage_locked(Relation index, BlockNumber *nfreed);
 static BlockNumber collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta,
 										  bool any);
 static int64 sweep_step(Relation index, LearnedMergeBy by);
@@ -524,13 +523,12 @@ log_merge(Relation index, LearnedMergeBy by, int64 merged, uint32 generation,
 
 /*
  * The same setting for a garbage collection pass: the file's pages, the
- * unreachable ones it read, those it did not read because the FSM records
- * them as free, those still waiting for their stamp, and those it freed
- * (or recorded as free again).
+ * unreachable ones it read, those still waiting for their stamp, and those
+ * it freed (or recorded as free again: FREE pages are counted too).
  */
 static void
 log_collection(Relation index, BlockNumber nblocks, BlockNumber nread,
-			   BlockNumber nskipped, BlockNumber nwaiting, BlockNumber freed,
+			   BlockNumber nwaiting, BlockNumber freed,
 			   TimestampTz start)
 {
 	long		secs;
@@ -539,8 +537,8 @@ log_collection(Relation index, BlockNumber nblocks, BlockNumber nread,
 	if (!log_maintenance(start, GetCurrentTimestamp(), &secs, &usecs))
 		return;
 	ereport(LOG,
-			(errmsg("learned index \"%s\" collected garbage: %u pages, %u unreachable read, %u known free, %u waiting, %u freed, elapsed: %.3f ms",
-					qualified_name(index), nblocks, nread, nskipped,
+			(errmsg("learned index \"%s\" collected garbage: %u pages, %u unreachable read, %u waiting, %u freed, elapsed: %.3f ms",
+					qualified_name(index), nblocks, nread,
 					nwaiting, freed, secs * 1000.0 + usecs / 1000.0)));
 }
 
@@ -1880,7 +1878,7 @@ rewrite_in_groups(Relation index, const bool *rewrite, uint32 nrewrite, LearnedM
 		if (any)
 		{
 			merged += merge_locked(index, now, dir->nsegments, by);
-			(void) collect_garbage_locked(index, NULL, false);
+			(void) collect_garbage_locked(index, NULL);
 		}
 		pfree(now);
 		done = end;
@@ -2202,15 +2200,12 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now,
  * them all for the whole pass, milliseconds for a few hundred pages, at
  * every flush that found the file loose).
  *
- * With "full" false (the passes merges and flushes run), a page the FSM
- * already records as free is not read: it is a FREE page an earlier pass
- * freed and nobody has taken since (taking one removes it from the FSM,
- * GetFreeIndexPage).  The file's free pages count as unreachable in the
- * trigger (collect_garbage_if_due), so without this a file left loose by a
- * peak made every flush read and lock each of its free pages again.  The
- * FSM is not crash-safe: after a crash it can name a page that was reused
- * and later replaced, which such a pass then leaves as it is; VACUUM's
- * passes ("full") read every unreachable page, so that page is freed there.
+ * Every unreachable page is read, FREE ones included, although the FSM
+ * may already record them: the FSM is not crash-safe, and after a crash it
+ * can name a page that was reused and replaced since (not FREE), or miss a
+ * FREE one.  Reading each page and recording it again is what lets the
+ * merges after a crash reuse them (t/020: a pass that trusted the FSM let
+ * the file grow by a merge's worth over crash cycles).
  *
  * A scan whose view predates a flip may still read the pages the flip
  * replaced, until its snapshot ends.  If the last flip is older than every
@@ -2229,7 +2224,7 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now,
  * not NULL, how many pages it freed.
  */
 static BlockNumber
-collect_garbage_locked(Relation index, BlockNumber *nfreed, bool full)
+collect_garbage_locked(Relation index, BlockNumber *nfreed)
 {
 	Buffer		metabuf;
 	LearnedMetaPageData meta;
@@ -2249,7 +2244,6 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed, bool full)
 	uint16		kind;
 	PGAlignedBlock hdr;
 	BlockNumber nread = 0;
-	BlockNumber nskipped = 0;
 	BlockNumber nwaiting = 0;
 	TimestampTz start = GetCurrentTimestamp();
 
@@ -2324,11 +2318,6 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed, bool full)
 			busy_end = blk + 1;
 			continue;
 		}
-		if (!full && GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2)
-		{
-			nskipped++;
-			continue;
-		}
 		nread++;
 		buf = ReadBuffer(index, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -2380,7 +2369,7 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed, bool full)
 		CHECK_FOR_INTERRUPTS();
 	}
 	/* before the unlock: t/053 counts the passes a statement waited for */
-	log_collection(index, nblocks, nread, nskipped, nwaiting, freed, start);
+	log_collection(index, nblocks, nread, nwaiting, freed, start);
 	UnlockReleaseBuffer(metabuf);
 	if (freed > 0)
 		IndexFreeSpaceMapVacuum(index);
@@ -2475,14 +2464,14 @@ collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta, bool any
 		reachable += dir->segments[s].npages;
 	if ((uint64) nblocks <= reachable + (any ? 64 : Max(64, reachable / 8)))
 		return 0;
-	(void) collect_garbage_locked(index, &freed, false);
+	(void) collect_garbage_locked(index, &freed);
 	return freed;
 }
 
 void
 LearnedCollectGarbageLocked(Relation index)
 {
-	(void) collect_garbage_locked(index, NULL, true);
+	(void) collect_garbage_locked(index, NULL);
 }
 
 /*
@@ -2661,7 +2650,7 @@ relocate_segments(Relation index, BlockNumber busy_end)
 		return busy_end;
 	if (move_tail_down(index))
 	{
-		busy_end = collect_garbage_locked(index, NULL, true);
+		busy_end = collect_garbage_locked(index, NULL);
 		LearnedReadMeta(index, &meta);
 	}
 	dir = LearnedGetDirectory(index, meta.generation);
@@ -2722,7 +2711,7 @@ relocate_segments(Relation index, BlockNumber busy_end)
 		elog(DEBUG1, "learned index \"%s\": %u segments move down for the truncation",
 			 RelationGetRelationName(index), nmove);
 		merge_locked(index, move, dir->nsegments, LEARNED_MERGE_BY_VACUUM);
-		busy_end = collect_garbage_locked(index, NULL, true);
+		busy_end = collect_garbage_locked(index, NULL);
 	}
 	pfree(move);
 	pfree(freemap);
@@ -2742,7 +2731,7 @@ LearnedCollectGarbage(Relation index, bool merge)
 	BlockNumber busy_end;
 
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
-	busy_end = collect_garbage_locked(index, NULL, true);
+	busy_end = collect_garbage_locked(index, NULL);
 	if (merge)
 	{
 		LearnedMetaPageData before;
@@ -2758,7 +2747,7 @@ LearnedCollectGarbage(Relation index, bool merge)
 		 * truncation then cuts it too.
 		 */
 		if (after.generation != before.generation || after.nflushes != before.nflushes)
-			busy_end = collect_garbage_locked(index, NULL, true);
+			busy_end = collect_garbage_locked(index, NULL);
 	}
 	busy_end = relocate_segments(index, busy_end);
 	truncate_free_tail(index, busy_end);
