@@ -128,7 +128,7 @@ my $collisions = 'SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM col
 for my $round (1 .. 3)
 {
 	$node->pgbench(
-		"--no-vacuum --client=6 --jobs=2 --time=$seconds",
+		"--no-vacuum --client=6 --jobs=2 --time=$seconds --max-tries=20",
 		0,
 		[ qr{number of failed transactions: 0 } ],
 		[],
