@@ -6,7 +6,7 @@ MODULE_big = learned_idx
 OBJS = src/handler.o src/module.o src/keymap.o src/keypack.o src/pla.o src/leco.o \
        src/leafcodec.o src/leaf.o src/page.o src/alloc.o src/directory.o src/writer.o \
        src/build.o src/insert.o src/tail.o src/unique.o src/pending.o src/run.o \
-       src/scan.o src/vacuum.o src/merge.o src/inspect.o
+       src/scan.o src/vacuum.o src/merge.o src/inspect.o src/holes.o
 DATA = sql/learned_idx--0.1.sql
 PGFILEDESC = "learned_idx - learned index access method"
 
@@ -45,4 +45,4 @@ unit-test:
 
 # PGXS does not track header dependencies: without this, an edit to an
 # on-disk struct in learned.h leaves stale objects with the old layout.
-$(OBJS): src/learned.h src/compat.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h
+$(OBJS): src/learned.h src/compat.h src/pla.h src/leco.h src/keypack.h src/leafcodec.h src/holes.h

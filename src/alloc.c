@@ -21,6 +21,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "holes.h"
 #include "learned.h"
 
 /*
@@ -96,6 +97,9 @@ typedef struct AllocMap
 } AllocMap;
 
 static AllocMap alloc_map;
+
+/* segments are cut to the lowest hole, not the longest (LearnedAllocLowest) */
+static bool alloc_lowest = false;
 
 void
 LearnedAllocMapReset(void)
@@ -211,25 +215,39 @@ LearnedAllocRun(Relation index, uint32 npages, bool building)
 	return first;
 }
 
+
+/*
+ * Cut the segments this backend writes to the lowest hole, not the longest
+ * (holes_fit), until called with false: VACUUM's relocation, around its
+ * merge, which then puts the pages it moves where its plan did
+ * (relocation_end): a 79-page segment moved from block 703 to the 83-page
+ * hole at 620, while holes of 43 and 39 pages lower stayed empty, left the
+ * file's end at 699 pages instead of 543.
+ */
+void
+LearnedAllocLowest(bool on)
+{
+	alloc_lowest = on;
+}
+
 /*
  * How many pages a new segment of npages should take so that it lands in a
- * hole: npages if first fit (LearnedAllocRun) finds a run of npages free
- * blocks, or if no hole has LEARNED_FIT_MIN_PAGES; else the longest free
- * run, to which the writer (LearnedWriteSegments) cuts the segment, the
- * rest of its entries going to the next.  Segments need contiguous blocks,
- * and a merge that frees scattered runs shorter than its segments would
- * otherwise extend the file by every segment it writes while those holes
- * stay empty (a segment at the end of the file also keeps VACUUM from
- * cutting them).  Reads the same free map as LearnedAllocRun.
+ * hole (holes_fit's rule, on the free map LearnedAllocRun reads):
+ * npages if first fit finds a run of npages free blocks, or if no hole has
+ * LEARNED_FIT_MIN_PAGES; else a hole's length, to which the writer
+ * (LearnedWriteSegments) cuts the segment, the rest of its entries going to
+ * the next.  Segments need contiguous blocks, and a merge that frees
+ * scattered runs shorter than its segments would otherwise extend the file
+ * by every segment it writes while those holes stay empty (a segment at the
+ * end of the file also keeps VACUUM from cutting them).
  */
 uint32
 LearnedFitPages(Relation index, uint32 npages)
 {
-	BlockNumber blk;
-	uint32		run = 0;
-	uint32		best = 0;
+	uint32		min_cut = alloc_lowest ? LEARNED_RELOCATE_MIN_PAGES : LEARNED_FIT_MIN_PAGES;
+	uint32		first;
 
-	if (npages <= LEARNED_FIT_MIN_PAGES)
+	if (npages <= min_cut)
 		return npages;
 	if (!alloc_map_valid(index))
 	{
@@ -237,14 +255,7 @@ LearnedFitPages(Relation index, uint32 npages)
 			return npages;
 		alloc_map_build(index);
 	}
-	for (blk = 1; blk < alloc_map.nblocks; blk++)
-	{
-		run = alloc_map.free[blk] ? run + 1 : 0;
-		if (run >= npages)
-			return npages;
-		best = Max(best, run);
-	}
-	return best >= LEARNED_FIT_MIN_PAGES ? best : npages;
+	return holes_fit(alloc_map.free, alloc_map.nblocks, npages, min_cut, alloc_lowest, &first);
 }
 
 /*

@@ -143,6 +143,14 @@
 #define LEARNED_FIT_MIN_PAGES	16
 
 /*
+ * VACUUM's relocation (which moves segments down so that the file's free
+ * end can be cut) cuts them to holes of at least this many pages: free
+ * pages are scattered in short holes by then, and a segment that fits in
+ * none of LEARNED_FIT_MIN_PAGES stays at the end.
+ */
+#define LEARNED_RELOCATE_MIN_PAGES	4
+
+/*
  * A merge whose new keys routed to a segment all sort at or after its last
  * key keeps that segment's pages and writes the keys as new segment(s)
  * after it, if the segment has at least this many pages; a smaller one is
@@ -1455,6 +1463,7 @@ extern Buffer LearnedClaimBlock(Relation index, BlockNumber blkno);
 extern Buffer LearnedAllocPage(Relation index);
 extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building);
 extern uint32 LearnedFitPages(Relation index, uint32 npages);
+extern void LearnedAllocLowest(bool on);
 extern void LearnedAllocMapReset(void);
 extern BlockNumber LearnedWriteRun(Relation index, uint32 npages, uint16 type,
 								   uint32 generation, bool building,

@@ -61,6 +61,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "holes.h"
 #include "learned.h"
 #include "leaf.h"
 #include "pending.h"
@@ -2475,66 +2476,53 @@ LearnedCollectGarbageLocked(Relation index)
 }
 
 /*
- * Where first fit (LearnedAllocRun) would put runs of the marked segments'
- * sizes, in key order (the order merge_locked writes them), on a copy of
- * the free map, a segment that fits in no hole cut to the longest one
- * (LearnedFitPages): whether each lands below where it is now.  The moved
+ * Where the pages in use would end if the marked segments moved: the end
+ * of the pages that stay (fixed_end, the unmarked segments) or of the last
+ * moved piece, whichever is higher; InvalidBlockNumber if they do not all
+ * fit in the file's holes.  The pieces go where first fit (LearnedAllocRun)
+ * would put runs of the marked segments' sizes, in key order (the order
+ * merge_locked writes them), on a copy of the free map, each cut to the
+ * lowest hole of LEARNED_RELOCATE_MIN_PAGES or more (holes_fit's lowest
+ * rule, which the writer follows during the relocation).  The moved
  * segments' own pages stay in use until the flip.
  */
-static bool
-relocation_lowers(const LearnedDirectory *dir, const bool *move, const bool *freemap,
-				  BlockNumber nblocks)
+static BlockNumber
+relocation_end(const LearnedDirectory *dir, const bool *move, const bool *freemap,
+			   BlockNumber nblocks, BlockNumber fixed_end)
 {
 	bool	   *f = palloc(Max(nblocks, 1) * sizeof(bool));
-	bool		ok = true;
+	BlockNumber end = fixed_end;
 	uint32		s;
 
+	for (s = 0; s < dir->nsegments; s++)
+		if (!move[s])
+			end = Max(end, dir->segments[s].start_blk + dir->segments[s].npages);
 	memcpy(f, freemap, Max(nblocks, 1) * sizeof(bool));
-	for (s = 0; s < dir->nsegments && ok; s++)
+	for (s = 0; s < dir->nsegments && end != InvalidBlockNumber; s++)
 	{
-		const LearnedSegment *seg = &dir->segments[s];
-		uint32		left = seg->npages;
+		uint32		left = dir->segments[s].npages;
 
 		if (!move[s])
 			continue;
-		/* its pages, cut to the longest hole as LearnedFitPages cuts them */
-		while (left > 0 && ok)
+		/* its pages, cut to the lowest holes as the writer cuts them */
+		while (left > 0)
 		{
-			BlockNumber blk;
-			uint32		run = 0;
-			uint32		best = 0;
-			BlockNumber best_end = InvalidBlockNumber;
-			BlockNumber first = InvalidBlockNumber;
-			uint32		take = left;
+			uint32		first;
+			uint32		take = holes_fit(f, nblocks, left, LEARNED_RELOCATE_MIN_PAGES,
+										 true, &first);
 
-			for (blk = 1; blk < nblocks && first == InvalidBlockNumber; blk++)
+			if (first == HOLES_NONE)
 			{
-				run = f[blk] ? run + 1 : 0;
-				if (run >= left)
-					first = blk - left + 1;
-				else if (run > best)
-				{
-					best = run;
-					best_end = blk;
-				}
+				end = InvalidBlockNumber;
+				break;
 			}
-			if (first == InvalidBlockNumber && left > LEARNED_FIT_MIN_PAGES &&
-				best >= LEARNED_FIT_MIN_PAGES)
-			{
-				take = best;
-				first = best_end - best + 1;
-			}
-			if (first == InvalidBlockNumber || first >= seg->start_blk)
-				ok = false;
-			else
-			{
-				memset(&f[first], false, take * sizeof(bool));
-				left -= take;
-			}
+			memset(&f[first], false, take * sizeof(bool));
+			end = Max(end, first + take);
+			left -= take;
 		}
 	}
 	pfree(f);
-	return ok;
+	return end;
 }
 
 /*
@@ -2611,15 +2599,33 @@ move_tail_down(Relation index)
 	return true;
 }
 
+/* the relocation's rewrite, the writer cutting segments to the lowest holes as planned */
+static void
+relocation_merge(Relation index, const bool *move, uint32 nsegments)
+{
+	LearnedAllocLowest(true);
+	PG_TRY();
+	{
+		merge_locked(index, move, nsegments, LEARNED_MERGE_BY_VACUUM);
+	}
+	PG_FINALLY();
+	{
+		LearnedAllocLowest(false);
+	}
+	PG_END_TRY();
+}
+
 /*
  * After VACUUM's merge and collection, the file may be mostly free and
  * still not be cut: first fit puts a segment that fits in no hole (up to
  * 128 contiguous pages, where runs freed scattered single pages) at the
  * end, and a segment at the end keeps every hole before it.  Move the
- * segments that end highest, one more at a time while first fit in key
- * order (relocation_lowers) puts each of them lower than it is, by
- * rewriting them (merge_locked's rewrite[], a merge that brings them
- * nothing), then collect the pages they left.  Only with two segments or
+ * segments that end highest, one more at a time while that lowers the end
+ * of the pages in use (relocation_end: their pieces in the lowest holes, as
+ * the writer then cuts them), by rewriting them (merge_locked's rewrite[],
+ * a merge that brings them nothing), then collect the pages they left.
+ * VACUUM runs a second pass if the first lowered the end: the pages the
+ * first one moved are free only after its flip.  Only with two segments or
  * more, when nothing is pending (a merge would also take pending entries,
  * and random ones reach every segment), when at least a quarter more than
  * the pages in use (and 64) is free and the truncation may cut its
@@ -2640,6 +2646,7 @@ relocate_segments(Relation index, BlockNumber busy_end)
 	bool	   *freemap;
 	uint32		s;
 	uint32		nmove = 0;
+	BlockNumber end;
 
 	if (!learned_get_vacuum_truncate(index) || RelationUsesLocalBuffers(index) ||
 		!(MyProc->statusFlags & PROC_IN_VACUUM))
@@ -2687,9 +2694,11 @@ relocate_segments(Relation index, BlockNumber busy_end)
 	for (blk = 1; blk < nblocks; blk++)
 		freemap[blk] = GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2;
 	move = palloc0(Max(dir->nsegments, 1) * sizeof(bool));
+	end = relocation_end(dir, move, freemap, nblocks, fixed_end);
 	for (;;)
 	{
 		int64		top = -1;
+		BlockNumber e;
 
 		/* the unmarked segment that ends highest, above the fixed pages */
 		for (s = 0; s < dir->nsegments; s++)
@@ -2699,18 +2708,20 @@ relocate_segments(Relation index, BlockNumber busy_end)
 		if (top < 0)
 			break;
 		move[top] = true;
-		if (!relocation_lowers(dir, move, freemap, nblocks))
+		e = relocation_end(dir, move, freemap, nblocks, fixed_end);
+		if (e == InvalidBlockNumber || e >= end)
 		{
 			move[top] = false;
 			break;
 		}
+		end = e;
 		nmove++;
 	}
 	if (nmove > 0)
 	{
 		elog(DEBUG1, "learned index \"%s\": %u segments move down for the truncation",
 			 RelationGetRelationName(index), nmove);
-		merge_locked(index, move, dir->nsegments, LEARNED_MERGE_BY_VACUUM);
+		relocation_merge(index, move, dir->nsegments);
 		busy_end = collect_garbage_locked(index, NULL);
 	}
 	pfree(move);
@@ -2729,6 +2740,7 @@ void
 LearnedCollectGarbage(Relation index, bool merge)
 {
 	BlockNumber busy_end;
+	int			pass;
 
 	LockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 	busy_end = collect_garbage_locked(index, NULL);
@@ -2749,7 +2761,18 @@ LearnedCollectGarbage(Relation index, bool merge)
 		if (after.generation != before.generation || after.nflushes != before.nflushes)
 			busy_end = collect_garbage_locked(index, NULL);
 	}
-	busy_end = relocate_segments(index, busy_end);
+	/*
+	 * A second pass may move more: the first one's moved segments leave
+	 * their pages free only after its flip and collection.
+	 */
+	for (pass = 0; pass < 2; pass++)
+	{
+		BlockNumber before = busy_end;
+
+		busy_end = relocate_segments(index, busy_end);
+		if (busy_end >= before)
+			break;
+	}
 	truncate_free_tail(index, busy_end);
 	UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
 }

@@ -376,7 +376,7 @@ LearnedWriteSegments(Relation index, const LearnedKeyInfo *ki, int eps,
 		 * (Composite and string keys live on variable-width pages: without
 		 * the cut, their segments of up to 128 pages extended the file past
 		 * every smaller hole, and VACUUM's relocation, whose plan
-		 * (relocation_lowers) assumes the cut for every segment, could
+		 * (relocation_end) assumes the cut for every segment, could
 		 * rewrite one at the file's end instead of lower.)
 		 */
 		if (!building)
