@@ -215,7 +215,6 @@ LearnedAllocRun(Relation index, uint32 npages, bool building)
 	return first;
 }
 
-
 /*
  * Cut the segments this backend writes to the lowest hole, not the longest
  * (holes_fit), until called with false: VACUUM's relocation, around its

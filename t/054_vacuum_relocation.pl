@@ -6,7 +6,7 @@
 # round deletes a tenth and inserts a tenth of new random keys, then
 # VACUUM) the file ended 1.04-1.43x the pages in use, 1.26x on average.
 # Cut to the lowest holes, and moved only while the end of the pages in
-# use goes down, it ends 1.01-1.21x, 1.08x on average (docs/architecture.md,
+# use goes down, it ends 1.01-1.21x, 1.07x on average (docs/architecture.md,
 # "VACUUM and garbage collection").  What remains is mostly one segment of
 # up to 128 pages that the holes below cannot take yet.  The rounds are
 # deterministic: inserts do not merge (auto_merge off), VACUUM does.  Each
