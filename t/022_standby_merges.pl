@@ -260,7 +260,7 @@ $primary->safe_psql('postgres', 'DROP TABLE t2');
 # idle between statements) holds only the lock, no snapshot and no pin, so
 # nothing else holds up the replay first; its next query, while the
 # truncation waits, reads what was replayed before it.
-# The layout is dyn_truncation_layout's: the second VACUUM after it cuts.
+# The layout is dyn_truncation_layout's: the VACUUMs after it cut.
 my $t3_before = dyn_truncation_layout($primary, 't3');
 $primary->wait_for_catchup($standby);
 {

@@ -11,7 +11,8 @@
 # up to 128 pages that the holes below cannot take yet.  The rounds are
 # deterministic: inserts do not merge (auto_merge off), VACUUM does.  Each
 # round's file must be at most 1.3x the pages in use, and their mean at
-# most 1.12x; then answers and the check.
+# most 1.12x; then answers and the check.  Last, the truncation's lock
+# (below).
 use strict;
 use warnings;
 use FindBin;
@@ -20,6 +21,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use LearnedCheck;
 use LearnedDynamic;
 
@@ -56,6 +58,37 @@ INSERT INTO c (k, id) SELECT 10 * (1 + (hashint8(g + $seed) & 2147483647) % $n) 
 cmp_ok($sum / $rounds, '<=', 1.12,
 	'over the rounds, the file is at most 1.12x the pages in use on average');
 index_vs_seq($node, 'c', 'after the churn rounds');
+
+# The truncation's lock.  A transaction that scanned the index holds its
+# lock until it ends, as a statement in flight or a merge worker waiting
+# for VACUUM's merge lock does.  VACUUM asks for the lock without queueing
+# again and again for up to two seconds, as it does for a heap's, so a
+# transaction that ends meanwhile no longer keeps the file from being cut
+# (asked once, the truncation was skipped).  The layout is
+# dyn_truncation_layout's, whose next VACUUM cuts the file.
+{
+	my $before = dyn_truncation_layout($node, 'tl');
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	$s->query_safe('BEGIN');
+	like($s->query_safe('SET enable_seqscan = off; SET enable_bitmapscan = off; '
+		  . 'EXPLAIN (COSTS OFF) SELECT count(*) FROM tl WHERE k = 7919'),
+		qr/tl_k/, 'truncation lock: the transaction scans the index');
+	$s->query_safe('SELECT count(*) FROM tl WHERE k = 7919');
+	my $v = $node->background_psql('postgres', on_error_stop => 0);
+	$v->query_until(qr/started/, "\\echo started\nVACUUM tl;\n");
+	# VACUUM reaches the truncation within milliseconds, then asks again
+	usleep(500_000);
+	$s->query_safe('COMMIT');
+	$s->quit;
+	$v->query("SELECT 'done'");
+	is($v->{stderr}, '', 'truncation lock: VACUUM ended without an error');
+	$v->quit;
+	my $after = dyn_info($node, 'tl_k')->{total_pages};
+	cmp_ok($after, '<', $before,
+		"truncation lock: VACUUM cut the index once the transaction ended ($before to $after pages)");
+	dyn_compare($node, 'tl', 'truncation lock');
+	dyn_check($node, 'tl_k', 'truncation lock');
+}
 is($node->safe_psql('postgres', "SELECT learned_index_check('c_k', true)"), 't',
 	'learned_index_check');
 

@@ -78,12 +78,13 @@ UPDATE t SET k = (k + :shift) % 1000000, v = 3 WHERE k BETWEEN :lo AND :lo + 100
 },);
 }
 
-# A table $t (id, k) whose index's next two VACUUMs truncate a free tail:
-# the build's segment and the pending pages at the start, a merge's
-# generation after them, then three rows in four deleted.  The first VACUUM
-# rewrites the segments into the freed start; after a transaction, the next
-# one frees the merge's generation at the end and cuts it (217 to 112 pages
-# on 8 kB pages).  The heap keeps its pages (vacuum_truncate = off), so the
+# A table $t (id, k) whose index's next VACUUM truncates a free tail: the
+# build's segment and the pending pages at the start, a merge's generation
+# after them, then three rows in four deleted.  VACUUM rewrites the segments
+# into the freed start, frees the merge's generation at the end once the
+# flip's witness has passed, and cuts it (246 to 29 pages on 8 kB pages).
+# A snapshot older than its flips holds those pages: then the VACUUM after
+# the snapshot's end cuts.  The heap keeps its pages (vacuum_truncate = off), so the
 # index's is the only truncation.  Returns the index's pages before them.
 sub dyn_truncation_layout
 {
