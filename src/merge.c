@@ -2621,10 +2621,22 @@ move_tail_down(Relation index)
 	return true;
 }
 
-/* the relocation's rewrite, the writer cutting segments to the lowest holes as planned */
+/*
+ * The relocation's rewrite of the marked segments, the writer cutting them
+ * to the lowest holes as planned (relocation_end).  Then it notes who may
+ * still read what the flip replaced and waits a little for them, as a
+ * sweep's step does, so that the collection after it frees the moved
+ * segments' old pages: once the inserts stop, no xid is assigned after the
+ * flip, and a snapshot taken after it (a merge worker's, waiting for the
+ * merge lock) has the flip's xid as its xmin, so the xid horizon alone
+ * keeps those pages until that snapshot is gone, and the truncation cannot
+ * cut them (1,201 pages left where 745 were in use).
+ */
 static void
 relocation_merge(Relation index, const bool *move, uint32 nsegments)
 {
+	LearnedMetaPageData meta;
+
 	LearnedAllocLowest(true);
 	PG_TRY();
 	{
@@ -2635,6 +2647,9 @@ relocation_merge(Relation index, const bool *move, uint32 nsegments)
 		LearnedAllocLowest(false);
 	}
 	PG_END_TRY();
+	LearnedReadMeta(index, &meta);
+	witness_record(index, &meta);
+	witness_wait(index, &meta);
 }
 
 /*
@@ -2744,19 +2759,6 @@ relocate_segments(Relation index, BlockNumber busy_end)
 		elog(DEBUG1, "learned index \"%s\": %u segments move down for the truncation",
 			 RelationGetRelationName(index), nmove);
 		relocation_merge(index, move, dir->nsegments);
-
-		/*
-		 * Note who may still read what the flip replaced, and wait a little
-		 * for them, as a sweep's step does: once the inserts stop, no xid
-		 * is assigned after the flip, and a snapshot taken after it (a
-		 * merge worker's, waiting for the merge lock) has the flip's xid as
-		 * its xmin, so the xid horizon alone keeps the moved segments' old
-		 * pages until that snapshot is gone, and the truncation cannot cut
-		 * them (1,201 pages left where 745 were in use).
-		 */
-		LearnedReadMeta(index, &meta);
-		witness_record(index, &meta);
-		witness_wait(index, &meta);
 		busy_end = collect_garbage_locked(index, NULL);
 	}
 	pfree(move);
