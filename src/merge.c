@@ -2992,7 +2992,9 @@ launch_worker(Relation index, uint32 generation)
  * worker's PGPROC staying registered until the postmaster reaps it, which
  * GetBackgroundWorkerPid reports, was not that: a worker that had already
  * taken its last look counted as running, and the last inserts of a load
- * were left over the trigger.)
+ * were left over the trigger.)  The probe asks for ShareLock, which the
+ * worker's ExclusiveLock excludes and another probe does not: two inserters
+ * probing at once must not take each other for the worker.
  */
 static bool
 worker_running(Relation index)
@@ -3001,9 +3003,9 @@ worker_running(Relation index)
 
 	SET_LOCKTAG_PAGE(tag, index->rd_lockInfo.lockRelId.dbId,
 					 index->rd_lockInfo.lockRelId.relId, LEARNED_WORKER_LOCK);
-	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+	if (LockAcquire(&tag, ShareLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
 		return true;
-	LockRelease(&tag, ExclusiveLock, false);
+	LockRelease(&tag, ShareLock, false);
 	return false;
 }
 
@@ -3018,16 +3020,25 @@ worker_running(Relation index)
  * here).  The epoch compared is the insert's copy of the metapage, taken
  * under the share lock its append holds (LearnedAppendEntry), which every
  * flip's exclusive lock waits for: an insert that sees the old epoch
- * appended before the flip, and the worker's look after it sees the entry.  So the probe, a lock-manager round trip, is made once an epoch
- * rather than once a row: per row it took 4% of the inserting backends'
- * CPU under 2-client 100-row INSERTs of random keys, where merges move the
- * generation every few hundred milliseconds (perf).  A worker that fails
- * leaves the epoch as it is; the probe comes back LEARNED_WORKER_SEEN_ROWS
- * appends on, and with it the one-second relaunch.
+ * appended before the flip, and the worker's look after it sees the entry.
+ * So the probe, a lock-manager round trip, is made once an epoch rather
+ * than once a row: per row it took 4% of the inserting backends' CPU under
+ * 2-client 100-row INSERTs of random keys, where merges move the generation
+ * every few hundred milliseconds (perf).
+ *
+ * What the argument does not cover ends the skip LEARNED_WORKER_SEEN_ROWS
+ * appends on (a probe every 64 rows costs nothing measurable): a worker
+ * that fails (an ERROR, a terminated backend) leaves the epoch as it is,
+ * and so does an ALTER INDEX that lowers merge_ratio meanwhile, after which
+ * the worker's look may find the list under its new trigger while this
+ * statement's relcache entry still has the old one.  The file number is
+ * compared with the OID because TRUNCATE and REINDEX start the epoch and
+ * the sequence numbers again.
  */
-#define LEARNED_WORKER_SEEN_ROWS	1024
+#define LEARNED_WORKER_SEEN_ROWS	64
 
 static Oid	worker_seen_relid = InvalidOid;
+static Oid	worker_seen_file = InvalidOid;
 static uint32 worker_seen_epoch = 0;
 static uint64 worker_seen_seq = 0;
 
@@ -3035,6 +3046,7 @@ static void
 note_worker_seen(Relation index, const LearnedMetaPageData *meta, uint64 appended)
 {
 	worker_seen_relid = RelationGetRelid(index);
+	worker_seen_file = LI_REL_FILE_NUMBER(index);
 	worker_seen_epoch = meta->pending_epoch;
 	worker_seen_seq = appended;
 }
@@ -3043,6 +3055,7 @@ static bool
 worker_seen(Relation index, const LearnedMetaPageData *meta, uint64 appended)
 {
 	return worker_seen_relid == RelationGetRelid(index) &&
+		worker_seen_file == LI_REL_FILE_NUMBER(index) &&
 		meta->pending_epoch == worker_seen_epoch &&
 		appended >= worker_seen_seq &&
 		appended - worker_seen_seq < LEARNED_WORKER_SEEN_ROWS;
