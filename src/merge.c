@@ -3037,29 +3037,42 @@ worker_running(Relation index)
  */
 #define LEARNED_WORKER_SEEN_ROWS	64
 
-static Oid	worker_seen_relid = InvalidOid;
-static Oid	worker_seen_file = InvalidOid;
-static uint32 worker_seen_epoch = 0;
-static uint64 worker_seen_seq = 0;
+/*
+ * What a probe of a lock found, remembered by this backend for one index
+ * file and pending epoch, from one append on: the worker probe above and
+ * the flush probe below (flush_probe_due) skip a lock-manager round trip
+ * while it holds.
+ */
+typedef struct ProbeMemo
+{
+	Oid			relid;			/* InvalidOid: nothing remembered */
+	Oid			file;
+	uint32		epoch;
+	uint64		seq;
+} ProbeMemo;
 
 static void
-note_worker_seen(Relation index, const LearnedMetaPageData *meta, uint64 appended)
+probe_memo_note(ProbeMemo *m, Relation index, const LearnedMetaPageData *meta,
+				uint64 appended)
 {
-	worker_seen_relid = RelationGetRelid(index);
-	worker_seen_file = LI_REL_FILE_NUMBER(index);
-	worker_seen_epoch = meta->pending_epoch;
-	worker_seen_seq = appended;
+	m->relid = RelationGetRelid(index);
+	m->file = LI_REL_FILE_NUMBER(index);
+	m->epoch = meta->pending_epoch;
+	m->seq = appended;
 }
 
+/* whether it holds for this append: same file and epoch, fewer than rows on */
 static bool
-worker_seen(Relation index, const LearnedMetaPageData *meta, uint64 appended)
+probe_memo_holds(const ProbeMemo *m, Relation index, const LearnedMetaPageData *meta,
+				 uint64 appended, uint64 rows)
 {
-	return worker_seen_relid == RelationGetRelid(index) &&
-		worker_seen_file == LI_REL_FILE_NUMBER(index) &&
-		meta->pending_epoch == worker_seen_epoch &&
-		appended >= worker_seen_seq &&
-		appended - worker_seen_seq < LEARNED_WORKER_SEEN_ROWS;
+	return m->relid == RelationGetRelid(index) &&
+		m->file == LI_REL_FILE_NUMBER(index) &&
+		meta->pending_epoch == m->epoch &&
+		appended >= m->seq && appended - m->seq < rows;
 }
+
+static ProbeMemo worker_seen_memo = {InvalidOid};
 
 /*
  * Did this backend ask for a worker for the index less than a second ago,
@@ -3086,7 +3099,7 @@ launch_throttled(Relation index, const LearnedMetaPageData *meta,
 		return true;
 	if (!worker_running(index))
 		return false;
-	note_worker_seen(index, meta, appended);
+	probe_memo_note(&worker_seen_memo, index, meta, appended);
 	return true;
 }
 
@@ -3151,17 +3164,13 @@ far_over_merge(Relation index)
  */
 #define LEARNED_FLUSH_PROBE_STEP	64
 
-static Oid	flush_probe_relid = InvalidOid;
-static uint64 flush_probe_seq = 0;
-static uint32 flush_probe_epoch = 0;
+static ProbeMemo flush_probe_memo = {InvalidOid};
 
 static bool
 flush_probe_due(Relation index, const LearnedMetaPageData *meta, uint64 appended)
 {
-	return flush_probe_relid != RelationGetRelid(index) ||
-		meta->pending_epoch != flush_probe_epoch ||
-		appended < flush_probe_seq ||
-		appended - flush_probe_seq >= LEARNED_FLUSH_PROBE_STEP;
+	return !probe_memo_holds(&flush_probe_memo, index, meta, appended,
+							 LEARNED_FLUSH_PROBE_STEP);
 }
 
 /*
@@ -3202,14 +3211,12 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 			(void) collect_garbage_if_due(index, &now_meta, false);
 			LearnedRunFlush(index, Max(1, learned_tail_limit / 2));
 			UnlockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock);
-			flush_probe_relid = InvalidOid;
+			flush_probe_memo.relid = InvalidOid;
 		}
 		else
 		{
 			/* busy: probe again LEARNED_FLUSH_PROBE_STEP entries on */
-			flush_probe_relid = RelationGetRelid(index);
-			flush_probe_seq = appended;
-			flush_probe_epoch = meta->pending_epoch;
+			probe_memo_note(&flush_probe_memo, index, meta, appended);
 		}
 	}
 
@@ -3226,7 +3233,9 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 
 	if (!t.far_over)
 	{
-		if (t.by_ratio && worker_seen(index, meta, appended))
+		if (t.by_ratio &&
+			probe_memo_holds(&worker_seen_memo, index, meta, appended,
+							 LEARNED_WORKER_SEEN_ROWS))
 			return;
 		now = GetCurrentTimestamp();
 		if (launch_throttled(index, meta, &t, now, appended))

@@ -138,6 +138,13 @@ run_entry_cmp_exact(const RunEntry *x, const RunEntry *y)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/* run order under either comparison */
+static inline int
+run_order(LearnedKeyInfo *ki, bool exact, const RunEntry *x, const RunEntry *y)
+{
+	return exact ? run_entry_cmp_exact(x, y) : run_entry_cmp(x, y, ki);
+}
+
 static void
 sort_run_entries(RunEntry *entries, size_t n, LearnedKeyInfo *ki)
 {
@@ -276,13 +283,10 @@ order_stretch(LearnedKeyInfo *ki, RunEntry *entries, uint32 n, const uint32 *len
 
 		for (s = 0; s < nseqs; s++)
 			if (pos[s] < end[s] &&
-				(best < 0 ||
-				 (exact ? run_entry_cmp_exact(&entries[pos[s]], &entries[pos[best]]) :
-				  run_entry_cmp(&entries[pos[s]], &entries[pos[best]], ki)) < 0))
+				(best < 0 || run_order(ki, exact, &entries[pos[s]], &entries[pos[best]]) < 0))
 				best = s;
 		e = &entries[pos[best]];
-		if (pos[best] > start[best] &&
-			(exact ? run_entry_cmp_exact(e - 1, e) : run_entry_cmp(e - 1, e, ki)) > 0)
+		if (pos[best] > start[best] && run_order(ki, exact, e - 1, e) > 0)
 		{
 			pfree(out);
 			sort_run_entries(entries, n, ki);

@@ -3,14 +3,14 @@
 # An insert past the ratio trigger asks for a merge worker unless one will
 # look at the list again; a probe that found the worker running holds for
 # the same backend's later inserts while the pending epoch stays where it
-# was, for up to 64 appends (merge.c, worker_seen; docs/architecture.md,
+# was, for up to 64 appends (merge.c, worker_seen_memo; docs/architecture.md,
 # "No list left over the trigger").  These loads end while workers merge:
 # two pgbench clients of 100-row INSERTs of random keys, three rounds, and
 # one session that loads, truncates the table (the epoch and the sequence
 # numbers start again, the OID stays) and loads again.  After each, the
 # workers must exit with the list under its trigger, and every answer must
 # equal a sequential scan's.  A probe held whatever the epoch and the
-# appends since (worker_seen reduced to the index's identity) leaves the
+# appends since (probe_memo_holds reduced to the index's identity) leaves the
 # session's second load past the trigger: the last case fails.
 use strict;
 use warnings;
