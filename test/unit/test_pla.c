@@ -326,7 +326,7 @@ note(CaseResult *r, const char *fmt,...)
 static void
 check_lookup(CaseResult *r, const uint64_t *keys, int64_t n,
 			 const PlaPiece *pc, int64_t np, const int64_t *yrank,
-			 int64_t eps, int64_t page_items, uint64_t q)
+			 int64_t eps, int64_t page_items, const int64_t *werr, uint64_t q)
 {
 	int64_t		j;
 	int64_t		pred;
@@ -362,9 +362,11 @@ check_lookup(CaseResult *r, const uint64_t *keys, int64_t n,
 	}
 	else
 	{
+		/* a sampled fit (pla_fit_pages): the piece's measured window */
+		int64_t		w = (werr && j >= 0) ? werr[j] : eps;
 		int64_t		pg = lb / page_items;
-		int64_t		plo = fdiv(pred - eps - 1, page_items);
-		int64_t		phi = fdiv(pred + eps + 1, page_items) + 1;
+		int64_t		plo = fdiv(pred - w - 1, page_items);
+		int64_t		phi = fdiv(pred + w + 1, page_items) + 1;
 
 		if (pg < plo || pg > phi)
 		{
@@ -375,9 +377,23 @@ check_lookup(CaseResult *r, const uint64_t *keys, int64_t n,
 	}
 }
 
+static inline int64_t
+page_or_1(int64_t page_items)
+{
+	return page_items > 0 ? page_items : 1;
+}
+
+/*
+ * pages_fit: fit with pla_fit_pages (page_items > 0), which feeds only each
+ * page's first and last point.  Then the fed-point check covers the points
+ * of every page whose first and last points share a piece (the monotone
+ * line between them), the measured errors may pass eps + 1 (a page a piece
+ * starts in the middle of), and lookups use each piece's measured window,
+ * as the scans do.  The fit must not take more pieces than pla_fit's.
+ */
 static void
 run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
-		   int64_t page_items, int corrupt)
+		   int64_t page_items, int corrupt, int pages_fit)
 {
 	uint64_t   *x = xmalloc(sizeof(uint64_t) * (size_t) (2 * n));
 	int64_t    *ylo = xmalloc(sizeof(int64_t) * (size_t) (2 * n));
@@ -386,6 +402,9 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 	int64_t    *tlo = xmalloc(sizeof(int64_t) * (size_t) (2 * n));
 	int64_t    *thi = xmalloc(sizeof(int64_t) * (size_t) (2 * n));
 	PlaPiece   *pc = xmalloc(sizeof(PlaPiece) * (size_t) (2 * n));
+	int64_t    *pfirst = xmalloc(sizeof(int64_t) * (size_t) (2 * n));
+	int64_t    *plast = xmalloc(sizeof(int64_t) * (size_t) (2 * n));
+	int64_t    *werr = NULL;
 	int64_t		m;
 	int64_t		np;
 	int64_t		i;
@@ -441,6 +460,25 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 	}
 
 	np = pla_fit(x, ylo, yhi, m, pc);
+	if (pages_fit)
+	{
+		int64_t		full = np;
+
+		np = pla_fit_pages(x, ylo, yhi, yr, m, page_items, pc);
+		if (np > full)
+		{
+			r->bad_struct++;
+			note(r, "%lld pieces sampled, %lld on every point", LL(np), LL(full));
+		}
+		werr = xmalloc(sizeof(int64_t) * (size_t) (2 * n));
+	}
+	/* each point's page's first and last point */
+	for (i = 0; i < m; i++)
+		pfirst[i] = (i > 0 && yr[i - 1] / page_or_1(page_items) == yr[i] / page_or_1(page_items)) ?
+			pfirst[i - 1] : i;
+	for (i = m - 1; i >= 0; i--)
+		plast[i] = (i + 1 < m && yr[i + 1] / page_or_1(page_items) == yr[i] / page_or_1(page_items)) ?
+			plast[i + 1] : i;
 	r->npieces = np;
 	if (np < 0 || np > m || (m > 0 && np < 1))
 	{
@@ -483,6 +521,10 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 		{
 			int64_t		p = pla_predict(&pc[j], x[i]);
 
+			if (pages_fit && (pfirst[i] < pc[j].first_point ||
+							  plast[i] >= pc[j].first_point + pc[j].npoints))
+				continue;
+
 			if (p < ylo[i] - 1 || p > yhi[i] + 1)
 			{
 				r->bad_point++;
@@ -500,7 +542,10 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 		int64_t		chi = (j + 1 < np) ? yr[pc[j + 1].first_point] : n;
 
 		pla_measure(&pc[j], x, tlo, thi, clo, chi, &below, &above);
-		if (below < 0 || above < 0 || below > eps + 1 || above > eps + 1)
+		if (werr)
+			werr[j] = below > above ? below : above;
+		if (below < 0 || above < 0 ||
+			(!pages_fit && (below > eps + 1 || above > eps + 1)))
 		{
 			r->bad_measure++;
 			note(r, "piece %lld measured below=%lld above=%lld eps=%lld", LL(j), LL(below), LL(above), LL(eps));
@@ -508,23 +553,23 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 	}
 
 	/* lookups: present keys, neighbours, midpoints, extremes */
-	check_lookup(r, keys, n, pc, np, yr, eps, page_items, 0);
-	check_lookup(r, keys, n, pc, np, yr, eps, page_items, UINT64_MAX);
-	check_lookup(r, keys, n, pc, np, yr, eps, page_items, UINT64_MAX - 1);
-	check_lookup(r, keys, n, pc, np, yr, eps, page_items, UINT64_C(1) << 63);
+	check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, 0);
+	check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, UINT64_MAX);
+	check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, UINT64_MAX - 1);
+	check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, UINT64_C(1) << 63);
 	for (i = 0; i < n; i++)
 	{
 		uint64_t	k = keys[i];
 
 		if (i > 0 && k == keys[i - 1])
 			continue;
-		check_lookup(r, keys, n, pc, np, yr, eps, page_items, k);
+		check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, k);
 		if (k > 0)
-			check_lookup(r, keys, n, pc, np, yr, eps, page_items, k - 1);
+			check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, k - 1);
 		if (k < UINT64_MAX)
-			check_lookup(r, keys, n, pc, np, yr, eps, page_items, k + 1);
+			check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, k + 1);
 		if (k < UINT64_MAX - 1)
-			check_lookup(r, keys, n, pc, np, yr, eps, page_items, k + 2);
+			check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, k + 2);
 		if (i + 1 < n && keys[i + 1] != k)
 		{
 			uint64_t	nk;
@@ -532,19 +577,19 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 
 			/* next distinct key */
 			nk = keys[e];
-			check_lookup(r, keys, n, pc, np, yr, eps, page_items, k + (nk - k) / 2);
+			check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, k + (nk - k) / 2);
 			if (nk > 1)
-				check_lookup(r, keys, n, pc, np, yr, eps, page_items, nk - 2);
+				check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, nk - 2);
 		}
 	}
 	if (n > 0)
 	{
 		if (keys[0] > 1)
-			check_lookup(r, keys, n, pc, np, yr, eps, page_items, keys[0] / 2);
+			check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, keys[0] / 2);
 		if (keys[n - 1] < UINT64_MAX - 10)
 		{
-			check_lookup(r, keys, n, pc, np, yr, eps, page_items, keys[n - 1] + 10);
-			check_lookup(r, keys, n, pc, np, yr, eps, page_items,
+			check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr, keys[n - 1] + 10);
+			check_lookup(r, keys, n, pc, np, yr, eps, page_items, werr,
 						 keys[n - 1] + (UINT64_MAX - keys[n - 1]) / 2);
 		}
 	}
@@ -556,6 +601,9 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 	free(tlo);
 	free(thi);
 	free(pc);
+	free(pfirst);
+	free(plast);
+	free(werr);
 }
 
 static int
@@ -583,16 +631,17 @@ report(int ok, const char *name, const char *detail)
 
 static void
 run_keys_case(const char *name, const uint64_t *keys, int64_t n, int64_t eps,
-			  int64_t page_items, int64_t want_pieces)
+			  int64_t page_items, int64_t want_pieces, int pages_fit)
 {
 	CaseResult	r;
 	char		label[160];
 	char		detail[512];
 	int			ok;
 
-	snprintf(label, sizeof(label), "%s n=%lld eps=%lld page=%lld", name,
-			 (long long) n, (long long) eps, (long long) page_items);
-	run_checks(&r, keys, n, eps, page_items, 0);
+	snprintf(label, sizeof(label), "%s n=%lld eps=%lld page=%lld%s", name,
+			 (long long) n, (long long) eps, (long long) page_items,
+			 pages_fit ? " sampled" : "");
+	run_checks(&r, keys, n, eps, page_items, 0, pages_fit);
 	ok = case_ok(&r);
 	if (ok && want_pieces >= 0 && r.npieces != want_pieces)
 	{
@@ -870,9 +919,9 @@ test_checker_detects(void)
 	int			ok;
 
 	gen_keys(DS_UNIFORM, keys, n, 77);
-	run_checks(&r, keys, n, 16, 0, 1);
+	run_checks(&r, keys, n, 16, 0, 1, 0);
 	ok = (r.bad_point > 0 && r.bad_measure > 0 && r.bad_lookup > 0);
-	run_checks(&r, keys, n, 16, 256, 1);
+	run_checks(&r, keys, n, 16, 256, 1, 0);
 	ok = ok && (r.bad_point > 0 && r.bad_measure > 0 && r.bad_lookup > 0);
 	report(ok, "checker detects a corrupted piece", ok ? "" : "corruption not detected");
 	free(keys);
@@ -904,7 +953,11 @@ test_tiny(void)
 						 (int) s, (unsigned long long) sets[s][0],
 						 (unsigned long long) (lens[s] > 1 ? sets[s][1] : 0),
 						 (unsigned long long) (lens[s] > 2 ? sets[s][2] : 0));
-				run_keys_case(name, sets[s], lens[s], epss[e], pg ? 2 : 0, -1);
+			{
+				run_keys_case(name, sets[s], lens[s], epss[e], pg ? 2 : 0, -1, 0);
+				if (pg)
+					run_keys_case(name, sets[s], lens[s], epss[e], 2, -1, 1);
+			}
 			}
 }
 
@@ -958,12 +1011,15 @@ main(void)
 						kinds[k] == DS_SINGLE_VALUE ||
 						kinds[k] == DS_SINGLE_MAX)
 						want = 1;
-					run_keys_case(ds_name(kinds[k]), keys, n, epss[e], pages[p], want);
+					run_keys_case(ds_name(kinds[k]), keys, n, epss[e], pages[p], want, 0);
+					if (pages[p] > 0)
+						run_keys_case(ds_name(kinds[k]), keys, n, epss[e], pages[p], want, 1);
 				}
 
 	/* one large case, closer to an index build */
 	gen_keys(DS_LOGNORMAL, keys, 1000000, 4242);
-	run_keys_case("lognormal_gaps large", keys, 1000000, 64, 0, -1);
+	run_keys_case("lognormal_gaps large", keys, 1000000, 64, 0, -1, 0);
+	run_keys_case("lognormal_gaps large", keys, 1000000, 32, 1270, -1, 1);
 
 	free(keys);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
