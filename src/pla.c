@@ -508,6 +508,8 @@ pla_make_points(const uint64_t *keys, int64_t n, int64_t eps,
 {
 	int64_t		m = 0;
 	int64_t		i = 0;
+	int64_t		zl = 0;
+	int64_t		zend = 0;
 
 	while (i < n)
 	{
@@ -545,9 +547,16 @@ pla_make_points(const uint64_t *keys, int64_t n, int64_t eps,
 
 			if (page_items > 0)
 			{
-				/* Anywhere in the true page is as good as the exact rank. */
-				int64_t		zl = (y / page_items) * page_items;
-
+				/*
+				 * Anywhere in the true page is as good as the exact rank.
+				 * Ranks only grow: divide where a point opens a page, not
+				 * for every point.
+				 */
+				if (y >= zend)
+				{
+					zl = (y / page_items) * page_items;
+					zend = zl + page_items;
+				}
 				ylo[p] = zl - eps;
 				yhi[p] = zl + page_items - 1 + eps;
 			}
@@ -579,12 +588,26 @@ pla_measure(const PlaPiece *p, const uint64_t *x, const int64_t *tlo,
 {
 	int64_t		b = 0;
 	int64_t		a = 0;
+	int64_t		first = p->first_point;
+	int64_t		end = p->first_point + p->npoints;
 	int64_t		i;
 
-	for (i = p->first_point; i < p->first_point + p->npoints; i++)
+	for (i = first; i < end; i++)
 	{
-		int64_t		pred = pla_predict(p, x[i]);
+		int64_t		pred;
 
+		/*
+		 * Inside a run of points with one target (a page's keys), the
+		 * prediction is monotone in x (pla_predict: slope >= 0, and the
+		 * double product, floor() and the clamp are monotone), so it
+		 * misses the target by no more than at the run's first or last
+		 * point: measure those only.
+		 */
+		if (i > first && i + 1 < end &&
+			tlo[i - 1] == tlo[i] && tlo[i + 1] == tlo[i] &&
+			thi[i - 1] == thi[i] && thi[i + 1] == thi[i])
+			continue;
+		pred = pla_predict(p, x[i]);
 		if (pred < clamp_lo)
 			pred = clamp_lo;
 		if (pred > clamp_hi)

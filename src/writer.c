@@ -251,11 +251,14 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P, TrainScratch 
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 						errmsg("out of memory while fitting learned index models")));
 
-	/* the target of each point is its true page: reuse ylo/yhi for it */
+	/*
+	 * The target of each point is its true page: reuse ylo/yhi for it (the
+	 * intervals less eps; no division a point).
+	 */
 	for (i = 0; i < npoints; i++)
 	{
-		ylo[i] = (yrank[i] / P) * P;
-		yhi[i] = ylo[i] + P - 1;
+		ylo[i] += eps;
+		yhi[i] -= eps;
 	}
 
 	for (p = 0; p < nfit; p++)

@@ -542,6 +542,28 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 		int64_t		chi = (j + 1 < np) ? yr[pc[j + 1].first_point] : n;
 
 		pla_measure(&pc[j], x, tlo, thi, clo, chi, &below, &above);
+		/* the same as predicting every point (pla_measure skips some) */
+		{
+			int64_t		bb = 0;
+			int64_t		aa = 0;
+
+			for (i = pc[j].first_point; i < pc[j].first_point + pc[j].npoints; i++)
+			{
+				int64_t		p = pla_predict(&pc[j], x[i]);
+
+				p = p < clo ? clo : (p > chi ? chi : p);
+				if (p - thi[i] > bb)
+					bb = p - thi[i];
+				if (tlo[i] - p > aa)
+					aa = tlo[i] - p;
+			}
+			if (bb != below || aa != above)
+			{
+				r->bad_measure++;
+				note(r, "piece %lld measured %lld/%lld, every point %lld/%lld", LL(j),
+					 LL(below), LL(above), LL(bb), LL(aa));
+			}
+		}
 		if (werr)
 			werr[j] = below > above ? below : above;
 		if (below < 0 || above < 0 ||
