@@ -379,6 +379,15 @@ pla_fit(const uint64_t *x, const int64_t *ylo, const int64_t *yhi, int64_t n,
 	return npieces;
 }
 
+/* whether point i is its page's first or last point (yrank is sorted) */
+static inline int
+pla_page_end_point(const int64_t *yrank, int64_t n, int64_t i,
+				   int64_t page_start, int64_t page_end)
+{
+	return i == 0 || i == n - 1 || yrank[i - 1] < page_start ||
+		yrank[i + 1] >= page_end;
+}
+
 /*
  * pla_fit over a page's first and last points only (page_items > 0; else
  * plain pla_fit).  A segment's model is asked for a page, not a rank (G3),
@@ -395,15 +404,6 @@ pla_fit(const uint64_t *x, const int64_t *ylo, const int64_t *yhi, int64_t n,
  * work.  The pieces' first_point and npoints index the full arrays.
  * Returns the number of pieces, -1 when out of memory.
  */
-/* whether point i is its page's first or last point (yrank is sorted) */
-static inline int
-pla_page_end_point(const int64_t *yrank, int64_t n, int64_t i,
-				   int64_t page_start, int64_t page_end)
-{
-	return i == 0 || i == n - 1 || yrank[i - 1] < page_start ||
-		yrank[i + 1] >= page_end;
-}
-
 int64_t
 pla_fit_pages(const uint64_t *x, const int64_t *ylo, const int64_t *yhi,
 			  const int64_t *yrank, int64_t n, int64_t page_items,
