@@ -398,7 +398,10 @@ pla_page_end_point(const int64_t *yrank, int64_t n, int64_t i,
  * between add no constraint.  Where a piece starts at a page's last point,
  * the page's other points are predicted by the piece before it, outside
  * what that piece was fitted on: the caller measures every piece over all
- * points (pla_measure), so their windows hold them.  About two points a
+ * points (pla_measure), so their windows hold them (and the errors stay
+ * within eps + 1 there too: those predictions are at least the page's
+ * first point's, which was fed, and the scans clamp them to at most the
+ * next piece's first rank, in the same page).  About two points a
  * page instead of one a distinct key: at some 1,270 int8 keys a
  * compressed page, the fit's hull updates were most of a merge's model
  * work.  The pieces' first_point and npoints index the full arrays.

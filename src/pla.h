@@ -95,7 +95,9 @@ extern int64_t pla_fit_pages(const uint64_t *x, const int64_t *ylo,
  * piece's points start at p->first_point), given target ranges [tlo[i], thi[i]] (e.g. the true page of the
  * point), return in *below / *above the smallest values such that
  * [pred-below, pred+above] intersects [tlo, thi] for every point.
- * pred is clamped to [clamp_lo, clamp_hi] first, as the scans do.
+ * pred is clamped to [clamp_lo, clamp_hi] first, as the scans do.  x must
+ * increase within the piece: inside a run of points with one target only
+ * the run's first and last are predicted (the prediction is monotone).
  */
 extern void pla_measure(const PlaPiece *p, const uint64_t *x,
 						const int64_t *tlo, const int64_t *thi,

@@ -207,6 +207,14 @@ train_scratch_free(TrainScratch *ts)
 }
 
 /*
+ * The largest bound a segment's model is fitted to.  Its measured errors
+ * are stored in 16 bits, and a window clipped to them could end short of a
+ * key; they reach eps + 1 (and 2 more where a merge re-anchors a piece,
+ * merge.c), so error_bound's last few values (up to 65536) fit as this.
+ */
+#define LEARNED_FIT_MAX_EPS		(PG_UINT16_MAX - 4)
+
+/*
  * Fit the models of one segment: points from the mapped keys with
  * page-aligned intervals (G3), optimal PLA, then measure every piece with
  * the query-time arithmetic.  Appends to *pieces.
@@ -237,6 +245,7 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P, TrainScratch 
 		ts->yrank = palloc_extended(sizeof(int64) * 2 * n, MCXT_ALLOC_HUGE);
 		ts->cap = n;
 	}
+	eps = Min(eps, LEARNED_FIT_MAX_EPS);
 	keys = ts->keys;
 	x = ts->x;
 	ylo = ts->ylo;
@@ -284,7 +293,7 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P, TrainScratch 
 		lp->intercept = (int32) f->intercept;
 		lp->slope = (float4) f->slope;
 		lp->start_rank = (uint32) start;
-		/* a clipped bound only widens the search, never breaks it */
+		/* never clipped: LEARNED_FIT_MAX_EPS keeps them in 16 bits */
 		lp->err_below = (uint16) Min(below, PG_UINT16_MAX);
 		lp->err_above = (uint16) Min(above, PG_UINT16_MAX);
 		*err_sum += (double) (below + above) / 2.0;

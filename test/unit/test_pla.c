@@ -387,9 +387,13 @@ page_or_1(int64_t page_items)
  * pages_fit: fit with pla_fit_pages (page_items > 0), which feeds only each
  * page's first and last point.  Then the fed-point check covers the points
  * of every page whose first and last points share a piece (the monotone
- * line between them), the measured errors may pass eps + 1 (a page a piece
- * starts in the middle of), and lookups use each piece's measured window,
- * as the scans do.  The fit must not take more pieces than pla_fit's.
+ * line between them), and lookups use each piece's measured window, as the
+ * scans do.  The measured errors stay within eps + 1 as with every point
+ * fed: a piece starts at a page's first or last point, and the points of a
+ * page split at its last point b are predicted by the piece before, at
+ * least as high as the page's first point (fed, monotone) and clamped to
+ * at most b's rank, in the same page.  The fit must not take more pieces
+ * than pla_fit's.
  */
 static void
 run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
@@ -566,8 +570,7 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 		}
 		if (werr)
 			werr[j] = below > above ? below : above;
-		if (below < 0 || above < 0 ||
-			(!pages_fit && (below > eps + 1 || above > eps + 1)))
+		if (below < 0 || above < 0 || below > eps + 1 || above > eps + 1)
 		{
 			r->bad_measure++;
 			note(r, "piece %lld measured below=%lld above=%lld eps=%lld", LL(j), LL(below), LL(above), LL(eps));
