@@ -379,38 +379,41 @@ pla_fit(const uint64_t *x, const int64_t *ylo, const int64_t *yhi, int64_t n,
 	return npieces;
 }
 
-/* whether point i is its page's first or last point (yrank is sorted) */
+/*
+ * Whether point i starts or ends a run of points with one interval (a
+ * page's points, with page-aligned intervals).
+ */
 static inline int
-pla_page_end_point(const int64_t *yrank, int64_t n, int64_t i,
-				   int64_t page_start, int64_t page_end)
+pla_run_end_point(const int64_t *ylo, const int64_t *yhi, int64_t n, int64_t i)
 {
-	return i == 0 || i == n - 1 || yrank[i - 1] < page_start ||
-		yrank[i + 1] >= page_end;
+	return i == 0 || i == n - 1 ||
+		ylo[i - 1] != ylo[i] || yhi[i - 1] != yhi[i] ||
+		ylo[i + 1] != ylo[i] || yhi[i + 1] != yhi[i];
 }
 
 /*
- * pla_fit over a page's first and last points only (page_items > 0; else
- * plain pla_fit).  A segment's model is asked for a page, not a rank (G3),
- * and the stored line is monotone in x (slope >= 0, floor() and the double
- * product are monotone), so where a page's first and last points share a
+ * pla_fit over the first and last point of each run of points with one
+ * interval only: with page-aligned intervals (G3), each page's first and
+ * last point.  A segment's model is asked for a page, not a rank, and the
+ * stored line is monotone in x (slope >= 0, floor() and the double
+ * product are monotone), so where a run's first and last points share a
  * piece, the prediction for every point between them lies between the
- * predictions for those two, inside the page's interval: the points in
- * between add no constraint.  Where a piece starts at a page's last point,
- * the page's other points are predicted by the piece before it, outside
- * what that piece was fitted on: the caller measures every piece over all
- * points (pla_measure), so their windows hold them (and the errors stay
- * within eps + 1 there too: those predictions are at least the page's
- * first point's, which was fed, and the scans clamp them to at most the
- * next piece's first rank, in the same page).  About two points a
- * page instead of one a distinct key: at some 1,270 int8 keys a
- * compressed page, the fit's hull updates were most of a merge's model
- * work.  The pieces' first_point and npoints index the full arrays.
- * Returns the number of pieces, -1 when out of memory.
+ * predictions for those two, inside their interval: the points in between
+ * add no constraint.  Where a piece starts at a run's last point, the
+ * run's other points are predicted by the piece before it, outside what
+ * that piece was fitted on: the caller measures every piece over all
+ * points (pla_measure), so their windows hold them (and with page
+ * intervals the errors stay within eps + 1 there too: those predictions
+ * are at least the page's first point's, which was fed, and the scans
+ * clamp them to at most the next piece's first rank, in the same page).
+ * About two points a page instead of one a distinct key: at some 1,270
+ * int8 keys a compressed page, the fit's hull updates were most of a
+ * merge's model work.  The pieces' first_point and npoints index the full
+ * arrays.  Returns the number of pieces, -1 when out of memory.
  */
 int64_t
 pla_fit_pages(const uint64_t *x, const int64_t *ylo, const int64_t *yhi,
-			  const int64_t *yrank, int64_t n, int64_t page_items,
-			  PlaPiece *out)
+			  int64_t n, PlaPiece *out)
 {
 	int64_t    *idx;
 	uint64_t   *sx;
@@ -419,59 +422,39 @@ pla_fit_pages(const uint64_t *x, const int64_t *ylo, const int64_t *yhi,
 	int64_t		m = 0;
 	int64_t		i;
 	int64_t		np;
-	int64_t		start = 0;
-	int64_t		end = 0;
-	int			pass;
 
-	if (page_items <= 0 || n <= 2)
+	if (n <= 2)
 		return pla_fit(x, ylo, yhi, n, out);
 
 	/*
-	 * Two passes, counting then copying: the sample is small, and arrays
-	 * sized for every point cost more in page faults than the fit saves.
-	 * A division only where a point opens a page.
+	 * Count, then copy: the sample is small, and arrays sized for every
+	 * point cost more in page faults than the fit saves.
 	 */
-	idx = NULL;
-	sx = NULL;
-	slo = NULL;
-	shi = NULL;
-	for (pass = 0; pass < 2; pass++)
+	for (i = 0; i < n; i++)
+		if (pla_run_end_point(ylo, yhi, n, i))
+			m++;
+	idx = (int64_t *) malloc(sizeof(int64_t) * (size_t) m);
+	sx = (uint64_t *) malloc(sizeof(uint64_t) * (size_t) m);
+	slo = (int64_t *) malloc(sizeof(int64_t) * (size_t) m);
+	shi = (int64_t *) malloc(sizeof(int64_t) * (size_t) m);
+	if (idx == NULL || sx == NULL || slo == NULL || shi == NULL)
 	{
-		m = 0;
-		end = 0;
-		for (i = 0; i < n; i++)
+		free(idx);
+		free(sx);
+		free(slo);
+		free(shi);
+		return -1;
+	}
+	m = 0;
+	for (i = 0; i < n; i++)
+		if (pla_run_end_point(ylo, yhi, n, i))
 		{
-			if (yrank[i] >= end)
-			{
-				start = (yrank[i] / page_items) * page_items;
-				end = start + page_items;
-			}
-			if (!pla_page_end_point(yrank, n, i, start, end))
-				continue;
-			if (pass == 1)
-			{
-				idx[m] = i;
-				sx[m] = x[i];
-				slo[m] = ylo[i];
-				shi[m] = yhi[i];
-			}
+			idx[m] = i;
+			sx[m] = x[i];
+			slo[m] = ylo[i];
+			shi[m] = yhi[i];
 			m++;
 		}
-		if (pass == 1)
-			break;
-		idx = (int64_t *) malloc(sizeof(int64_t) * (size_t) m);
-		sx = (uint64_t *) malloc(sizeof(uint64_t) * (size_t) m);
-		slo = (int64_t *) malloc(sizeof(int64_t) * (size_t) m);
-		shi = (int64_t *) malloc(sizeof(int64_t) * (size_t) m);
-		if (idx == NULL || sx == NULL || slo == NULL || shi == NULL)
-		{
-			free(idx);
-			free(sx);
-			free(slo);
-			free(shi);
-			return -1;
-		}
-	}
 	np = pla_fit(sx, slo, shi, m, out);
 	for (i = 0; i < np; i++)
 		out[i].first_point = idx[out[i].first_point];

@@ -81,13 +81,13 @@ extern int64_t pla_fit(const uint64_t *x, const int64_t *ylo,
 					   const int64_t *yhi, int64_t n, PlaPiece *out);
 
 /*
- * pla_fit on the points where the true page (yrank / page_items) changes:
- * each page's first and last point.  Pieces index the full arrays; measure
- * them over all points (pla_measure).  out must have room for n pieces.
+ * pla_fit on the first and last point of each run of points with one
+ * interval (with page-aligned intervals: each page's first and last
+ * point).  Pieces index the full arrays; measure them over all points
+ * (pla_measure).  out must have room for n pieces.
  */
 extern int64_t pla_fit_pages(const uint64_t *x, const int64_t *ylo,
-							 const int64_t *yhi, const int64_t *yrank,
-							 int64_t n, int64_t page_items, PlaPiece *out);
+							 const int64_t *yhi, int64_t n, PlaPiece *out);
 
 /*
  * Measure a piece with the query-time arithmetic (pla_predict): for its

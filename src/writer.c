@@ -255,7 +255,7 @@ train_segment(const LearnedEntry *entries, Size n, int eps, int P, TrainScratch 
 		keys[i] = entries[i].mkey;
 	npoints = pla_make_points(keys, n, eps, P, x, ylo, yhi, yrank);
 	fit = palloc_extended(sizeof(PlaPiece) * Max(npoints, 1), MCXT_ALLOC_HUGE);
-	nfit = pla_fit_pages(x, ylo, yhi, yrank, npoints, P, fit);
+	nfit = pla_fit_pages(x, ylo, yhi, npoints, fit);
 	if (nfit < 0)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 						errmsg("out of memory while fitting learned index models")));

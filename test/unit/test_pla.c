@@ -468,7 +468,7 @@ run_checks(CaseResult *r, const uint64_t *keys, int64_t n, int64_t eps,
 	{
 		int64_t		full = np;
 
-		np = pla_fit_pages(x, ylo, yhi, yr, m, page_items, pc);
+		np = pla_fit_pages(x, ylo, yhi, m, pc);
 		if (np > full)
 		{
 			r->bad_struct++;
