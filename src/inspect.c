@@ -695,6 +695,22 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 						!LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe))
 						check_fail(index, "a sorted run's filter misses one of its keys",
 								   psprintf("run %u, rank %u", j, rank));
+					/* and its leading columns (LearnedKeyPrefixValues) */
+					if (fp != -2)
+					{
+						uint64		pv[INDEX_MAX_KEYS];
+						int			npv = LearnedKeyPrefixValuesOf(ki, ents[i].key, pv);
+						int			l;
+
+						for (l = 0; l < npv; l++)
+						{
+							LearnedRunFilterKey(pv[l], &probe);
+							fp = LearnedRunFilterWhere(h, &probe, &off);
+							if (!LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe))
+								check_fail(index, "a sorted run's filter misses the leading columns of one of its keys",
+										   psprintf("run %u, rank %u, %d columns", j, rank, l + 1));
+						}
+					}
 				}
 				if (rank < ri->nkeys)
 				{

@@ -609,6 +609,62 @@ LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *values,
 	return h;
 }
 
+/*
+ * The values a sorted run's filter also holds for a composite key's
+ * leading columns, so that a scan fixing some of them by equality (an
+ * order's lines: w, d and o equal on (w, d, o, n); or a lookup by the
+ * first column alone) rules out the runs that hold no key with them, as a
+ * point lookup rules out runs by the whole key.  pv[l - 1] is the value of
+ * the first l columns, for l from 1 to at most upto (at most every column
+ * but the last: the whole key has its own filter value), each mixing the
+ * one before with column l's image.  The columns are given as values (of
+ * types types[], cross-type as for LearnedKeyFilterValue).  Returns the
+ * number of values: the prefixes stop before the first NULL column or the
+ * first whose type does not map one to one (cols[].exact), and a run holds
+ * none for a key that is not composite.  The columns' images do not depend
+ * on the key map's plan, so the values stay what they were when a later
+ * merge plans the map anew.
+ */
+int
+LearnedKeyPrefixValues(const LearnedKeyInfo *ki, const Datum *values,
+					   const bool *isnull, const Oid *types, int upto, uint64 *pv)
+{
+	uint64		h = LEARNED_PREFIX_SEED;
+	int			l;
+
+	if (!LearnedKeyIsComposite(ki))
+		return 0;
+	upto = Min(upto, ki->nkeys - 1);
+	for (l = 0; l < upto; l++)
+	{
+		if (isnull[l] || !ki->cols[l].exact)
+			break;
+		h = hash_combine64(h, learned_map_value((LearnedColumn *) &ki->cols[l],
+												values[l], types[l]));
+		pv[l] = h;
+	}
+	return l;
+}
+
+/* LearnedKeyPrefixValues of a stored key, every prefix */
+int
+LearnedKeyPrefixValuesOf(const LearnedKeyInfo *ki, Datum key, uint64 *pv)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	Oid			types[INDEX_MAX_KEYS];
+	int			i;
+
+	if (!LearnedKeyIsComposite(ki))
+		return 0;
+	for (i = 0; i < ki->nkeys - 1; i++)
+	{
+		values[i] = LearnedKeyColumnInline(ki, key, i, &isnull[i]);
+		types[i] = ki->cols[i].type;
+	}
+	return LearnedKeyPrefixValues(ki, values, isnull, types, ki->nkeys - 1, pv);
+}
+
 /* widen the per-column ranges [lo, hi] of images to take in a key */
 void
 LearnedKeyRangeAdd(const LearnedKeyInfo *ki, Datum key, uint64 *lo, uint64 *hi)

@@ -61,8 +61,10 @@
  * 12: a sorted run's filter hashes a composite key's filter value
  *    (LearnedKeyFilterValue: its column values mixed in when its image is
  *    shared), not only its image.
+ * 13: a sorted run's filter of a composite key also holds its keys'
+ *    leading columns (LearnedKeyPrefixValues).
  */
-#define LEARNED_VERSION			12
+#define LEARNED_VERSION			13
 
 #define LEARNED_METAPAGE_BLKNO	0
 
@@ -1296,6 +1298,12 @@ extern uint64 LearnedKeyFilterValue(const LearnedKeyInfo *ki, const Datum *value
 									 const bool *isnull, const Oid *types,
 									 const int *status, uint64 mkey);
 extern uint64 LearnedKeyMapFilter(const LearnedKeyInfo *ki, Datum key, uint64 *fv);
+/* a composite key's leading columns in a run's filter (LearnedKeyPrefixValues) */
+#define LEARNED_PREFIX_SEED		UINT64CONST(0x6a09e667f3bcc909)
+extern int	LearnedKeyPrefixValues(const LearnedKeyInfo *ki, const Datum *values,
+								   const bool *isnull, const Oid *types, int upto,
+								   uint64 *pv);
+extern int	LearnedKeyPrefixValuesOf(const LearnedKeyInfo *ki, Datum key, uint64 *pv);
 extern void LearnedKeyRangeAdd(const LearnedKeyInfo *ki, Datum key,
 							   uint64 *lo, uint64 *hi);
 extern int	learned_map_columns_guc;

@@ -521,24 +521,46 @@ filter_block_of(uint32 nblocks, const LearnedRunFilterProbe *p)
 	return (uint32) (((p->x >> 32) * (uint64) nblocks) >> 32);
 }
 
+/* set a filter value's LEARNED_RUN_FILTER_K bits in a filter of nblocks blocks */
+static void
+filter_put(uint8 *bits, uint32 nblocks, uint64 value)
+{
+	LearnedRunFilterProbe p;
+	uint8	   *block;
+	int			k;
+
+	LearnedRunFilterKey(value, &p);
+	block = bits + (Size) filter_block_of(nblocks, &p) * LEARNED_RUN_FILTER_BLOCK;
+	for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
+	{
+		uint32		b = (uint32) (p.y >> (9 * k)) & 511;
+
+		block[b >> 3] |= (uint8) (1 << (b & 7));
+	}
+}
+
 /*
  * Size a run's filter (its header image's filter_off, filter_blocks and
- * nfilter) and build it: LEARNED_RUN_FILTER_BITS bits a key, in the header
- * page if its room after the page list holds that many (then all that
- * room), else in filter pages.  Returns the filter's blocks, contiguous
- * (filter_blocks * 64 bytes), or NULL if the run has no keys.
+ * nfilter) and build it: LEARNED_RUN_FILTER_BITS bits a value, in the
+ * header page if its room after the page list holds that many (then all
+ * that room), else in filter pages.  The values: each key's filter value,
+ * and for a composite key each distinct value of its leading columns
+ * (LearnedKeyPrefixValues, every prefix but the whole key; keys in run
+ * order, so equal prefixes are adjacent).  Returns the filter's blocks,
+ * contiguous (filter_blocks * 64 bytes), or NULL if the run has no keys.
  */
 static uint8 *
-build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
+build_filter(Page hdrimg, const LearnedKeyInfo *ki, const RunEntry *e, uint32 nkeys)
 {
 	LearnedRunHeader *h = LearnedPageGetRunHeader(hdrimg);
 	uint32		off = MAXALIGN((char *) &h->pages[h->npages] - (char *) hdrimg);
 	uint32		room = ((PageHeader) hdrimg)->pd_special > off ?
 		((PageHeader) hdrimg)->pd_special - off : 0;
-	uint64		want = ((uint64) nkeys * LEARNED_RUN_FILTER_BITS +
-						LEARNED_RUN_FILTER_BLOCK * 8 - 1) / (LEARNED_RUN_FILTER_BLOCK * 8);
+	uint64	   *pv = NULL;
+	Size		npv = 0;
+	uint64		want;
 	uint8	   *bits;
-	uint32		i;
+	Size		i;
 
 	h->filter_off = 0;
 	h->filter_blocks = 0;
@@ -546,6 +568,29 @@ build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
 	((PageHeader) hdrimg)->pd_lower = off;
 	if (nkeys == 0)
 		return NULL;
+	if (LearnedKeyIsComposite(ki) && ki->nkeys > 1)
+	{
+		uint64		last[INDEX_MAX_KEYS];
+		uint64		cur[INDEX_MAX_KEYS];
+		int			nlast = 0;
+
+		pv = palloc_extended(sizeof(uint64) * nkeys * (ki->nkeys - 1),
+							 MCXT_ALLOC_HUGE);
+		for (i = 0; i < nkeys; i++)
+		{
+			int			n = LearnedKeyPrefixValuesOf(ki, e[i].key, cur);
+			int			l;
+
+			/* a prefix equal to the last key's is in already */
+			for (l = 0; l < n; l++)
+				if (l >= nlast || cur[l] != last[l])
+					pv[npv++] = cur[l];
+			memcpy(last, cur, sizeof(uint64) * n);
+			nlast = n;
+		}
+	}
+	want = ((uint64) (nkeys + npv) * LEARNED_RUN_FILTER_BITS +
+			LEARNED_RUN_FILTER_BLOCK * 8 - 1) / (LEARNED_RUN_FILTER_BLOCK * 8);
 	if (room / LEARNED_RUN_FILTER_BLOCK >= want)
 	{
 		h->filter_off = off;
@@ -559,20 +604,11 @@ build_filter(Page hdrimg, const RunEntry *e, uint32 nkeys)
 	}
 	bits = palloc0((Size) h->filter_blocks * LEARNED_RUN_FILTER_BLOCK);
 	for (i = 0; i < nkeys; i++)
-	{
-		LearnedRunFilterProbe p;
-		uint8	   *block;
-		int			k;
-
-		LearnedRunFilterKey(e[i].fv, &p);
-		block = bits + (Size) filter_block_of(h->filter_blocks, &p) * LEARNED_RUN_FILTER_BLOCK;
-		for (k = 0; k < LEARNED_RUN_FILTER_K; k++)
-		{
-			uint32		b = (uint32) (p.y >> (9 * k)) & 511;
-
-			block[b >> 3] |= (uint8) (1 << (b & 7));
-		}
-	}
+		filter_put(bits, h->filter_blocks, e[i].fv);
+	for (i = 0; i < npv; i++)
+		filter_put(bits, h->filter_blocks, pv[i]);
+	if (pv)
+		pfree(pv);
 	if (h->nfilter == 0)
 	{
 		memcpy((char *) hdrimg + off, bits, (Size) h->filter_blocks * LEARNED_RUN_FILTER_BLOCK);
@@ -920,7 +956,7 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 		CHECK_FOR_INTERRUPTS();
 	}
 	/* the filter pages, if the header has no room for the filter */
-	filter = build_filter((Page) hdrimg.data, entries, nkeys);
+	filter = build_filter((Page) hdrimg.data, &ki, entries, nkeys);
 	for (pg = 0; pg < (int) hdr->nfilter; pg++)
 	{
 		Buffer		buf = LearnedAllocPage(index);

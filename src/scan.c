@@ -3457,6 +3457,41 @@ bounds_one_image(LearnedScanOpaque so, const Bound *fwd, bool exact_fwd,
 }
 
 /*
+ * Do the interval's bounds fix a composite key's leading columns by
+ * equality, so that every key between them has those values?  A column
+ * both bounds take from the same condition (or the driving array's value)
+ * is an equality: a range condition bounds one direction only
+ * (make_bound).  Then *p is the probe of the longest such prefix that the
+ * runs' filters hold (LearnedKeyPrefixValues: short of the whole key, up
+ * to the first column whose type does not map one to one).  Its
+ * values must map as the columns' own (value_maps_as_key), as for
+ * bound_is_key_image.
+ */
+static bool
+bounds_fix_prefix(LearnedScanOpaque so, const Bound *fwd, const Bound *bwd,
+				  LearnedRunFilterProbe *p)
+{
+	int			n = Min(Min(fwd->nkeys, bwd->nkeys), so->ki.nkeys - 1);
+	uint64		pv[INDEX_MAX_KEYS];
+	int			k;
+
+	if (!LearnedKeyIsComposite(&so->ki))
+		return false;
+	for (k = 0; k < n; k++)
+		if (fwd->isnull[k] || bwd->isnull[k] || fwd->cmps[k] != bwd->cmps[k] ||
+			fwd->values[k] != bwd->values[k] ||
+			!value_maps_as_key(fwd->types[k], so->ki.cols[k].type))
+			break;
+	/* the runs hold prefixes up to the first inexact column */
+	if (k > 0)
+		k = LearnedKeyPrefixValues(&so->ki, fwd->values, fwd->isnull, fwd->types, k, pv);
+	if (k == 0)
+		return false;
+	LearnedRunFilterKey(pv[k - 1], p);
+	return true;
+}
+
+/*
  * A single string column's bound carries no image: find_boundary makes
  * the segment-local images it needs.  The pending copy's images are the
  * key map's (LearnedKeyMap): give a non-NULL bound of the column's own
@@ -3899,6 +3934,8 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		PendRange  *r = &so->pranges[so->npranges];
 		bool		one_image;
 		LearnedRunFilterProbe probe;
+		LearnedRunFilterProbe pprobe;
+		bool		prefix;
 		bool		any = false;
 		int			j;
 
@@ -3944,6 +3981,13 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 			LearnedRunFilterKey(LearnedKeyFilterValue(&so->ki, fwd.values, fwd.isnull,
 													  fwd.types, fwd.status, fwd.hint),
 								&probe);
+		/*
+		 * Not one key, but its leading columns fixed (an order's lines):
+		 * the runs' filters may rule out the runs without them.
+		 */
+		prefix = !one_image && has_fwd && has_bwd && so->nruns > 0 &&
+			!so->map_stale && !so->no_filters &&
+			bounds_fix_prefix(so, &fwd, &bwd, &pprobe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
 		{
@@ -3974,6 +4018,8 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 			/* a lookup of one key: the run's filter may rule it out */
 			if (one_image && !so->map_stale && !so->no_filters &&
 				!run_may_contain(so, j, &probe))
+				continue;
+			if (prefix && !run_may_contain(so, j, &pprobe))
 				continue;
 			r->run_lo[j] = has_fwd ? run_bound(so, j, &fwd, exact_fwd) : 0;
 			if (!has_bwd)

@@ -1,4 +1,4 @@
-# On-disk format checks: an index written in any format but 11 is refused
+# On-disk format checks: an index written in any format but 13 is refused
 # with a REINDEX hint, the pending record layout is the documented one,
 # and damaged bytes in the LeCo-compressed directory are reported as index
 # corruption (never a crash).  The relation
@@ -59,7 +59,7 @@ sub dirblk
 #    pages in the record layout): each is refused with a REINDEX hint, never
 #    read
 my ($p, $ret, $out, $err);
-foreach my $v (1, 2, 4, 5, 6, 7, 8, 9, 10, 11)
+foreach my $v (1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 {
 	$p = relfile_path($node, 'f_model');
 	$node->stop;
@@ -67,7 +67,7 @@ foreach my $v (1, 2, 4, 5, 6, 7, 8, 9, 10, 11)
 	$node->start;
 	($ret, $err) = query('f_model');
 	isnt($ret, 0, "a format-$v index is refused");
-	like($err, qr/on-disk format version $v, but this build reads version 12/,
+	like($err, qr/on-disk format version $v, but this build reads version 13/,
 		'the error names the versions');
 	like($err, qr/HINT:\s+REINDEX the index/, 'with a REINDEX hint');
 	($ret, $out, $err) = $node->psql('postgres', 'INSERT INTO f VALUES (5)');
