@@ -91,4 +91,17 @@ SELECT query_blocks('SELECT * FROM pn WHERE a >= 0 AND a <= 0 AND b = ''b3''') A
 SELECT :eq_blocks < :range_blocks AS runs_ruled_out;
 SELECT learned_index_check('pn_abc', true);
 
-DROP TABLE pf, pn;
+-- a leading column with a value for each key: as many prefix values as
+-- keys in every run; lookups by it find the runs' keys and skip the others
+CREATE TABLE pu (a int4, b int4) WITH (autovacuum_enabled = off);
+INSERT INTO pu SELECT a, a % 3 FROM generate_series(1, 3000, 3) a;
+CREATE INDEX pu_ab ON pu USING learned (a, b);
+INSERT INTO pu SELECT a, a % 3 FROM generate_series(2, 3000, 3) a;
+INSERT INTO pu SELECT a, a % 3 FROM generate_series(3, 3000, 3) a;
+SELECT count(*) >= 2 AS runs FROM learned_index_runs('pu_ab') WHERE run IS NOT NULL;
+SELECT count(*) AS found FROM generate_series(1, 3000) g, LATERAL (SELECT 1 FROM pu WHERE a = g) x;
+SELECT lcheck('SELECT a, b FROM pu WHERE a IN (1, 2, 3, 1499, 1500, 1501, 2998, 2999, 3000, 3001)', 'is,ios,bis');
+SELECT lcheck('SELECT a, b FROM pu WHERE a = 2000 AND b >= 0 ORDER BY b DESC', 'is,ios');
+SELECT learned_index_check('pu_ab', true);
+
+DROP TABLE pf, pn, pu;

@@ -573,14 +573,20 @@ build_filter(Page hdrimg, const LearnedKeyInfo *ki, const RunEntry *e, uint32 nk
 		uint64		last[INDEX_MAX_KEYS];
 		uint64		cur[INDEX_MAX_KEYS];
 		int			nlast = 0;
+		Size		cap = Max(nkeys / 4, 64);
 
-		pv = palloc_extended(sizeof(uint64) * nkeys * (ki->nkeys - 1),
-							 MCXT_ALLOC_HUGE);
+		/* usually far fewer than the keys: an array that grows as needed */
+		pv = palloc_extended(sizeof(uint64) * cap, MCXT_ALLOC_HUGE);
 		for (i = 0; i < nkeys; i++)
 		{
 			int			n = LearnedKeyPrefixValuesOf(ki, e[i].key, cur);
 			int			l;
 
+			if (npv + n > cap)
+			{
+				cap = Max(cap * 2, npv + n);
+				pv = repalloc_huge(pv, sizeof(uint64) * cap);
+			}
 			/* a prefix equal to the last key's is in already */
 			for (l = 0; l < n; l++)
 				if (l >= nlast || cur[l] != last[l])
