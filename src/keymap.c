@@ -646,23 +646,29 @@ LearnedKeyPrefixValues(const LearnedKeyInfo *ki, const Datum *values,
 	return l;
 }
 
-/* LearnedKeyPrefixValues of a stored key, every prefix */
+/*
+ * LearnedKeyPrefixValues of a stored key, every prefix: only the leading
+ * columns of exact types are read (a text first column: none).
+ */
 int
 LearnedKeyPrefixValuesOf(const LearnedKeyInfo *ki, Datum key, uint64 *pv)
 {
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	Oid			types[INDEX_MAX_KEYS];
+	int			n;
 	int			i;
 
 	if (!LearnedKeyIsComposite(ki))
 		return 0;
-	for (i = 0; i < ki->nkeys - 1; i++)
+	for (n = 0; n < ki->nkeys - 1 && ki->cols[n].exact; n++)
+		;
+	for (i = 0; i < n; i++)
 	{
 		values[i] = LearnedKeyColumnInline(ki, key, i, &isnull[i]);
 		types[i] = ki->cols[i].type;
 	}
-	return LearnedKeyPrefixValues(ki, values, isnull, types, ki->nkeys - 1, pv);
+	return LearnedKeyPrefixValues(ki, values, isnull, types, n, pv);
 }
 
 /* widen the per-column ranges [lo, hi] of images to take in a key */

@@ -418,14 +418,15 @@ typedef struct LearnedRunHeader
 
 /*
  * A run's membership filter (run.c): a blocked Bloom filter of its keys'
- * mapped keys.  A key sets LEARNED_RUN_FILTER_K bits of one 64-byte block,
- * so a lookup reads one block of one page.  It takes the header page's
- * room after the page list when that holds LEARNED_RUN_FILTER_BITS bits a
- * key (a run of a few thousand entries), else pages of its own: their
- * blocks follow the header's page list, and each starts with
- * LearnedRunFilterPageData.  A run has at most LEARNED_RUN_MAX_FILTER
- * filter pages (enough for 10 bits a key up to 416k keys; a larger run
- * gets fewer bits a key).
+ * filter values (LearnedKeyFilterValue) and, for a composite key, of each
+ * distinct value of their leading columns (LearnedKeyPrefixValues).  A
+ * value sets LEARNED_RUN_FILTER_K bits of one 64-byte block, so a lookup
+ * reads one block of one page.  It takes the header page's room after the
+ * page list when that holds LEARNED_RUN_FILTER_BITS bits a value (a run of
+ * a few thousand entries), else pages of its own: their blocks follow the
+ * header's page list, and each starts with LearnedRunFilterPageData.  A run
+ * has at most LEARNED_RUN_MAX_FILTER filter pages (enough for 10 bits a
+ * value up to 416k values; a larger run gets fewer bits a value).
  */
 #define LEARNED_RUN_FILTER_K	7
 #define LEARNED_RUN_FILTER_BITS	10

@@ -3982,11 +3982,14 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 													  fwd.types, fwd.status, fwd.hint),
 								&probe);
 		/*
-		 * Not one key, but its leading columns fixed (an order's lines):
-		 * the runs' filters may rule out the runs without them.
+		 * Not a whole key the runs' filters rule out, but leading columns
+		 * fixed (an order's lines): the filters may rule out the runs
+		 * without them.  Their values are exact columns' own images, which
+		 * neither the key map's plan nor a collation library makes, so a
+		 * stale map or collated images do not stop this probe.
 		 */
-		prefix = !one_image && has_fwd && has_bwd && so->nruns > 0 &&
-			!so->map_stale && !so->no_filters &&
+		prefix = !(one_image && !so->map_stale && !so->no_filters) &&
+			has_fwd && has_bwd && so->nruns > 0 &&
 			bounds_fix_prefix(so, &fwd, &bwd, &pprobe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
