@@ -560,6 +560,23 @@ own_block(Relation index, uint8 *seen, BlockNumber nblocks, BlockNumber blk,
  * match its header; its entries are sorted by (key, TID) with NULLs last,
  * and the header's and the run table's mapped keys are its keys'.
  */
+/*
+ * Does a run's filter (header page hdr, filter pages fpages) admit the
+ * filter value v?  A run without a filter admits everything.
+ */
+static bool
+filter_admits(const LearnedRunHeader *h, const char *hdr, char *const *fpages, uint64 v)
+{
+	LearnedRunFilterProbe probe;
+	uint32		off;
+	int			fp;
+
+	LearnedRunFilterKey(v, &probe);
+	fp = LearnedRunFilterWhere(h, &probe, &off);
+	return fp == -2 ||
+		LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe);
+}
+
 static void
 check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 		   const LearnedDirectory *dir, uint8 *seen, BlockNumber nblocks)
@@ -683,34 +700,21 @@ check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 							   psprintf("run %u, rank %u (block %u)", j, rank, blk));
 				if (rank < ri->nkeys)
 				{
-					LearnedRunFilterProbe probe;
-					uint32		off;
-					int			fp;
+					uint64		pv[INDEX_MAX_KEYS];
 					uint64		fv;
+					int			npv;
+					int			l;
 
 					LearnedKeyMapFilter(ki, ents[i].key, &fv);
-					LearnedRunFilterKey(fv, &probe);
-					fp = LearnedRunFilterWhere(h, &probe, &off);
-					if (fp != -2 &&
-						!LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe))
+					if (!filter_admits(h, hdr, fpages, fv))
 						check_fail(index, "a sorted run's filter misses one of its keys",
 								   psprintf("run %u, rank %u", j, rank));
 					/* and its leading columns (LearnedKeyPrefixValues) */
-					if (fp != -2)
-					{
-						uint64		pv[INDEX_MAX_KEYS];
-						int			npv = LearnedKeyPrefixValuesOf(ki, ents[i].key, pv);
-						int			l;
-
-						for (l = 0; l < npv; l++)
-						{
-							LearnedRunFilterKey(pv[l], &probe);
-							fp = LearnedRunFilterWhere(h, &probe, &off);
-							if (!LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe))
-								check_fail(index, "a sorted run's filter misses the leading columns of one of its keys",
-										   psprintf("run %u, rank %u, %d columns", j, rank, l + 1));
-						}
-					}
+					npv = LearnedKeyPrefixValuesOf(ki, ents[i].key, pv);
+					for (l = 0; l < npv; l++)
+						if (!filter_admits(h, hdr, fpages, pv[l]))
+							check_fail(index, "a sorted run's filter misses the leading columns of one of its keys",
+									   psprintf("run %u, rank %u, %d columns", j, rank, l + 1));
 				}
 				if (rank < ri->nkeys)
 				{

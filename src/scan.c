@@ -3935,6 +3935,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		bool		one_image;
 		LearnedRunFilterProbe probe;
 		LearnedRunFilterProbe pprobe;
+		bool		key_probe;
 		bool		prefix;
 		bool		any = false;
 		int			j;
@@ -3977,7 +3978,9 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		 */
 		one_image = has_fwd && has_bwd &&
 			bounds_one_image(so, &fwd, exact_fwd, &bwd, exact_bwd);
-		if (one_image && so->nruns > 0 && !so->map_stale && !so->no_filters)
+		/* the runs' filters take the whole key's value only from this map */
+		key_probe = one_image && so->nruns > 0 && !so->map_stale && !so->no_filters;
+		if (key_probe)
 			LearnedRunFilterKey(LearnedKeyFilterValue(&so->ki, fwd.values, fwd.isnull,
 													  fwd.types, fwd.status, fwd.hint),
 								&probe);
@@ -3988,8 +3991,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 		 * neither the key map's plan nor a collation library makes, so a
 		 * stale map or collated images do not stop this probe.
 		 */
-		prefix = !(one_image && !so->map_stale && !so->no_filters) &&
-			has_fwd && has_bwd && so->nruns > 0 &&
+		prefix = !key_probe && has_fwd && has_bwd && so->nruns > 0 &&
 			bounds_fix_prefix(so, &fwd, &bwd, &pprobe);
 		r->main_lo = r->main_hi = r->recent_lo = r->recent_hi = 0;
 		if (c != NULL && !(one_image && !LearnedPendingMayContain(c, fwd.hint)))
@@ -4019,8 +4021,7 @@ find_pending_ranges(LearnedScanOpaque so, const LearnedPendingCache *c)
 				 (bwd.strict ? bwd.hint < ri->min_mkey : bwd.hint <= ri->min_mkey)))
 				continue;
 			/* a lookup of one key: the run's filter may rule it out */
-			if (one_image && !so->map_stale && !so->no_filters &&
-				!run_may_contain(so, j, &probe))
+			if (key_probe && !run_may_contain(so, j, &probe))
 				continue;
 			if (prefix && !run_may_contain(so, j, &pprobe))
 				continue;
