@@ -31,6 +31,13 @@ PG_CPPFLAGS = -DLEARNED_IDX_VERSION='"$(EXTVERSION)"'
 # the same name from replacing one of ours.
 SHLIB_LINK += -Wl,-Bsymbolic
 
+# With -Bsymbolic nothing can interpose on the library's own functions, so
+# the compiler may assume so too: 15 compiles modules with -fPIC and
+# default visibility, under which GCC neither inlines a global function
+# into its callers in the same file nor calls it directly.  (16 and later
+# hide the module's symbols, which does the same.)
+PG_CFLAGS += -fno-semantic-interposition
+
 # No LLVM bitcode: it would need clang at build time and gains nothing here.
 override with_llvm = no
 
