@@ -553,14 +553,6 @@ own_block(Relation index, uint8 *seen, BlockNumber nblocks, BlockNumber blk,
 }
 
 /*
- * The sorted runs of the view: each covers the sequence range after the
- * one before (the first starts at pending_merged, the last ends at
- * runs_end_seq, where the tail starts), its data pages are pages of the
- * chain, in the header's order, linked to the next run or the tail, and
- * match its header; its entries are sorted by (key, TID) with NULLs last,
- * and the header's and the run table's mapped keys are its keys'.
- */
-/*
  * Does a run's filter (header page hdr, filter pages fpages) admit the
  * filter value v?  A run without a filter admits everything.
  */
@@ -577,6 +569,14 @@ filter_admits(const LearnedRunHeader *h, const char *hdr, char *const *fpages, u
 		LearnedRunFilterBlockHas((fp == -1 ? hdr : fpages[fp]) + off, &probe);
 }
 
+/*
+ * The sorted runs of the view: each covers the sequence range after the
+ * one before (the first starts at pending_merged, the last ends at
+ * runs_end_seq, where the tail starts), its data pages are pages of the
+ * chain, in the header's order, linked to the next run or the tail, and
+ * match its header; its entries are sorted by (key, TID) with NULLs last,
+ * and the header's and the run table's mapped keys are its keys'.
+ */
 static void
 check_runs(Relation index, const LearnedMetaPageData *meta, LearnedKeyInfo *ki,
 		   const LearnedDirectory *dir, uint8 *seen, BlockNumber nblocks)
