@@ -28,7 +28,8 @@ And three that measure both indexes (issue 30's targets 1, 2, 4 and 5):
   conns    the pending list just under the index's own merge trigger (both tables get the same
            rows), then CONNS new connections per index, each kept open: its first point lookup
            (client-side wall time, the shared library's load included) and the memory its
-           backend holds after it (sum of pg_backend_memory_contexts).
+           backend holds after it (sum of pg_backend_memory_contexts); then the same after a
+           restart with learned_idx in shared_preload_libraries (no backend loads the library).
   space    +50% random keys by 100-row INSERTs from 2 writers while 1 reader looks keys up
            (pgbench), the index's size sampled every second; then its size after the run, after
            a VACUUM, and of a fresh build of the same rows (REINDEX).
@@ -662,6 +663,70 @@ class Dyn:
             lim_kb = int(self.db.q1("SELECT setting FROM pg_settings WHERE name = 'learned_idx.pending_limit'")[0])
         return max(1024, min(self.a.n / ratio, lim_kb * 1024 / 18.0))
 
+    def restart_server(self, opts):
+        """Restart the server with -o opts (empty: back to its postgresql.conf) and reconnect;
+        False (and a problem noted) if it did not come back."""
+        pg_ctl = os.path.join(self.a.pgbin, "pg_ctl")
+        try:
+            self.db.conn.close()
+        except Exception:
+            pass
+        log_path = os.path.join(os.path.dirname(os.path.abspath(self.a.datadir)), "server.log")
+        stop = ["runuser", "-u", "postgres", "--", pg_ctl, "-D", self.a.datadir, "-m", "fast", "-w", "stop"]
+        pin = [] if self.a.server_pin in ("", "none") else self.a.server_pin.split()
+        start = ["runuser", "-u", "postgres", "--"] + pin + [pg_ctl, "-D", self.a.datadir, "-l", log_path,
+                                                              "-w", "start"]
+        if opts:
+            start += ["-o", opts]
+        for cmd in (stop, start):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                self.problem("restart (%s) failed: %s" % (opts or "defaults", (r.stderr or r.stdout).strip()))
+                return False
+        self.db = DB()
+        return True
+
+    def conn_round(self, keys, pend, preload):
+        """a.conns new connections per side, all kept open: each one's first and second point
+        lookup and its backend's memory (one row each in self.conns)."""
+        a = self.a
+        rng = np.random.default_rng(77)
+        opts = "-c enable_seqscan=off -c enable_bitmapscan=off -c jit=off"
+        held = []
+        for side in SIDES:
+            for c in range(a.conns):
+                k = 10 * int(rng.integers(1, a.n + 1))
+                t0 = time.perf_counter()
+                conn = psycopg.connect("", autocommit=True, options=opts)
+                t1 = time.perf_counter()
+                v = conn.execute("SELECT v FROM %s WHERE k = %%s" % self.t(side), (k,)).fetchall()
+                t2 = time.perf_counter()
+                conn.execute("SELECT v FROM %s WHERE k = %%s" % self.t(side), (k + 10,)).fetchall()
+                t3 = time.perf_counter()
+                mem = conn.execute("SELECT sum(total_bytes), coalesce(sum(total_bytes) FILTER "
+                                   "(WHERE name = 'learned pending copy'), 0) FROM pg_backend_memory_contexts"
+                                   ).fetchone()
+                held.append(conn)
+                row = {"keys": keys, "side": side, "conn": c, "n": a.n, "pending_entries": pend,
+                       "preload": preload,
+                       "connect_ms": (t1 - t0) * 1e3, "first_lookup_ms": (t2 - t1) * 1e3,
+                       "second_lookup_ms": (t3 - t2) * 1e3, "backend_bytes": int(mem[0]),
+                       "pending_copy_bytes": int(mem[1]), "found": len(v)}
+                if len(v) != 1:
+                    self.problem("conns: %s lookup of k = %d found %d rows" % (side, k, len(v)))
+                self.conns.append(row)
+        for conn in held:
+            conn.close()
+        per = {s: [r for r in self.conns if r["keys"] == keys and r["side"] == s and r["preload"] == preload]
+               for s in SIDES}
+        log("conns %s%s: %s pending; first lookup %.2f ms learned, %.2f ms btree; backend memory %.1f MB "
+            "learned, %.1f MB btree (medians of %d connections)"
+            % (keys, " (library preloaded)" if preload else "", pend,
+               med([r["first_lookup_ms"] for r in per["learned"]]),
+               med([r["first_lookup_ms"] for r in per["btree"]]),
+               med([r["backend_bytes"] for r in per["learned"]]) / 2 ** 20,
+               med([r["backend_bytes"] for r in per["btree"]]) / 2 ** 20, a.conns))
+
     def measure_conns(self, keys):
         db, a = self.db, self.a
         lidx = self.idx("learned")
@@ -675,39 +740,14 @@ class Dyn:
             if a.learned_am == "learned":
                 self.restore_reloptions(lidx)
             pend = (self.info() or {}).get("pending_entries")
-            rng = np.random.default_rng(77)
-            opts = "-c enable_seqscan=off -c enable_bitmapscan=off -c jit=off"
-            held = []
-            for side in SIDES:
-                for c in range(a.conns):
-                    k = 10 * int(rng.integers(1, a.n + 1))
-                    t0 = time.perf_counter()
-                    conn = psycopg.connect("", autocommit=True, options=opts)
-                    t1 = time.perf_counter()
-                    v = conn.execute("SELECT v FROM %s WHERE k = %%s" % self.t(side), (k,)).fetchall()
-                    t2 = time.perf_counter()
-                    conn.execute("SELECT v FROM %s WHERE k = %%s" % self.t(side), (k + 10,)).fetchall()
-                    t3 = time.perf_counter()
-                    mem = conn.execute("SELECT sum(total_bytes), coalesce(sum(total_bytes) FILTER "
-                                       "(WHERE name = 'learned pending copy'), 0) FROM pg_backend_memory_contexts"
-                                       ).fetchone()
-                    held.append(conn)
-                    row = {"keys": keys, "side": side, "conn": c, "n": a.n, "pending_entries": pend,
-                           "connect_ms": (t1 - t0) * 1e3, "first_lookup_ms": (t2 - t1) * 1e3,
-                           "second_lookup_ms": (t3 - t2) * 1e3, "backend_bytes": int(mem[0]),
-                           "pending_copy_bytes": int(mem[1]), "found": len(v)}
-                    if len(v) != 1:
-                        self.problem("conns: %s lookup of k = %d found %d rows" % (side, k, len(v)))
-                    self.conns.append(row)
-            for conn in held:
-                conn.close()
-            per = {s: [r for r in self.conns if r["keys"] == keys and r["side"] == s] for s in SIDES}
-            log("conns %s: %s pending; first lookup %.2f ms learned, %.2f ms btree; backend memory %.1f MB "
-                "learned, %.1f MB btree (medians of %d connections)"
-                % (keys, pend, med([r["first_lookup_ms"] for r in per["learned"]]),
-                   med([r["first_lookup_ms"] for r in per["btree"]]),
-                   med([r["backend_bytes"] for r in per["learned"]]) / 2 ** 20,
-                   med([r["backend_bytes"] for r in per["btree"]]) / 2 ** 20, a.conns))
+            self.conn_round(keys, pend, False)
+            # The same connections with the library loaded by the postmaster: what a DBA who opens
+            # many short connections can configure (README, "Many short connections").
+            if self.restart_server("-c shared_preload_libraries=learned_idx"):
+                try:
+                    self.conn_round(keys, pend, True)
+                finally:
+                    self.restart_server("")
         except psycopg.Error as e:
             self.problem("conns (%s) failed: %s" % (keys, e))
         finally:
