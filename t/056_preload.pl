@@ -35,15 +35,16 @@ my ($ret, $out, $err) = $node->psql('postgres', 'SET learned_idx.no_such_setting
 like($err, qr/invalid configuration parameter name "learned_idx\.no_such_setting"/,
 	'the prefix is reserved in every backend');
 
-$node->safe_psql('postgres', 'CREATE EXTENSION learned_idx');
-$node->safe_psql('postgres', q{
+# 40,000 keys and a few NULLs; the merge trigger is 1,024 pending entries
+# (40,000 / 100 is less) or 64 kB of them
+$node->safe_psql('postgres', qq{
+CREATE EXTENSION learned_idx;
 CREATE TABLE t (id serial, k int8, v text) WITH (autovacuum_enabled = off);
-INSERT INTO t (k, v) SELECT (i::int8 * 7919) % 1000000, 'b' FROM generate_series(1, 50000) i;
-INSERT INTO t (k, v) SELECT NULL, 'n' FROM generate_series(1, 10);
--- trigger: more than 50000 / 100 pending entries (and at least 1024), or 64 kB
+INSERT INTO t (k, v)
+  SELECT CASE WHEN i % 4000 = 0 THEN NULL ELSE (i::int8 * 48271) % 1000000 END, 'b'
+  FROM generate_series(1, 40000) i;
 CREATE INDEX t_k ON t USING learned (k) WITH (merge_ratio = 100, pending_limit = 64);
-ANALYZE t;
-});
+ANALYZE t;});
 ($ret, $out, $err) = $node->psql('postgres', 'ALTER INDEX t_k SET (merge_ratio = 0)');
 like($err, qr/value 0 out of bounds for option "merge_ratio"/,
 	'reloptions are validated');
