@@ -943,6 +943,8 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 		hdr->pages[pg].blkno = BufferGetBlockNumber(buf);
 		UnlockReleaseBuffer(buf);
 	}
+	/* claimed and not written: what a failure leaves for VACUUM and GC */
+	learned_fault(take_tail ? "flush-after-claim" : "compact-after-claim");
 	first = hdr->pages[0].blkno;
 	for (pg = 0; pg < npages; pg++)
 	{

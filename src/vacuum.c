@@ -249,6 +249,7 @@ vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	{
 		Buffer		buf;
 		uint16		kind;
+		bool		empty;
 
 		if (blkno < ncurrent && current[blkno])
 			continue;
@@ -264,10 +265,24 @@ vacuum_retired(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			LockBufferForCleanup(buf);
 			/* an insert may have turned a free page into a new tail since */
 			kind = LearnedPageKind(BufferGetPage(buf));
-			if (kind == LEARNED_PAGE_LEAF)
+
+			/*
+			 * A page with no entries has nothing to mark.  Among them are
+			 * pages claimed and never written (LearnedClaimBlock's empty
+			 * LEAF of generation 0, in no format of the index): a writer
+			 * that failed between the claim and the write, or a run of
+			 * blocks LearnedAllocRun gave up half claimed because an insert
+			 * took one of them, leaves them for garbage collection, which
+			 * may wait for older snapshots.  Opened with the index's layout,
+			 * such a page of a variable-width or stride index would look
+			 * corrupt and fail the VACUUM.
+			 */
+			empty = (kind == LEARNED_PAGE_LEAF || kind == LEARNED_PAGE_NULLS) &&
+				LearnedPageGetOpaque(BufferGetPage(buf))->nitems == 0;
+			if (kind == LEARNED_PAGE_LEAF && !empty)
 				vacuum_static_page(index, buf, keys, NULL, callback,
 								   callback_state, dead);
-			else if (kind == LEARNED_PAGE_NULLS)
+			else if (kind == LEARNED_PAGE_NULLS && !empty)
 				vacuum_static_page(index, buf, &nulls, NULL, callback,
 								   callback_state, dead);
 			else if (kind == LEARNED_PAGE_PENDING)

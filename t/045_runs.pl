@@ -93,8 +93,9 @@ $node->safe_psql('postgres', "SELECT learned_index_merge('t_k')");
 is(runs(), '0', 'a merge folds the runs');
 verify('baseline merged');
 
-foreach my $fp ('run-start', 'flush-after-write', 'flush-after-flip',
-	'compact-after-write', 'compact-after-flip')
+foreach my $fp ('run-start', 'flush-after-claim', 'flush-after-write',
+	'flush-after-flip', 'compact-after-claim', 'compact-after-write',
+	'compact-after-flip')
 {
 	foreach my $kind ('', ':panic')
 	{
