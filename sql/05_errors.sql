@@ -21,6 +21,7 @@ CREATE INDEX e_bad ON e USING learned (a) WITH (merge_ratio = 'x');
 CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = 10);
 CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = 63);
 CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = -2);
+CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = 2097152);
 CREATE INDEX e_bad ON e USING learned (a) WITH (pending_limit = 'x');
 CREATE INDEX e_bad ON e USING learned (a) WITH (fillfactor = 50);
 CREATE INDEX e_bad ON e USING learned (a) WITH (no_such_option = 1);

@@ -75,9 +75,13 @@ _PG_init(void)
 					   LEARNED_MIN_MERGE_RATIO, LEARNED_MAX_MERGE_RATIO,
 					   ShareUpdateExclusiveLock);
 
+	/*
+	 * Bounds checked by learnedoptions: the valid range has a hole (0..63),
+	 * and the generic check's message would name -1..max for every value.
+	 */
 	add_int_reloption(learned_relopt_kind, "pending_limit",
 					  "Merge the pending list when it exceeds this many kB (-1: learned_idx.pending_limit)",
-					  -1, -1, LEARNED_MAX_PENDING_LIMIT,
+					  -1, INT_MIN, INT_MAX,
 					  ShareUpdateExclusiveLock);
 
 	add_enum_reloption(learned_relopt_kind, "mode",
@@ -155,9 +159,10 @@ learnedoptions(Datum reloptions, bool validate)
 											   learned_relopt_kind,
 											   sizeof(LearnedOptions),
 											   tab, lengthof(tab));
-	/* the range has a hole (0..63) that the generic check cannot express */
-	if (validate && opts &&
-		opts->pending_limit >= 0 && opts->pending_limit < LEARNED_MIN_PENDING_LIMIT)
+	/* -1, or LEARNED_MIN_PENDING_LIMIT to LEARNED_MAX_PENDING_LIMIT */
+	if (validate && opts && opts->pending_limit != -1 &&
+		(opts->pending_limit < LEARNED_MIN_PENDING_LIMIT ||
+		 opts->pending_limit > LEARNED_MAX_PENDING_LIMIT))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("value %d out of bounds for option \"pending_limit\"",
