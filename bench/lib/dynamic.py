@@ -678,11 +678,12 @@ class Dyn:
                                                               "-w", "start"]
         if opts:
             start += ["-o", opts]
-        for cmd in (stop, start):
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                self.problem("restart (%s) failed: %s" % (opts or "defaults", (r.stderr or r.stdout).strip()))
-                return False
+        # a stop that fails (a server already down) does not keep the start from being tried
+        subprocess.run(stop, capture_output=True, text=True)
+        r = subprocess.run(start, capture_output=True, text=True)
+        if r.returncode != 0:
+            self.problem("restart (%s) failed: %s" % (opts or "defaults", (r.stderr or r.stdout).strip()))
+            return False
         self.db = DB()
         return True
 
