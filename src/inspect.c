@@ -396,9 +396,13 @@ learned_index_runs(PG_FUNCTION_ARGS)
 		bool		nulls[8];
 		uint64		appended = LearnedPendingAppended(index, &meta);
 		uint64		start = LearnedTailStartSeq(&meta);
+		BlockNumber first = meta.nruns > 0 ? meta.tail_first_blk : meta.pending_head;
 
 		memset(nulls, 0, sizeof(nulls));
-		nulls[0] = nulls[1] = nulls[2] = nulls[3] = nulls[5] = nulls[6] = nulls[7] = true;
+		nulls[0] = nulls[1] = nulls[3] = nulls[5] = nulls[6] = nulls[7] = true;
+		/* the tail's first page: where a move or a merge leaves the list */
+		nulls[2] = !BlockNumberIsValid(first);
+		values[2] = Int64GetDatum((int64) first);
 		values[4] = Int64GetDatum((int64) (appended > start ? appended - start : 0));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

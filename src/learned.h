@@ -1333,6 +1333,7 @@ extern bool LearnedReadMetaKept(Relation index, LearnedMetaPageData *copy,
 								LearnedKeyMapData *map);
 extern Buffer LearnedReadBufferRecent(Relation index, BlockNumber blkno,
 									  Buffer *recent);
+extern bool LearnedPinRecentBuffer(Relation index, BlockNumber blkno, Buffer recent);
 extern void LearnedKeyInfoInit(Relation index, LearnedKeyInfo *ki);
 extern void LearnedKeyInfoLoadMap(Relation index, LearnedKeyInfo *ki);
 extern void LearnedKeyInfoForScan(Relation index, LearnedKeyInfo *ki);
@@ -1494,6 +1495,8 @@ extern int64 LearnedMergeLocked(Relation index, const bool *rewrite, uint32 nrew
 								LearnedMergeBy by);
 extern void LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta,
 							  uint64 appended);
+extern void LearnedMaybeMergeStale(Relation index, const LearnedMetaPageData *copy,
+								   uint64 appended);
 extern void LearnedCollectGarbage(Relation index, bool merge);
 extern void LearnedCollectGarbageLocked(Relation index);
 extern PGDLLEXPORT void learned_merge_worker_main(Datum arg);
@@ -1617,7 +1620,9 @@ typedef struct LearnedAppendCheck
 extern LearnedAppendResult LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 											  ItemPointer ht_ctid, LearnedMetaPageData *after,
 											  uint64 *appendedp,
-											  const LearnedAppendCheck *check);
+											  const LearnedAppendCheck *check,
+											  bool *stale);
+extern void LearnedAppendNoteMeta(Relation index, const LearnedMetaPageData *meta);
 
 /* ---------- unique.c ---------- */
 

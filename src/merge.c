@@ -2557,8 +2557,13 @@ relocation_end(const LearnedDirectory *dir, const bool *move, const bool *freema
  * epoch + 1 and last_flip_xid, so that a scan that read the old metapage
  * may still read the old page until GC frees it).  The free block is found
  * before the metapage is locked, to keep inserts waiting only for the
- * flip; the metapage's exclusive lock then shuts out appends (they hold it
- * shared), so the count read under it is final.  Returns whether it moved.
+ * flip.  The old page is locked exclusively from its count to the flip,
+ * and the flip links it to the new one: an append that does not read the
+ * metapage (tail.c, append_fast) takes a pending page without a link for
+ * the tail, so it must find the old page full of its count or linked on.
+ * (The link leads nowhere a reader could go wrong: the new page's entries
+ * continue the old one's sequence numbers, and from the new metapage on
+ * the old page is not in the chain.)  Returns whether it moved.
  */
 static bool
 move_tail_down(Relation index)
@@ -2566,6 +2571,7 @@ move_tail_down(Relation index)
 	LearnedMetaPageData meta;
 	Buffer		metabuf;
 	Buffer		newbuf;
+	Buffer		oldbuf;
 	Page		metapage;
 	LearnedMetaPage m;
 	BlockNumber blk;
@@ -2592,10 +2598,12 @@ move_tail_down(Relation index)
 		UnlockReleaseBuffer(metabuf);
 		return false;
 	}
-	appended = LearnedPendingAppended(index, m);
+	oldbuf = LearnedPendingLockTail(index, m, BUFFER_LOCK_EXCLUSIVE, &appended);
 	if (appended != m->pending_merged ||
+		LearnedPageGetOpaque(BufferGetPage(oldbuf))->next != InvalidBlockNumber ||
 		!BufferIsValid(newbuf = LearnedClaimBlock(index, blk)))
 	{
+		UnlockReleaseBuffer(oldbuf);
 		UnlockReleaseBuffer(metabuf);
 		return false;
 	}
@@ -2608,6 +2616,7 @@ move_tail_down(Relation index)
 	m = LearnedPageGetMeta(metapage);
 	LearnedPendingInitPage(LearnedXLogRegister(state, newbuf, true), m->keylen,
 						   m->generation, appended);
+	LearnedPageGetOpaque(LearnedXLogRegister(state, oldbuf, false))->next = blk;
 	m->pending_head = blk;
 	m->pending_tail = blk;
 	m->pending_tail_seq = appended;
@@ -2615,6 +2624,7 @@ move_tail_down(Relation index)
 	m->last_flip_xid = U64FromFullTransactionId(flip_xid);
 	LearnedXLogFinish(state);
 	UnlockReleaseBuffer(newbuf);
+	UnlockReleaseBuffer(oldbuf);
 	UnlockReleaseBuffer(metabuf);
 	elog(DEBUG1, "learned index \"%s\": the pending list's page moves down to block %u",
 		 RelationGetRelationName(index), blk);
@@ -3019,8 +3029,10 @@ worker_running(Relation index)
  * list past twice pending_limit takes the far-over path, which does not ask
  * here).  The epoch compared is the insert's copy of the metapage, taken
  * under the share lock its append holds (LearnedAppendEntry), which every
- * flip's exclusive lock waits for: an insert that sees the old epoch
- * appended before the flip, and the worker's look after it sees the entry.
+ * flip's exclusive lock waits for, or, after an append that did not read
+ * the metapage, read after the append (LearnedMaybeMergeStale): either way
+ * an insert that sees the old epoch appended before the flip, and the
+ * worker's look after it sees the entry.
  * So the probe, a lock-manager round trip, is made once an epoch rather
  * than once a row: per row it took 4% of the inserting backends' CPU under
  * 2-client 100-row INSERTs of random keys, where merges move the generation
@@ -3276,6 +3288,44 @@ LearnedMaybeMerge(Relation index, const LearnedMetaPageData *meta, uint64 append
 		return;
 	}
 	far_over_merge(index);
+}
+
+/*
+ * The trigger after an append that did not read the metapage (tail.c,
+ * append_fast), with this backend's older copy of it.  The triggers count
+ * from sequence numbers that only grow (pending_merged and the tail's
+ * start, LearnedTailStartSeq), so an old copy overstates the tail and the
+ * list: if it sees no trigger, a fresh one would see none either, unless
+ * the static stage shrank meanwhile (a merge that dropped dead entries
+ * lowers the ratio's bound) or the run table filled (a full table triggers
+ * a merge), which the copy's refresh, at least every
+ * LEARNED_APPEND_META_EVERY appends, catches a few appends late.  If it sees one, the metapage is read afresh and the
+ * trigger runs on that, as after any append: a probe or a worker's start
+ * must not act on an old view (the epoch the probes compare is the fresh
+ * copy's, read after this append, so the argument of worker_seen_memo
+ * holds).
+ */
+void
+LearnedMaybeMergeStale(Relation index, const LearnedMetaPageData *copy,
+					   uint64 appended)
+{
+	LearnedMetaPageData meta;
+	MergeTrigger t;
+
+	if (!tail_over(copy, appended) &&
+		(!learned_auto_merge ||
+		 !merge_trigger(index, copy, appended - copy->pending_merged, &t)))
+		return;
+	LearnedReadMeta(index, &meta);
+	LearnedAppendNoteMeta(index, &meta);
+
+	/*
+	 * A merge that started after our append may have flipped before this
+	 * read: then it merged past our entry, and the list counts from its end
+	 * (an append that reads the metapage holds it across the append, so its
+	 * copy never runs ahead of it).
+	 */
+	LearnedMaybeMerge(index, &meta, Max(appended, meta.pending_merged));
 }
 
 /*

@@ -379,20 +379,31 @@ LearnedCheckMeta(Relation index, LearnedMetaPage meta)
 Buffer
 LearnedReadBufferRecent(Relation index, BlockNumber blkno, Buffer *recent)
 {
-	if (BufferIsValid(*recent) &&
-		ReadRecentBuffer(LI_REL_FILE(index), MAIN_FORKNUM, blkno, *recent))
-	{
-		/*
-		 * ReadBuffer counts every access as a fetch and, when found in
-		 * shared buffers, also as a hit (pg_statio's reads are fetches
-		 * minus hits): count both, or the reads come out negative.
-		 */
-		pgstat_count_buffer_read(index);
-		pgstat_count_buffer_hit(index);
+	if (LearnedPinRecentBuffer(index, blkno, *recent))
 		return *recent;
-	}
 	*recent = ReadBuffer(index, blkno);
 	return *recent;
+}
+
+/*
+ * Pin recent if it still holds block blkno of the index, and say whether
+ * it did; read nothing otherwise.
+ */
+bool
+LearnedPinRecentBuffer(Relation index, BlockNumber blkno, Buffer recent)
+{
+	if (!BufferIsValid(recent) ||
+		!ReadRecentBuffer(LI_REL_FILE(index), MAIN_FORKNUM, blkno, recent))
+		return false;
+
+	/*
+	 * ReadBuffer counts every access as a fetch and, when found in shared
+	 * buffers, also as a hit (pg_statio's reads are fetches minus hits):
+	 * count both, or the reads come out negative.
+	 */
+	pgstat_count_buffer_read(index);
+	pgstat_count_buffer_hit(index);
+	return true;
 }
 
 /*

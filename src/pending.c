@@ -108,8 +108,11 @@ LearnedPendingInitPage(Page page, int keylen, uint32 generation,
 
 /*
  * Link a new pending page after the tail page and make it the tail, in one
- * record with the metapage (metabuf, which the caller holds exclusively,
- * so no insert appends meanwhile): holding the entry (tid, key) when an
+ * record with the metapage (metabuf, which the caller holds exclusively)
+ * and the old tail, whose count is read under its exclusive lock (an
+ * append that skips the metapage, tail.c, may have added to it until
+ * then; the link tells later ones that it is no longer the tail): holding
+ * the entry (tid, key) when an
  * insert found the tail page full (tail.c), or empty when tid is NULL (a
  * whole flush seals the tail page, LearnedRunFlushWhole, so that no insert
  * appends to it any more).  Returns the sequence number after the new
@@ -129,13 +132,8 @@ LearnedPendingNewTail(Relation index, Buffer metabuf, ItemPointer tid,
 	uint64		first_seq = meta->pending_tail_seq;
 
 	if (meta->pending_tail != InvalidBlockNumber)
-	{
-		LearnedCheckLink(index, meta->pending_tail, NULL);
-		tailbuf = ReadBuffer(index, meta->pending_tail);
-		LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
-		first_seq = LearnedPendingFirstSeq(BufferGetPage(tailbuf)) +
-			LearnedPendingCount(BufferGetPage(tailbuf), keylen);
-	}
+		tailbuf = LearnedPendingLockTail(index, meta, BUFFER_LOCK_EXCLUSIVE,
+										 &first_seq);
 	if (tid)
 		newbuf = LearnedAllocPage(index);
 	else
@@ -423,20 +421,34 @@ LearnedPendingCountFrom(Page page, int keylen, int from)
 uint64
 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta)
 {
-	Buffer		buf;
-	Page		page;
 	uint64		appended;
 
 	if (meta->pending_tail == InvalidBlockNumber)
 		return meta->pending_tail_seq;
+	UnlockReleaseBuffer(LearnedPendingLockTail(index, meta, BUFFER_LOCK_SHARE,
+											   &appended));
+	return appended;
+}
+
+/*
+ * The tail page meta names (there must be one), read and locked in mode,
+ * and in *appended the sequence number of the next append to it, which
+ * stays so while an exclusive lock is held.
+ */
+Buffer
+LearnedPendingLockTail(Relation index, const LearnedMetaPageData *meta, int mode,
+					   uint64 *appended)
+{
+	Buffer		buf;
+	Page		page;
+
 	LearnedCheckLink(index, meta->pending_tail, NULL);
 	buf = ReadBuffer(index, meta->pending_tail);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	LockBuffer(buf, mode);
 	page = BufferGetPage(buf);
 	LearnedCheckPage(index, page, meta->pending_tail, LEARNED_PAGE_PENDING);
-	appended = LearnedPendingFirstSeq(page) + LearnedPendingCount(page, meta->keylen);
-	UnlockReleaseBuffer(buf);
-	return appended;
+	*appended = LearnedPendingFirstSeq(page) + LearnedPendingCount(page, meta->keylen);
+	return buf;
 }
 
 /*

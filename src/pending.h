@@ -187,6 +187,8 @@ extern bool LearnedPendingMayContain(const LearnedPendingCache *c, uint64 mkey);
 extern Datum LearnedPendingKeyAt(Relation index, const LearnedKeyInfo *ki, Page page,
 								 BlockNumber blkno, int slot);
 extern uint64 LearnedPendingAppended(Relation index, const LearnedMetaPageData *meta);
+extern Buffer LearnedPendingLockTail(Relation index, const LearnedMetaPageData *meta,
+									 int mode, uint64 *appended);
 extern int	LearnedPendingCount(Page page, int keylen);
 extern int	LearnedPendingCountFrom(Page page, int keylen, int from);
 

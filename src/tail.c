@@ -6,8 +6,8 @@
  *
  * The pending list is a chain of append-only pages (like GIN's fast-update
  * list).  One insert changes only the tail page (the record and pd_lower),
- * in a single GenericXLog record; a new tail page adds the metapage and
- * the old tail's link.
+ * in a single generic record; a new tail page adds the metapage and the
+ * old tail's link.  Most appends do not read the metapage (append_fast).
  *
  * Lock order (everywhere in the AM): metapage, then pending or leaf pages.
  * Nobody waits for the metapage while holding another page's lock.
@@ -31,23 +31,52 @@
  * Per backend, for a few indexes: the buffers that last held the metapage
  * and the pending tail, hints for ReadRecentBuffer (LearnedReadBufferRecent),
  * which checks the buffer's tag and pins it without the buffer mapping
- * lookup.  Every insert reads both pages; under 2-client 100-row INSERTs the
- * two lookups (hash, mapping partition lock, pin) were 5.8% of the
- * cluster's CPU (perf).  A hint is only a hint: a wrong or stale one (the
+ * lookup.  An insert reads the tail and, unless it skips it (append_fast),
+ * the metapage; under 2-client 100-row INSERTs the two lookups (hash,
+ * mapping partition lock, pin) were 5.8% of the cluster's CPU (perf).  A hint is only a hint: a wrong or stale one (the
  * index dropped, rewritten, the page evicted) costs a failed check and a
  * normal read.  Direct-mapped by relation OID.
+ *
+ * The hint also keeps the metapage as this backend's last append that read
+ * it found it (copy), for the appends that do not read it (append_fast):
+ * they need its key width, and the merge trigger a view of the list that
+ * may be a few appends old (LearnedMaybeMergeStale).
  */
 #define LEARNED_INSERT_HINTS	8
+
+/*
+ * An append that does not read the metapage is followed by one that does
+ * at least every this many appends of a backend, so that a trigger the
+ * backend's copy cannot see (a merge that removed dead entries lowered the
+ * ratio's bound, an ALTER INDEX) fires at most this many appends late.
+ */
+#define LEARNED_APPEND_META_EVERY	64
 
 typedef struct InsertHint
 {
 	Oid			relid;
+	Oid			file;			/* relfilenumber the hint is for */
 	Buffer		meta;
 	Buffer		tail;
+	BlockNumber tail_blk;		/* the tail at our last append that read the metapage */
 	int			count;			/* the tail's count after our last append */
+	int			fast_left;		/* appends left that may skip the metapage */
+	LearnedMetaPageData copy;	/* valid if fast_left > 0 */
 } InsertHint;
 
 static InsertHint insert_hints[LEARNED_INSERT_HINTS];
+
+static void
+insert_hint_reset(InsertHint *h, Oid relid, Oid file)
+{
+	h->relid = relid;
+	h->file = file;
+	h->meta = InvalidBuffer;
+	h->tail = InvalidBuffer;
+	h->tail_blk = InvalidBlockNumber;
+	h->count = 0;
+	h->fast_left = 0;
+}
 
 static InsertHint *
 insert_hint(Relation index, InsertHint *none)
@@ -61,19 +90,11 @@ insert_hint(Relation index, InsertHint *none)
 	 */
 	if (RelationUsesLocalBuffers(index))
 	{
-		none->relid = InvalidOid;
-		none->meta = InvalidBuffer;
-		none->tail = InvalidBuffer;
-		none->count = 0;
+		insert_hint_reset(none, InvalidOid, InvalidOid);
 		return none;
 	}
-	if (h->relid != RelationGetRelid(index))
-	{
-		h->relid = RelationGetRelid(index);
-		h->meta = InvalidBuffer;
-		h->tail = InvalidBuffer;
-		h->count = 0;
-	}
+	if (h->relid != RelationGetRelid(index) || h->file != LI_REL_FILE_NUMBER(index))
+		insert_hint_reset(h, RelationGetRelid(index), LI_REL_FILE_NUMBER(index));
 	return h;
 }
 
@@ -125,20 +146,18 @@ verify_tail(Relation index, Page page, BlockNumber blkno, int keylen, int n,
 }
 
 /*
- * Try to append to the current tail page while holding the metapage in the
- * given mode.  Returns LEARNED_APPEND_DONE on success and sets *appended to
- * the sequence number after the new entry; LEARNED_APPEND_FULL if the page
- * has no room (or there is no tail page); for a unique insert (tc), what
- * verify_tail found instead of appending.
+ * Append to the tail page tailbuf (blkno), which the caller holds
+ * exclusively locked, and release it.  Returns LEARNED_APPEND_DONE on
+ * success and sets *appended to the sequence number after the new entry;
+ * LEARNED_APPEND_FULL if the page has no room; for a unique insert (tc),
+ * what verify_tail found instead of appending.
  */
 static LearnedAppendResult
-append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
-			   const LearnedPendingKeyData *key, uint64 *appended,
-			   InsertHint *hint, const TailCheck *tc)
+append_locked(Relation index, int keylen, Buffer tailbuf, BlockNumber blkno,
+			  ItemPointer tid, const LearnedPendingKeyData *key, uint64 *appended,
+			  InsertHint *hint, const TailCheck *tc)
 {
-	int			keylen = meta->keylen;
-	Buffer		tailbuf;
-	Page		tailpage;
+	Page		tailpage = BufferGetPage(tailbuf);
 	PageHeader	ph;
 	int			n;
 	uint16		old_upper;
@@ -150,18 +169,6 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 	int			nr = 0;
 	LearnedAppendResult res;
 
-	if (meta->pending_tail == InvalidBlockNumber)
-	{
-		/* no tail page: the check read nothing past pending_tail_seq */
-		if (tc && tc->seen != meta->pending_tail_seq)
-			return LEARNED_APPEND_RETRY;
-		return LEARNED_APPEND_FULL;
-	}
-	LearnedCheckLink(index, meta->pending_tail, NULL);
-	tailbuf = LearnedReadBufferRecent(index, meta->pending_tail, &hint->tail);
-	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
-	tailpage = BufferGetPage(tailbuf);
-	LearnedCheckPage(index, tailpage, meta->pending_tail, LEARNED_PAGE_PENDING);
 	/*
 	 * Hints are set on run pages only; an append logs a delta, not the page.
 	 * Only run pages are packed: an append writes a record.
@@ -170,12 +177,12 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 		(LEARNED_PENDING_PAGE_HINTED | LEARNED_PENDING_PAGE_PACKED))
 	{
 		UnlockReleaseBuffer(tailbuf);
-		LearnedReportCorrupt(index, meta->pending_tail,
+		LearnedReportCorrupt(index, blkno,
 							 "the pending tail page is flagged hinted or packed");
 	}
 	n = LearnedPendingCountFrom(tailpage, keylen, hint->count);
 	if (tc &&
-		(res = verify_tail(index, tailpage, meta->pending_tail, keylen, n, tc)) !=
+		(res = verify_tail(index, tailpage, blkno, keylen, n, tc)) !=
 		LEARNED_APPEND_DONE)
 	{
 		UnlockReleaseBuffer(tailbuf);
@@ -241,15 +248,103 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 }
 
 /*
+ * Try to append to the current tail page while holding the metapage in the
+ * given mode: append_locked's results, and LEARNED_APPEND_FULL also when
+ * there is no tail page.
+ */
+static LearnedAppendResult
+append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
+			   const LearnedPendingKeyData *key, uint64 *appended,
+			   InsertHint *hint, const TailCheck *tc)
+{
+	Buffer		tailbuf;
+
+	if (meta->pending_tail == InvalidBlockNumber)
+	{
+		/* no tail page: the check read nothing past pending_tail_seq */
+		if (tc && tc->seen != meta->pending_tail_seq)
+			return LEARNED_APPEND_RETRY;
+		return LEARNED_APPEND_FULL;
+	}
+	LearnedCheckLink(index, meta->pending_tail, NULL);
+	tailbuf = LearnedReadBufferRecent(index, meta->pending_tail, &hint->tail);
+	hint->tail_blk = meta->pending_tail;
+	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
+	LearnedCheckPage(index, BufferGetPage(tailbuf), meta->pending_tail,
+					 LEARNED_PAGE_PENDING);
+	return append_locked(index, meta->keylen, tailbuf, meta->pending_tail, tid,
+						 key, appended, hint, tc);
+}
+
+/*
+ * Append to the page this backend last found to be the tail, without
+ * reading the metapage, if it still is the tail: a pending page that links
+ * to no next page.  The metapage only says which page that is, and every
+ * change that makes another page the tail links the old one to it, in the
+ * same record and under the old tail's exclusive lock (LearnedPendingNewTail,
+ * move_tail_down in merge.c), so under that lock a pending page without a
+ * link is the tail: no other pending page lacks one (a run's pages link
+ * on to the stretch after them, even those of a run a failure left
+ * unflipped; a page claimed and never written is not a pending page; a
+ * freed one is FREE).  Only through a buffer that still holds the page
+ * (ReadRecentBuffer): a block that a VACUUM's truncation removed has no
+ * buffer, and is not read.  Returns whether it appended; if not, the caller
+ * appends through the metapage.
+ *
+ * Not for a unique index: its appends verify their check under the lock
+ * that decides the append, the tail page's or, for a new tail page, the
+ * metapage's exclusive lock, which an append that does not take the
+ * metapage would bypass.
+ */
+static bool
+append_fast(Relation index, ItemPointer tid, const LearnedPendingKeyData *key,
+			uint64 *appended, InsertHint *hint)
+{
+	Buffer		buf = hint->tail;
+	Page		page;
+	LearnedPageOpaque opaque;
+
+	if (hint->fast_left <= 0 || hint->tail_blk == InvalidBlockNumber ||
+		!LearnedPinRecentBuffer(index, hint->tail_blk, buf))
+		return false;
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buf);
+	opaque = LearnedPageGetOpaque(page);
+	if (LearnedPageKind(page) != LEARNED_PAGE_PENDING ||
+		opaque->next != InvalidBlockNumber || opaque->flags != 0)
+	{
+		UnlockReleaseBuffer(buf);
+		hint->fast_left = 0;
+		return false;
+	}
+	if (append_locked(index, hint->copy.keylen, buf, hint->tail_blk, tid, key,
+					  appended, hint, NULL) != LEARNED_APPEND_DONE)
+	{
+		/* full (append_locked released it): the next tail page is linked */
+		hint->fast_left = 0;
+		return false;
+	}
+	hint->fast_left--;
+	return true;
+}
+
+/*
  * Append (key, TID) to the pending list.  *after gets a copy of the
  * metapage and *appendedp the sequence number after the new entry, for the
  * merge trigger, which the caller runs (after releasing any lock of its own).
  *
- * The common case holds the metapage only in share mode (it just says which
- * page is the tail) and changes the tail page alone, so concurrent inserters
- * only meet on the tail page and the WAL record is one small delta.  Only
- * when the tail is full does an insert take the metapage exclusively, to
- * link a new tail page (one record: metapage, old tail, new page).
+ * The common case does not read the metapage at all (append_fast): it
+ * locks the page this backend last appended to, finds it still the tail,
+ * and changes it alone, so concurrent inserters only meet on the tail page
+ * and the WAL record is one small delta.  Then *after is this backend's
+ * copy of the metapage, at most LEARNED_APPEND_META_EVERY appends old, and
+ * *stale says so: LearnedMaybeMergeStale reads the metapage afresh only if
+ * the copy says a trigger may be due.  stale NULL asks for a fresh copy
+ * (a unique index's appends, which never skip the metapage).  Otherwise
+ * the append holds the metapage in share mode (it just says which page is
+ * the tail) while it changes the tail page; only when the tail is full does
+ * an insert take the metapage exclusively, to link a new tail page (one
+ * record: metapage, old tail, new page).
  *
  * check (a unique insert's; NULL for others): append only if no entry
  * equal to the key was appended after check->seen, deciding it under the
@@ -261,7 +356,8 @@ append_to_tail(Relation index, LearnedMetaPage meta, ItemPointer tid,
 LearnedAppendResult
 LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 				   ItemPointer ht_ctid, LearnedMetaPageData *after,
-				   uint64 *appendedp, const LearnedAppendCheck *check)
+				   uint64 *appendedp, const LearnedAppendCheck *check,
+				   bool *stale)
 {
 	Buffer		metabuf;
 	Page		metapage;
@@ -318,6 +414,16 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 	}
 
 	hint = insert_hint(index, &nohint);
+	if (stale)
+		*stale = false;
+	if (stale && check == NULL && !index->rd_index->indisunique &&
+		append_fast(index, ht_ctid, &key, &appended, hint))
+	{
+		memcpy(after, &hint->copy, sizeof(LearnedMetaPageData));
+		*stale = true;
+		*appendedp = appended;
+		return LEARNED_APPEND_DONE;
+	}
 	metabuf = LearnedReadBufferRecent(index, LEARNED_METAPAGE_BLKNO, &hint->meta);
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	metapage = BufferGetPage(metabuf);
@@ -345,9 +451,36 @@ LearnedAppendEntry(Relation index, Datum *values, bool *isnull,
 		appended = LearnedPendingNewTail(index, metabuf, ht_ctid, &key);
 		meta = LearnedPageGetMeta(metapage);
 		res = LEARNED_APPEND_DONE;
+		/* the old tail links on now: the next append reads the metapage */
+		hint->tail = InvalidBuffer;
 	}
 	memcpy(after, meta, sizeof(LearnedMetaPageData));
 	UnlockReleaseBuffer(metabuf);
+	if (res == LEARNED_APPEND_DONE && hint != &nohint)
+	{
+		/* the next appends may skip the metapage (append_fast) */
+		memcpy(&hint->copy, after, sizeof(LearnedMetaPageData));
+		hint->fast_left = LEARNED_APPEND_META_EVERY;
+	}
 	*appendedp = appended;
 	return res;
+}
+
+/*
+ * A fresh copy of the metapage that the merge trigger read after an append
+ * that did not (LearnedMaybeMergeStale): keep it as this backend's copy, so
+ * that the next appends judge the trigger on it, not on the older one,
+ * which, once a flush or a merge has moved the list on, would send each of
+ * them to read the metapage again.
+ */
+void
+LearnedAppendNoteMeta(Relation index, const LearnedMetaPageData *meta)
+{
+	InsertHint	nohint;
+	InsertHint *hint = insert_hint(index, &nohint);
+
+	if (hint == &nohint || hint->fast_left <= 0)
+		return;
+	memcpy(&hint->copy, meta, sizeof(LearnedMetaPageData));
+	hint->fast_left = LEARNED_APPEND_META_EVERY;
 }

@@ -270,7 +270,8 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 	{
 		if (appending)
 		{
-			(void) LearnedAppendEntry(index, values, isnull, tid, &after, &appended, NULL);
+			(void) LearnedAppendEntry(index, values, isnull, tid, &after, &appended, NULL,
+									  NULL);
 			LearnedMaybeMerge(index, &after, appended);
 		}
 		return true;
@@ -345,7 +346,7 @@ LearnedUniqueInsert(Relation index, Datum *values, bool *isnull,
 		 * has its answer, and a key appended since cannot change it.
 		 */
 		res = LearnedAppendEntry(index, values, isnull, tid, &after, &appended,
-								 is_unique ? &check : NULL);
+								 is_unique ? &check : NULL, NULL);
 		if (res == LEARNED_APPEND_DONE)
 			break;
 

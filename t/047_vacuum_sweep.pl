@@ -154,6 +154,62 @@ is($node->safe_psql('postgres',
 	"SELECT count(*) FROM pg_freespace('v_k') WHERE avail > 0 AND blkno < $tail"),
 	'0', 'no free page below the pending list\'s page');
 
+# 4b. a session that appends before the move and again after it.  Its
+# later appends skip the metapage: they go to the page it last found the
+# tail if that page is still a pending page without a next link.  A cursor
+# opened before the VACUUM keeps the old page from being freed, so it is
+# still a pending page when the appends come: only the link the move gives
+# it sends them to the new page instead of a page out of the list.  A small
+# index of one segment: VACUUM has nothing to merge or flush, and reads
+# too little to evict the appender's buffer of the old page (the fast
+# append only goes to a page still in the buffer it last used).
+$node->safe_psql('postgres', q{
+CREATE TABLE u (id int, k int8) WITH (autovacuum_enabled = off);
+INSERT INTO u SELECT i, 10 * i FROM generate_series(1, 20000) i;
+CREATE INDEX u_k ON u USING learned (k) WITH (compression = off);
+});
+sub list_tail
+{
+	return $node->safe_psql('postgres',
+		"SELECT start_block FROM learned_index_runs('u_k') WHERE run IS NULL");
+}
+sub pending_kind
+{
+	my ($blk) = @_;
+	return $node->safe_psql('postgres', qq{
+SELECT get_byte(get_raw_page('u_k', $blk), 8190) = 154
+   AND get_byte(get_raw_page('u_k', $blk), 8191) = 255
+   AND get_byte(get_raw_page('u_k', $blk), 8176) = 5});
+}
+my $appender = $node->background_psql('postgres');
+$appender->query_safe('INSERT INTO u SELECT -1, -1000 - g FROM generate_series(1, 5) g');
+# a merge that rewrites the segment and keeps the list's page, above the
+# segment's old pages, which it frees
+$node->safe_psql('postgres', "SELECT learned_index_merge('u_k')");
+my $old_tail = list_tail();
+is(pending_kind($old_tail), 't', "the list's page $old_tail is a pending page");
+# an xid after the merge's flip: the cursor's snapshot then does not hold
+# the pages the merge replaced, which VACUUM frees below the list's page
+$node->safe_psql('postgres', 'SELECT txid_current()');
+my ($reader, $first_row) = dyn_old_cursor($node, 'u');
+$node->safe_psql('postgres', 'VACUUM u');
+my $new_tail = list_tail();
+cmp_ok($new_tail, '<', $old_tail, "VACUUM moved the list down, from page $old_tail to $new_tail");
+is(pending_kind($old_tail), 't',
+	"the old page $old_tail is still a pending page under the cursor");
+$appender->query_safe('INSERT INTO u SELECT -2, -2000 - g FROM generate_series(1, 5) g');
+$appender->quit;
+is($node->safe_psql('postgres', q{
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FILTER (WHERE k < -1999), count(*) FILTER (WHERE k > -1999)
+  FROM u WHERE k < -999}),
+	'5|5', 'the rows appended after the move, as before it, are found through the index');
+$reader->query_safe('COMMIT');
+$reader->quit;
+is($node->safe_psql('postgres', "SELECT learned_index_check('u_k', true)"), 't',
+	'learned_index_check passes after appends across the move');
+
 # 5. a merge cuts a segment to fit a hole rather than extend the file past
 # the hole.  Segment 0 grows by half: its merge writes it past the end,
 # and VACUUM frees its old pages, a hole (vacuum_truncate off: no segment
