@@ -101,7 +101,27 @@ INSERT INTO ru SELECT 3, 301, n FROM generate_series(1, 10) n;
 SELECT count(*) AS rows, count(DISTINCT (w, o, n)) AS distinct_keys FROM ru;
 SELECT learned_index_check('ru_won', true);
 
+-- Four runs that together hold more entries than one run of record pages
+-- can (491 pages of about 509 int8 records) compact all the same: packed
+-- pages hold over three times as many, and the merged run takes no more
+-- pages than the four.  (A cap on the entries kept such runs apart until
+-- the run table filled, and a full run table forces the main merge.)
+SET learned_idx.tail_limit = 70000;
+CREATE TABLE rw (k int8);
+INSERT INTO rw SELECT 10 * i FROM generate_series(1, 20000) i;
+CREATE INDEX rw_k ON rw USING learned (k);
+INSERT INTO rw SELECT 10 * (hashint4(g) & 1048575) + 1 + g % 9
+FROM generate_series(1, 300000) g;
+SELECT count(*) FILTER (WHERE tier = 1) AS tier1_runs,
+	   max(entries) > 491 * 509 AS past_record_cap,
+	   sum(pages) FILTER (WHERE tier = 1) <= 491 AS fits_one_run
+FROM learned_index_runs('rw_k') WHERE run IS NOT NULL;
+SELECT paths_same('SELECT count(*), sum(k) FROM rw WHERE k BETWEEN 1000 AND 5000000') AS range_same,
+	   paths_same('SELECT k FROM rw WHERE k IN (10, 4711, 200000, 2345679, 9999999) ORDER BY k') AS points_same;
+SELECT learned_index_check('rw_k', true);
+RESET learned_idx.tail_limit;
+
 DROP FUNCTION ru_order(int, int);
 DROP FUNCTION rm_round(int);
 DROP FUNCTION rm_bad();
-DROP TABLE rm, rm_log, ru;
+DROP TABLE rm, rm_log, ru, rw;

@@ -876,7 +876,17 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 	}
 	if (end_seq <= start_seq || start_blk == end_blk)
 		return false;
-	if (end_seq - start_seq > (uint64) LEARNED_RUN_MAX_PAGES * LearnedPendingCapacity(meta.keylen))
+	/*
+	 * Only a flush is capped by the entries a run of record pages holds: a
+	 * compaction's caller bounds it by its runs' pages (each page of the
+	 * merged run holds what a page of the four does), and packed pages hold
+	 * three to four times as many entries as record pages, so that cap
+	 * stopped four runs of 65,152 int8 entries from compacting (the run
+	 * table then filled with them, and its being full forced the main
+	 * merge).  A layout past LEARNED_RUN_MAX_PAGES fails below either way.
+	 */
+	if (take_tail &&
+		end_seq - start_seq > (uint64) LEARNED_RUN_MAX_PAGES * LearnedPendingCapacity(meta.keylen))
 	{
 		/*
 		 * A tail longer than one run (it grew while a long sweep held the
@@ -884,7 +894,7 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 		 * worth, so that it does not stay too long to flush, with every
 		 * insert trying again.
 		 */
-		if (!take_tail || from != (int) meta.nruns ||
+		if (from != (int) meta.nruns ||
 			!tail_prefix(index, start_blk, start_seq,
 						 (uint64) LEARNED_RUN_MAX_PAGES / 2 * LearnedPendingCapacity(meta.keylen),
 						 end_blk, &end_blk, &end_seq))
