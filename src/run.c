@@ -880,10 +880,10 @@ rewrite_stretch(Relation index, int from, bool take_tail)
 	 * Only a flush is capped by the entries a run of record pages holds: a
 	 * compaction's caller bounds it by its runs' pages (each page of the
 	 * merged run holds what a page of the four does), and packed pages hold
-	 * three to four times as many entries as record pages, so that cap
-	 * stopped four runs of 65,152 int8 entries from compacting (the run
-	 * table then filled with them, and its being full forced the main
-	 * merge).  A layout past LEARNED_RUN_MAX_PAGES fails below either way.
+	 * three to four times as many entries as record pages: under that cap
+	 * four runs of 65,152 int8 entries could not compact, the run table
+	 * would fill with such runs, and a full table forces the main merge.
+	 * A layout past LEARNED_RUN_MAX_PAGES fails below either way.
 	 */
 	if (take_tail &&
 		end_seq - start_seq > (uint64) LEARNED_RUN_MAX_PAGES * LearnedPendingCapacity(meta.keylen))
