@@ -104,8 +104,8 @@ SELECT learned_index_check('ru_won', true);
 -- Four runs that together hold more entries than one run of record pages
 -- can (491 pages of about 509 int8 records) compact all the same: packed
 -- pages hold over three times as many, and the merged run takes no more
--- pages than the four.  (A cap on the entries kept such runs apart until
--- the run table filled, and a full run table forces the main merge.)
+-- pages than the four.  (Capped by entries, such runs would stay apart
+-- until the run table filled, and a full run table forces the main merge.)
 SET learned_idx.tail_limit = 70000;
 CREATE TABLE rw (k int8);
 INSERT INTO rw SELECT 10 * i FROM generate_series(1, 20000) i;
