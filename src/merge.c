@@ -2831,7 +2831,12 @@ LearnedCollectGarbage(Relation index, bool merge)
  * at least LEARNED_MERGE_MIN_PENDING entries and more than static entries
  * / merge_ratio, one rule at every size (an index created on an empty
  * table merges at the floor, then as any other).  By size: the records'
- * bytes past pending_limit (far_over: past twice the limit).
+ * bytes past pending_limit.  Far over: past twice the limit, not counting
+ * the ranks a sweep in progress has already merged (run_swept).  Those
+ * stay in the list until the sweep's last step, but no reader visits them
+ * and the sweep does not merge them again; counting them made inserters
+ * wait (far_over_merge) for the whole of a worker's sweep of a big index,
+ * while its steps were shortening the list, one group of segments a step.
  */
 typedef struct MergeTrigger
 {
@@ -2849,11 +2854,16 @@ merge_trigger(Relation index, const LearnedMetaPageData *meta, uint64 pending,
 
 	/* the records' bytes: pages are not filled (tail.c) */
 	int64		bytes = (int64) pending * (int64) LearnedPendingItemSize(meta->keylen);
+	uint64		swept = 0;
+	uint32		j;
 
+	for (j = 0; j < meta->nruns && j < LEARNED_MAX_RUNS; j++)
+		swept += LearnedRunSwept(meta, j);
 	t->by_ratio = pending >= LEARNED_MERGE_MIN_PENDING &&
 		(double) pending > (double) meta->nstatic / ratio;
 	t->by_size = bytes > limit_bytes;
-	t->far_over = bytes > 2 * limit_bytes;
+	t->far_over = (int64) (pending - Min(swept, pending)) *
+		(int64) LearnedPendingItemSize(meta->keylen) > 2 * limit_bytes;
 	/* a full run table: the tail can no longer be flushed */
 	if (meta->nruns >= LEARNED_MAX_RUNS)
 		t->by_ratio = true;
@@ -3117,8 +3127,9 @@ launch_throttled(Relation index, const LearnedMetaPageData *meta,
 
 /*
  * An inserter found the list past twice pending_limit.  A merge, flush or
- * VACUUM that holds the merge lock may be about to shorten it, or may be a
- * worker's step that leaves it as long: so wait for the lock, polling, for
+ * VACUUM that holds the merge lock may be about to shorten it (a sweep's
+ * step shortens what merge_trigger counts), or may be one that leaves it
+ * as long: so wait for the lock, polling, for
  * up to LEARNED_FAR_OVER_WAIT_MS, then merge whole if the list is still
  * that long.  The wait is what bounds the list while another backend
  * merges (without it, every insert of a load skipped its merge while a
