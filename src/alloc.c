@@ -134,6 +134,30 @@ alloc_map_build(Relation index)
 }
 
 /*
+ * How many blocks the FSM records as free: the map's count, the map read
+ * now if it is not valid (it is then the one the next LearnedAllocRun
+ * uses).  0 without a map when one probe of the FSM tree finds no free
+ * block.  A hint like the FSM: garbage collection subtracts it from the
+ * unreachable pages to tell how many it could free.
+ */
+BlockNumber
+LearnedAllocMapFreeBlocks(Relation index)
+{
+	BlockNumber n = 0;
+	BlockNumber blk;
+
+	if (!alloc_map_valid(index))
+	{
+		if (GetPageWithFreeSpace(index, BLCKSZ / 2) == InvalidBlockNumber)
+			return 0;
+		alloc_map_build(index);
+	}
+	for (blk = 1; blk < alloc_map.nblocks; blk++)
+		n += alloc_map.free[blk] ? 1 : 0;
+	return n;
+}
+
+/*
  * A run of npages contiguous blocks (leaf segments need them: an entry's
  * rank gives its block by arithmetic).  Outside a build, look for a run of
  * free blocks in the FSM first (first fit), else extend the relation.  The

@@ -1475,6 +1475,7 @@ extern BlockNumber LearnedAllocRun(Relation index, uint32 npages, bool building)
 extern uint32 LearnedFitPages(Relation index, uint32 npages);
 extern void LearnedAllocLowest(bool on);
 extern void LearnedAllocMapReset(void);
+extern BlockNumber LearnedAllocMapFreeBlocks(Relation index);
 extern BlockNumber LearnedWriteRun(Relation index, uint32 npages, uint16 type,
 								   uint32 generation, bool building,
 								   LearnedFillPage fill, void *arg);
