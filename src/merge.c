@@ -3179,7 +3179,8 @@ launch_throttled(Relation index, const LearnedMetaPageData *meta,
  * VACUUM that holds the merge lock may be about to shorten it (a sweep's
  * step shortens what merge_trigger counts), or may be one that leaves it
  * as long: so wait for the lock, polling, for
- * up to LEARNED_FAR_OVER_WAIT_MS, then merge whole if the list is still
+ * up to LEARNED_FAR_OVER_WAIT_MS or until the metapage shows the list back
+ * under the bound (far_over_meta), then merge whole if the list is still
  * that long.  The wait is what bounds the list while another backend
  * merges (without it, every insert of a load skipped its merge while a
  * worker held the lock, and the list grew past the bound).  It polls with
@@ -3189,6 +3190,29 @@ launch_throttled(Relation index, const LearnedMetaPageData *meta,
  * detector cannot see.  After the timeout the insert goes on, as before.
  */
 #define LEARNED_FAR_OVER_WAIT_MS	1000
+
+/*
+ * Whether the list is still far past pending_limit, from the metapage
+ * alone (the tail's own entries left out: at most a tail's worth).  The
+ * metapage is the one page no flip replaces, so an inserter that says it
+ * reads no page (LEARNED_NOSCAN_LOCK) may read it: a sweep's steps shorten
+ * the list while their holder keeps the merge lock (merge_trigger), and
+ * the inserter need not wait for the whole sweep once they have.
+ */
+#define LEARNED_FAR_OVER_RECHECK_MS	10
+
+static bool
+far_over_meta(Relation index)
+{
+	LearnedMetaPageData meta;
+	MergeTrigger t;
+
+	LearnedReadMeta(index, &meta);
+	return merge_trigger(index, &meta,
+						 meta.pending_tail_seq > meta.pending_merged ?
+						 meta.pending_tail_seq - meta.pending_merged : 0, &t) &&
+		t.far_over;
+}
 
 static void
 far_over_merge(Relation index)
@@ -3206,7 +3230,9 @@ far_over_merge(Relation index)
 		LockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
 	for (waited = 0; !ConditionalLockPage(index, LEARNED_MERGE_LOCK, ExclusiveLock); waited++)
 	{
-		if (waited >= LEARNED_FAR_OVER_WAIT_MS)
+		if (waited >= LEARNED_FAR_OVER_WAIT_MS ||
+			(waited % LEARNED_FAR_OVER_RECHECK_MS == LEARNED_FAR_OVER_RECHECK_MS - 1 &&
+			 !far_over_meta(index)))
 		{
 			if (noscan)
 				UnlockPage(index, LEARNED_NOSCAN_LOCK, ShareLock);
