@@ -2190,10 +2190,10 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now,
  * scan that may still read them, and the transaction it ran in.  Within
  * that transaction they count as no garbage in collect_garbage_if_due: an
  * INSERT's own flushes replace pages that its own transaction keeps
- * waiting (its snapshot predates their flips), and every flush probe of a
- * long INSERT ran a pass that read them all again and freed none (58 passes
- * a statement of 1,100 rows with tail_limit 300, t/058).  A new
- * transaction, or new garbage past the threshold, runs a pass again.
+ * waiting (its snapshot predates their flips): counted, every flush probe
+ * of a long INSERT ran a pass that read them all again and freed none
+ * (t/058's twelve 1,100-row INSERTs with tail_limit 300 ran 693 passes).
+ * A new transaction, or new garbage past the threshold, runs a pass again.
  */
 static struct
 {
@@ -2488,10 +2488,10 @@ truncate_free_tail(Relation index, BlockNumber busy_end)
  * unreachable pages that the FSM does not record as free
  * (LearnedAllocMapFreeBlocks: the map the caller's writes then use), less
  * those this backend's last pass in this transaction left waiting
- * (gc_waiting_memo), exceed a sixty-fourth of the reachable ones (and 64).  Counting the FREE pages
- * too, every flush of a 10M-row index under 2-client random inserts
- * re-read its 2,000 FREE pages, 2 ms eighty times a second, to free a
- * dozen.  The horizon check in collect_garbage_locked still decides
+ * (gc_waiting_memo), exceed a sixty-fourth of the reachable ones (and
+ * 64).  Counting the FREE pages too, every flush of a 10M-row index under
+ * 2-client random inserts re-read its 2,000 FREE pages, 2 ms eighty times
+ * a second, to free a dozen.  The horizon check in collect_garbage_locked still decides
  * whether anything may be freed.  With any, past 64 such pages (a merge
  * worker's last look: the pages its last steps replaced).  Returns the
  * number of pages freed (the FREE ones it found included).
