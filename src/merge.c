@@ -2187,21 +2187,41 @@ stamp_removable(Relation index, Buffer buf, TransactionId stamp_now,
 
 /*
  * The pages this backend's last collection of an index left waiting for a
- * scan that may still read them, and the transaction it ran in.  Within
- * that transaction they count as no garbage in collect_garbage_if_due: an
- * INSERT's own flushes replace pages that its own transaction keeps
- * waiting (its snapshot predates their flips): counted, every flush probe
- * of a long INSERT ran a pass that read them all again and freed none
- * (t/058's twelve 1,100-row INSERTs with tail_limit 300 ran 693 passes).
- * A new transaction, or new garbage past the threshold, runs a pass again.
+ * scan that may still read them, and the statement it ran in.  Within that
+ * statement they count as no garbage in collect_garbage_if_due: an
+ * INSERT's own flushes replace pages that its own snapshot keeps waiting
+ * (it predates their flips, and its xmin holds the horizon until the
+ * statement ends): counted, every flush probe of a long INSERT ran a pass
+ * that read them all again and freed none (t/058's twelve 1,100-row
+ * INSERTs with tail_limit 300 ran 693 passes).  A new statement, or new
+ * garbage past the threshold, runs a pass again.  Not for a merge worker
+ * or VACUUM: their horizon leaves their own snapshot out (gc_horizon), so
+ * what they left waiting waits only for other backends, which may move on
+ * at any moment.
  */
 static struct
 {
 	Oid			relid;
 	LiRelFile	node;
 	VirtualTransactionId vxid;
+	TimestampTz statement;
 	BlockNumber waiting;
 }			gc_waiting_memo;
+
+/* whether gc_waiting_memo holds for index, in this backend's statement */
+static bool
+gc_waiting_memo_holds(Relation index)
+{
+	VirtualTransactionId vxid;
+
+	if (in_merge_worker || (MyProc->statusFlags & PROC_IN_VACUUM))
+		return false;
+	GET_VXID_FROM_PGPROC(vxid, *MyProc);
+	return gc_waiting_memo.relid == RelationGetRelid(index) &&
+		LiRelFileEquals(gc_waiting_memo.node, LI_REL_FILE(index)) &&
+		VirtualTransactionIdEquals(gc_waiting_memo.vxid, vxid) &&
+		gc_waiting_memo.statement == GetCurrentStatementStartTimestamp();
+}
 
 /*
  * Free every page that no generation a running scan may use can reach:
@@ -2390,6 +2410,7 @@ collect_garbage_locked(Relation index, BlockNumber *nfreed)
 	gc_waiting_memo.relid = RelationGetRelid(index);
 	gc_waiting_memo.node = LI_REL_FILE(index);
 	GET_VXID_FROM_PGPROC(gc_waiting_memo.vxid, *MyProc);
+	gc_waiting_memo.statement = GetCurrentStatementStartTimestamp();
 	gc_waiting_memo.waiting = nwaiting;
 	/* before the unlock: t/053 counts the passes a statement waited for */
 	log_collection(index, nblocks, nread, nwaiting, freed, start);
@@ -2487,7 +2508,7 @@ truncate_free_tail(Relation index, BlockNumber busy_end)
  * (each holding the merge lock) therefore collect first when the
  * unreachable pages that the FSM does not record as free
  * (LearnedAllocMapFreeBlocks: the map the caller's writes then use), less
- * those this backend's last pass in this transaction left waiting
+ * those this backend's last pass in this statement left waiting
  * (gc_waiting_memo), exceed a sixty-fourth of the reachable ones (and
  * 64).  Counting the FREE pages too, every flush of a 10M-row index under
  * 2-client random inserts re-read its 2,000 FREE pages, 2 ms eighty times
@@ -2503,7 +2524,6 @@ collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta, bool any
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	uint64		reachable;
 	uint64		garbage;
-	VirtualTransactionId vxid;
 	uint32		s;
 	BlockNumber freed = 0;
 
@@ -2527,10 +2547,7 @@ collect_garbage_if_due(Relation index, const LearnedMetaPageData *meta, bool any
 		return 0;
 	garbage = (uint64) nblocks - reachable;
 	garbage -= Min(LearnedAllocMapFreeBlocks(index), garbage);
-	GET_VXID_FROM_PGPROC(vxid, *MyProc);
-	if (gc_waiting_memo.relid == RelationGetRelid(index) &&
-		LiRelFileEquals(gc_waiting_memo.node, LI_REL_FILE(index)) &&
-		VirtualTransactionIdEquals(gc_waiting_memo.vxid, vxid))
+	if (gc_waiting_memo_holds(index))
 		garbage -= Min((uint64) gc_waiting_memo.waiting, garbage);
 	if (garbage <= (any ? 64 : Max(64, reachable / 64)))
 		return 0;
