@@ -2,7 +2,9 @@
 # (merge.c, collect_garbage_if_due): the unreachable pages it counts leave
 # out those the free space map records as FREE.  Counted, a file holding
 # many FREE pages (a merge's old generation, recycled by VACUUM and not
-# truncated) made every flush read them all again and free nothing new.
+# truncated) made every flush read them all again and free nothing new;
+# and within a statement it leaves out the pages this backend's last pass
+# found waiting (the INSERT's own snapshot keeps what its flushes replace).
 # Here: after such a VACUUM, a dozen INSERTs that each flush the tail
 # into a sorted run; their collection passes (logged with
 # learned_idx.log_merge_min_duration = 0) are counted against their
