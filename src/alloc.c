@@ -134,6 +134,21 @@ alloc_map_build(Relation index)
 }
 
 /*
+ * Whether there is a map of free blocks, read now if it is not valid and
+ * one probe of the FSM tree finds any free block at all.
+ */
+static bool
+alloc_map_ready(Relation index)
+{
+	if (alloc_map_valid(index))
+		return true;
+	if (GetPageWithFreeSpace(index, BLCKSZ / 2) == InvalidBlockNumber)
+		return false;
+	alloc_map_build(index);
+	return true;
+}
+
+/*
  * How many blocks the FSM records as free: the map's count, the map read
  * now if it is not valid (it is then the one the next LearnedAllocRun
  * uses).  0 without a map when one probe of the FSM tree finds no free
@@ -146,12 +161,8 @@ LearnedAllocMapFreeBlocks(Relation index)
 	BlockNumber n = 0;
 	BlockNumber blk;
 
-	if (!alloc_map_valid(index))
-	{
-		if (GetPageWithFreeSpace(index, BLCKSZ / 2) == InvalidBlockNumber)
-			return 0;
-		alloc_map_build(index);
-	}
+	if (!alloc_map_ready(index))
+		return 0;
 	for (blk = 1; blk < alloc_map.nblocks; blk++)
 		n += alloc_map.free[blk] ? 1 : 0;
 	return n;
@@ -178,15 +189,11 @@ LearnedAllocRun(Relation index, uint32 npages, bool building)
 	BlockNumber first;
 	uint32		i;
 
-	if (!building && npages > 0 &&
-		(alloc_map_valid(index) ||
-		 GetPageWithFreeSpace(index, BLCKSZ / 2) != InvalidBlockNumber))
+	if (!building && npages > 0 && alloc_map_ready(index))
 	{
 		BlockNumber blk;
 		uint32		run = 0;
 
-		if (!alloc_map_valid(index))
-			alloc_map_build(index);
 		for (blk = 1; blk < alloc_map.nblocks; blk++)
 		{
 			if (!alloc_map.free[blk])
@@ -272,12 +279,8 @@ LearnedFitPages(Relation index, uint32 npages)
 
 	if (npages <= min_cut)
 		return npages;
-	if (!alloc_map_valid(index))
-	{
-		if (GetPageWithFreeSpace(index, BLCKSZ / 2) == InvalidBlockNumber)
-			return npages;
-		alloc_map_build(index);
-	}
+	if (!alloc_map_ready(index))
+		return npages;
 	return holes_fit(alloc_map.free, alloc_map.nblocks, npages, min_cut, alloc_lowest, &first);
 }
 

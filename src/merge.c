@@ -2919,7 +2919,7 @@ merge_trigger(Relation index, const LearnedMetaPageData *meta, uint64 pending,
 	int64		limit_bytes = (int64) learned_get_pending_limit(index) * 1024;
 
 	/* the records' bytes: pages are not filled (tail.c) */
-	int64		bytes = (int64) pending * (int64) LearnedPendingItemSize(meta->keylen);
+	int64		item = (int64) LearnedPendingItemSize(meta->keylen);
 	uint64		swept = 0;
 	uint32		j;
 
@@ -2927,9 +2927,8 @@ merge_trigger(Relation index, const LearnedMetaPageData *meta, uint64 pending,
 		swept += LearnedRunSwept(meta, j);
 	t->by_ratio = pending >= LEARNED_MERGE_MIN_PENDING &&
 		(double) pending > (double) meta->nstatic / ratio;
-	t->by_size = bytes > limit_bytes;
-	t->far_over = (int64) (pending - Min(swept, pending)) *
-		(int64) LearnedPendingItemSize(meta->keylen) > 2 * limit_bytes;
+	t->by_size = (int64) pending * item > limit_bytes;
+	t->far_over = (int64) (pending - Min(swept, pending)) * item > 2 * limit_bytes;
 	/* a full run table: the tail can no longer be flushed */
 	if (meta->nruns >= LEARNED_MAX_RUNS)
 		t->by_ratio = true;
